@@ -1,0 +1,267 @@
+"""The Catalog: databases and tables, changed only through journaled operations.
+
+Every change is an operation `(op, data)`: `data` carries everything the change needs, ids
+included, so that applying it is deterministic. `_log` appends the operation to the journal
+(fsynced) and then applies it; start-up loads the image and applies the journal's operations
+again with the same functions (`_APPLY`). Storage tablets follow the catalog: creating a table
+creates its tablets, dropping one drops them, publishing a load makes its rowsets visible.
+
+Concurrency: one re-entrant lock guards the catalog's state; readers take a snapshot (the table
+object and each partition's visible version) under the lock and read storage without it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from catalog.create_table import new_table, plan_partitions, replication_num
+from catalog.errors import (DatabaseExists, DdlError, NoDatabaseSelected, TableExists,
+                            UnknownDatabase, UnknownTable)
+from catalog.journal import Journal
+from catalog.model import Database, OlapTable, Partition, TabletMeta
+from catalog.statements import CreateTableStmt
+from storage import RowsetMeta, StorageEngine
+
+log = logging.getLogger(__name__)
+FIRST_BACKEND_ID = 10001
+
+
+class Catalog:
+    def __init__(self, meta_dir: Path, engine: StorageEngine, backend_num: int = 3,
+                 edit_log_roll_num: int = 1000, clock: Callable[[], float] = time.time):
+        self.lock = threading.RLock()
+        self.engine = engine
+        self.journal = Journal(meta_dir)
+        self.dbs: dict[str, Database] = {}
+        self.next_id = 10000
+        self.backends = [FIRST_BACKEND_ID + i for i in range(backend_num)]
+        self.edit_log_roll_num = edit_log_roll_num
+        self.clock = clock
+        self._placement_cursor = 0
+
+    # -- start-up ------------------------------------------------------------------------------
+    def open(self) -> None:
+        state = self.journal.load_image()
+        if state is not None:
+            self._load_state(state)
+        replayed = 0
+        for op, data in self.journal.replay():
+            _APPLY[op](self, data)
+            replayed += 1
+        for table in self.all_tables():
+            for p in table.partitions.values():
+                for t in p.tablets.values():
+                    self.engine.remove_orphans(t.tablet_id)
+        log.info("catalog opened: %d databases, %d journal entries replayed", len(self.dbs), replayed)
+
+    def _load_state(self, state: dict) -> None:
+        self.next_id = state["next_id"]
+        for d in state["databases"]:
+            db = Database.from_dict(d)
+            self.dbs[db.name] = db
+            for table in db.tables.values():
+                self._restore_tablets(table)
+
+    def _restore_tablets(self, table: OlapTable) -> None:
+        for p in table.partitions.values():
+            for index_id, tablet_ids in p.tablets_by_index.items():
+                schema = table.tablet_schema(index_id)
+                for tid in tablet_ids:
+                    published = [(RowsetMeta.from_dict(r["meta"]), r["version"])
+                                 for r in p.tablets[tid].rowsets]
+                    self.engine.restore_tablet(tid, schema, published)
+
+    def state(self) -> dict:
+        return {"next_id": self.next_id, "databases": [d.to_dict() for d in self.dbs.values()]}
+
+    def close(self) -> None:
+        self.journal.close()
+
+    # -- journal -------------------------------------------------------------------------------
+    def _log(self, op: str, data: Any) -> None:
+        with self.lock:
+            self.journal.append(op, data)
+            _APPLY[op](self, data)
+            if self.journal.entries_since_image >= self.edit_log_roll_num:
+                self.journal.checkpoint(self.state())
+
+    def _alloc_id(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    # -- lookups -------------------------------------------------------------------------------
+    def get_db(self, name: str | None) -> Database:
+        if not name:
+            raise NoDatabaseSelected()
+        db = self.dbs.get(name)
+        if db is None:
+            raise UnknownDatabase(name)
+        return db
+
+    def get_table(self, db_name: str | None, table_name: str) -> OlapTable:
+        db = self.get_db(db_name)
+        table = db.tables.get(table_name)
+        if table is None:
+            raise UnknownTable(table_name, db.name)
+        return table
+
+    def all_tables(self) -> list[OlapTable]:
+        return [t for db in self.dbs.values() for t in db.tables.values()]
+
+    def find_table_by_id(self, table_id: int) -> tuple[Database, OlapTable]:
+        for db in self.dbs.values():
+            for t in db.tables.values():
+                if t.table_id == table_id:
+                    return db, t
+        raise DdlError(f"Unknown table id {table_id}")
+
+    # -- databases -----------------------------------------------------------------------------
+    def create_database(self, name: str, if_not_exists: bool = False) -> None:
+        with self.lock:
+            if name in self.dbs:
+                if if_not_exists:
+                    return
+                raise DatabaseExists(name)
+            self._log("create_db", {"db_id": self._alloc_id(), "name": name,
+                                    "next_id": self.next_id})
+
+    def drop_database(self, name: str, if_exists: bool = False) -> None:
+        with self.lock:
+            if name not in self.dbs:
+                if if_exists:
+                    return
+                raise DdlError(f"Can't drop database '{name}'; database doesn't exist")
+            self._log("drop_db", {"name": name})
+
+    # -- tables --------------------------------------------------------------------------------
+    def create_table(self, db_name: str | None, stmt: CreateTableStmt) -> None:
+        with self.lock:
+            db = self.get_db(stmt.db or db_name)
+            if stmt.name in db.tables:
+                if stmt.if_not_exists:
+                    return
+                raise TableExists(stmt.name)
+            table = new_table(stmt, self._alloc_id(), self._alloc_id())
+            replicas = replication_num(stmt.properties)
+            if replicas > len(self.backends):
+                raise DdlError(
+                    "Failed to find enough backend, please check the replication num,replication "
+                    "tag and storage medium and avail capacity of backends.\nCreate failed "
+                    f"replications:\nreplication tag: {{\"location\" : \"default\"}}, "
+                    f"replication num: {replicas}, storage medium: HDD")
+            table.properties["replication_num"] = str(replicas)
+            table.properties.pop("replication_allocation", None)
+            if table.partition_info.kind == "UNPARTITIONED":
+                specs = [(stmt.name, None, None, None)]
+            else:
+                specs = plan_partitions(table, stmt.partitions, [])
+            for name, lower, upper, values in specs:
+                self._add_partition(table, name, lower, upper, values,
+                                    table.distribution.buckets, replicas)
+            self._log("create_table", {"db": db.name, "table": table.to_dict(),
+                                       "next_id": self.next_id})
+
+    def _add_partition(self, table: OlapTable, name: str, lower: list | None,
+                       upper: list | None, values: list | None, buckets: int,
+                       replicas: int) -> Partition:
+        p = Partition(self._alloc_id(), name, lower, upper, values, buckets, replicas,
+                      visible_version=1, visible_version_time=self.clock())
+        for index_id in table.indexes:
+            tablet_ids = []
+            for _ in range(buckets):
+                tid = self._alloc_id()
+                tablet_ids.append(tid)
+                p.tablets[tid] = TabletMeta(tid, self._place(replicas))
+            p.tablets_by_index[index_id] = tablet_ids
+        table.partitions[p.partition_id] = p
+        return p
+
+    def _place(self, replicas: int) -> list[int]:
+        """Round-robin replica placement over the backends (distinct backends per tablet)."""
+        start = self._placement_cursor
+        self._placement_cursor = (self._placement_cursor + 1) % len(self.backends)
+        return [self.backends[(start + i) % len(self.backends)] for i in range(replicas)]
+
+    def drop_table(self, db_name: str | None, name: str, if_exists: bool = False) -> None:
+        with self.lock:
+            db = self.get_db(db_name)
+            if name not in db.tables:
+                if if_exists:
+                    return
+                raise UnknownTable(name, db.name)
+            self._log("drop_table", {"db": db.name, "name": name})
+
+    # -- loads ---------------------------------------------------------------------------------
+    def publish(self, db_name: str, table_name: str, partition_versions: dict[int, int],
+                rowsets: list[tuple[int, int, RowsetMeta]]) -> None:
+        """Make a load visible: new partition versions and (partition, tablet, rowset) at once."""
+        self._log("publish", {
+            "db": db_name, "table": table_name, "time": self.clock(),
+            "partitions": {str(k): v for k, v in partition_versions.items()},
+            "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
+                        for pid, tid, meta in rowsets]})
+
+
+# -- apply functions: the only code that changes catalog state ---------------------------------
+def _apply_create_db(cat: Catalog, data: dict) -> None:
+    cat.dbs[data["name"]] = Database(data["db_id"], data["name"])
+    cat.next_id = max(cat.next_id, data["next_id"])
+
+
+def _apply_drop_db(cat: Catalog, data: dict) -> None:
+    db = cat.dbs.pop(data["name"], None)
+    if db is not None:
+        for table in db.tables.values():
+            _drop_tablets(cat, table)
+
+
+def _apply_create_table(cat: Catalog, data: dict) -> None:
+    table = OlapTable.from_dict(data["table"])
+    cat.dbs[data["db"]].tables[table.name] = table
+    cat.next_id = max(cat.next_id, data["next_id"])
+    for p in table.partitions.values():
+        for index_id, tablet_ids in p.tablets_by_index.items():
+            schema = table.tablet_schema(index_id)
+            for tid in tablet_ids:
+                cat.engine.create_tablet(tid, schema)
+
+
+def _drop_tablets(cat: Catalog, table: OlapTable) -> None:
+    for p in table.partitions.values():
+        for tid in p.tablets:
+            cat.engine.drop_tablet(tid)
+
+
+def _apply_drop_table(cat: Catalog, data: dict) -> None:
+    table = cat.dbs[data["db"]].tables.pop(data["name"])
+    _drop_tablets(cat, table)
+
+
+def _apply_publish(cat: Catalog, data: dict) -> None:
+    table = cat.dbs[data["db"]].tables[data["table"]]
+    versions = {int(k): v for k, v in data["partitions"].items()}
+    for r in data["rowsets"]:
+        p = table.partitions[r["partition"]]
+        version = versions[r["partition"]]
+        tablet = p.tablets[r["tablet"]]
+        if any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"] for x in tablet.rowsets):
+            continue
+        tablet.rowsets.append({"meta": r["meta"], "version": version})
+        cat.engine.get_tablet(r["tablet"]).publish(RowsetMeta.from_dict(r["meta"]), version)
+    for pid, version in versions.items():
+        p = table.partitions[pid]
+        p.visible_version = max(p.visible_version, version)
+        p.visible_version_time = data["time"]
+
+
+_APPLY: dict[str, Callable[[Catalog, Any], None]] = {
+    "create_db": _apply_create_db,
+    "drop_db": _apply_drop_db,
+    "create_table": _apply_create_table,
+    "drop_table": _apply_drop_table,
+    "publish": _apply_publish,
+}

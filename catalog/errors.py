@@ -1,0 +1,103 @@
+"""The error hierarchy: every error a client can see, with its MySQL error number and SQLSTATE.
+
+Doris reports most analysis and DDL errors as `errCode = 2, detailMessage = <text>` under MySQL
+error 1105 (or a more specific number such as 1049 for an unknown database). Each class here fixes
+the number and SQLSTATE; `doris_message()` adds Doris's prefix. Only the connection loop in
+`server/` turns these into ERR packets; anything else that escapes becomes 1105 and is logged.
+"""
+
+from __future__ import annotations
+
+
+class DorisError(Exception):
+    """Base class: a statement failed and changed nothing."""
+
+    code = 1105
+    sqlstate = "HY000"
+    doris_prefix = True
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def client_message(self) -> str:
+        if self.doris_prefix:
+            return f"errCode = 2, detailMessage = {self.message}"
+        return self.message
+
+
+class AnalysisError(DorisError):
+    """Semantic errors found while binding or validating a statement."""
+
+
+class SyntaxError_(DorisError):
+    """The statement does not parse."""
+
+    code = 1064
+    sqlstate = "42000"
+
+
+class UnknownDatabase(DorisError):
+    code = 1049
+    sqlstate = "42000"
+
+    def __init__(self, name: str):
+        super().__init__(f"Unknown database '{name}'")
+
+
+class DatabaseExists(DorisError):
+    code = 1007
+    sqlstate = "HY000"
+
+    def __init__(self, name: str):
+        super().__init__(f"Can't create database '{name}'; database exists")
+
+
+class UnknownTable(DorisError):
+    code = 1146
+    sqlstate = "42S02"
+
+    def __init__(self, name: str, db: str = ""):
+        super().__init__(f"Unknown table '{name}'" if not db else f"Table [{name}] does not exist in database [{db}]")
+
+
+class TableExists(DorisError):
+    code = 1050
+    sqlstate = "42S01"
+
+    def __init__(self, name: str):
+        super().__init__(f"Table '{name}' already exists")
+
+
+class NoDatabaseSelected(DorisError):
+    code = 1046
+    sqlstate = "3D000"
+
+    def __init__(self) -> None:
+        super().__init__("No database selected")
+
+
+class UnknownColumn(DorisError):
+    code = 1054
+    sqlstate = "42S22"
+
+
+class DdlError(DorisError):
+    """DDL validation failures (Doris's DdlException)."""
+
+
+class DataQualityError(DorisError):
+    """Rows that do not fit the schema or any partition (strict mode)."""
+
+
+class NotSupported(DorisError):
+    code = 1235
+    sqlstate = "42000"
+
+
+class ResourceLimit(DorisError):
+    """A query exceeded a session limit such as exec_mem_limit."""
+
+
+class InternalError(DorisError):
+    """A bug: logged with its traceback, reported as 1105."""

@@ -1,0 +1,233 @@
+"""Catalog objects: Database, OlapTable, Column, Partition, MaterializedIndex, TabletMeta.
+
+The shape follows Doris's FE: a table has partitions; each partition holds, for every materialized
+index (the base index and each rollup), a list of tablets (one per bucket); each tablet has
+replicas placed on backends. Every object converts to and from a JSON-safe dict: the journal and
+the image are made of these dicts.
+
+    OlapTable
+      ├─ columns, keys_type, distribution (hash columns, buckets), partition_info
+      ├─ indexes: {index_id: MaterializedIndexMeta}   (base index first, then rollups)
+      └─ partitions: {partition_id: Partition}
+                         └─ tablets_by_index: {index_id: [tablet_id per bucket]}
+                         └─ tablets: {tablet_id: TabletMeta(replicas, published rowsets)}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from storage.types import DataType
+
+AGG_KEYS = "AGG_KEYS"
+UNIQUE_KEYS = "UNIQUE_KEYS"
+DUP_KEYS = "DUP_KEYS"
+KEYS_SQL = {AGG_KEYS: "AGGREGATE KEY", UNIQUE_KEYS: "UNIQUE KEY", DUP_KEYS: "DUPLICATE KEY"}
+AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+
+
+@dataclass
+class Column:
+    name: str
+    type: DataType
+    is_key: bool = False
+    aggregation: str | None = None
+    nullable: bool = True
+    default: str | None = None
+    comment: str = ""
+    auto_increment: bool = False
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "type": self.type.to_dict(), "is_key": self.is_key,
+                "aggregation": self.aggregation, "nullable": self.nullable,
+                "default": self.default, "comment": self.comment,
+                "auto_increment": self.auto_increment}
+
+    @staticmethod
+    def from_dict(d: dict) -> Column:
+        return Column(d["name"], DataType.from_dict(d["type"]), d["is_key"], d["aggregation"],
+                      d["nullable"], d["default"], d["comment"], d.get("auto_increment", False))
+
+
+@dataclass
+class MaterializedIndexMeta:
+    """A materialized index: the base index or a rollup; its own column order and keys."""
+
+    index_id: int
+    name: str
+    columns: list[str]
+    keys_type: str
+
+    def to_dict(self) -> dict:
+        return {"index_id": self.index_id, "name": self.name, "columns": self.columns,
+                "keys_type": self.keys_type}
+
+    @staticmethod
+    def from_dict(d: dict) -> MaterializedIndexMeta:
+        return MaterializedIndexMeta(d["index_id"], d["name"], d["columns"], d["keys_type"])
+
+
+@dataclass
+class TabletMeta:
+    tablet_id: int
+    replicas: list[int]  # backend ids
+    # Published rowsets, in publish order: [{"meta": RowsetMeta dict, "version": v}, ...]
+    rowsets: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"tablet_id": self.tablet_id, "replicas": self.replicas, "rowsets": self.rowsets}
+
+    @staticmethod
+    def from_dict(d: dict) -> TabletMeta:
+        return TabletMeta(d["tablet_id"], d["replicas"], d.get("rowsets", []))
+
+
+@dataclass
+class Partition:
+    partition_id: int
+    name: str
+    # RANGE: lower/upper bound tuples of strings; None inside a tuple = MINVALUE/MAXVALUE.
+    # LIST: `values` is a list of tuples. UNPARTITIONED: all None.
+    lower: list | None
+    upper: list | None
+    values: list | None
+    buckets: int
+    replication_num: int
+    visible_version: int = 1
+    visible_version_time: float = 0.0
+    tablets_by_index: dict[int, list[int]] = field(default_factory=dict)
+    tablets: dict[int, TabletMeta] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"partition_id": self.partition_id, "name": self.name, "lower": self.lower,
+                "upper": self.upper, "values": self.values, "buckets": self.buckets,
+                "replication_num": self.replication_num,
+                "visible_version": self.visible_version,
+                "visible_version_time": self.visible_version_time,
+                "tablets_by_index": {str(k): v for k, v in self.tablets_by_index.items()},
+                "tablets": [t.to_dict() for t in self.tablets.values()]}
+
+    @staticmethod
+    def from_dict(d: dict) -> Partition:
+        p = Partition(d["partition_id"], d["name"], d["lower"], d["upper"], d["values"],
+                      d["buckets"], d["replication_num"], d["visible_version"],
+                      d["visible_version_time"])
+        p.tablets_by_index = {int(k): v for k, v in d["tablets_by_index"].items()}
+        p.tablets = {t["tablet_id"]: TabletMeta.from_dict(t) for t in d["tablets"]}
+        return p
+
+
+@dataclass
+class PartitionInfo:
+    """How a table is partitioned: UNPARTITIONED, RANGE or LIST over `columns`."""
+
+    kind: str = "UNPARTITIONED"
+    columns: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "columns": self.columns}
+
+    @staticmethod
+    def from_dict(d: dict) -> PartitionInfo:
+        return PartitionInfo(d["kind"], d["columns"])
+
+
+@dataclass
+class DistributionInfo:
+    """HASH(columns) BUCKETS n, or RANDOM BUCKETS n (columns empty)."""
+
+    kind: str
+    columns: list[str]
+    buckets: int
+    auto_buckets: bool = False
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "columns": self.columns, "buckets": self.buckets,
+                "auto_buckets": self.auto_buckets}
+
+    @staticmethod
+    def from_dict(d: dict) -> DistributionInfo:
+        return DistributionInfo(d["kind"], d["columns"], d["buckets"], d.get("auto_buckets", False))
+
+
+@dataclass
+class OlapTable:
+    table_id: int
+    name: str
+    columns: list[Column]
+    keys_type: str
+    partition_info: PartitionInfo
+    distribution: DistributionInfo
+    properties: dict[str, str]
+    comment: str = ""
+    base_index_id: int = 0
+    indexes: dict[int, MaterializedIndexMeta] = field(default_factory=dict)
+    partitions: dict[int, Partition] = field(default_factory=dict)
+    create_time: float = 0.0
+
+    # -- lookups -------------------------------------------------------------------------------
+    def column(self, name: str) -> Column | None:
+        low = name.lower()
+        return next((c for c in self.columns if c.name.lower() == low), None)
+
+    @property
+    def key_columns(self) -> list[Column]:
+        return [c for c in self.columns if c.is_key]
+
+    def partition_by_name(self, name: str) -> Partition | None:
+        low = name.lower()
+        return next((p for p in self.partitions.values() if p.name.lower() == low), None)
+
+    def sorted_partitions(self) -> list[Partition]:
+        return sorted(self.partitions.values(), key=lambda p: p.partition_id)
+
+    def tablet_schema(self, index_id: int | None = None) -> "TabletSchema":
+        """The schema storage uses for tablets of one materialized index."""
+        from storage.schema import TabletColumn, TabletSchema
+
+        index = self.indexes[index_id or self.base_index_id]
+        cols = [self.column(n) for n in index.columns]
+        return TabletSchema(
+            [TabletColumn(c.name, c.type, c.is_key, c.aggregation, c.nullable) for c in cols if c],
+            index.keys_type)
+
+    def to_dict(self) -> dict:
+        return {"table_id": self.table_id, "name": self.name,
+                "columns": [c.to_dict() for c in self.columns], "keys_type": self.keys_type,
+                "partition_info": self.partition_info.to_dict(),
+                "distribution": self.distribution.to_dict(), "properties": self.properties,
+                "comment": self.comment, "base_index_id": self.base_index_id,
+                "indexes": [i.to_dict() for i in self.indexes.values()],
+                "partitions": [p.to_dict() for p in self.partitions.values()],
+                "create_time": self.create_time}
+
+    @staticmethod
+    def from_dict(d: dict) -> OlapTable:
+        t = OlapTable(d["table_id"], d["name"], [Column.from_dict(c) for c in d["columns"]],
+                      d["keys_type"], PartitionInfo.from_dict(d["partition_info"]),
+                      DistributionInfo.from_dict(d["distribution"]), d["properties"],
+                      d["comment"], d["base_index_id"])
+        t.indexes = {i["index_id"]: MaterializedIndexMeta.from_dict(i) for i in d["indexes"]}
+        t.partitions = {p["partition_id"]: Partition.from_dict(p) for p in d["partitions"]}
+        t.create_time = d.get("create_time", 0.0)
+        return t
+
+
+@dataclass
+class Database:
+    db_id: int
+    name: str
+    tables: dict[str, OlapTable] = field(default_factory=dict)  # names are case-sensitive
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"db_id": self.db_id, "name": self.name,
+                "tables": [t.to_dict() for t in self.tables.values()]}
+
+    @staticmethod
+    def from_dict(d: dict) -> Database:
+        db = Database(d["db_id"], d["name"])
+        for t in d["tables"]:
+            table = OlapTable.from_dict(t)
+            db.tables[table.name] = table
+        return db

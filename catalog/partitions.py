@@ -1,0 +1,157 @@
+"""Partition keys: typed range/list bounds, overlap checks, and routing rows to partitions.
+
+A range bound is stored as a list of strings, one per partition column; a shorter list is padded
+with MINVALUE (Doris pads `LESS THAN ("10")` on two columns to ("10", MIN)), and a `None` element
+means MAXVALUE. `[lower, upper)` compares column by column, as tuples. A NULL partition value is
+the minimum. Routing is vectorised: one pass of Arrow comparisons per partition (partitions are
+few; rows are many), never a loop over rows.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from catalog.errors import DataQualityError, DdlError
+from catalog.model import OlapTable, Partition
+from catalog.values import format_value, parse_value
+from storage.types import DataType
+
+MAX = None
+
+
+def _key(types: list[DataType], bound: list) -> tuple:
+    """A bound as a comparable tuple: (rank, value) per column; MIN pads, None is MAX."""
+    out = []
+    for i, t in enumerate(types):
+        if i >= len(bound):
+            out.append((0, 0))
+        elif bound[i] is MAX:
+            out.append((2, 0))
+        else:
+            out.append((1, parse_value(t, bound[i])))
+    return tuple(out)
+
+
+def compare_bounds(types: list[DataType], a: list, b: list) -> int:
+    ka, kb = _key(types, a), _key(types, b)
+    return (ka > kb) - (ka < kb)
+
+
+def format_range(types: list[DataType], lower: list, upper: list) -> str:
+    """Doris's Range text: [types: [DATE]; keys: [2017-01-01]; ..types: [DATE]; keys: [...]; )"""
+    def one(bound: list) -> str:
+        keys = []
+        for i, t in enumerate(types):
+            if i >= len(bound):
+                keys.append(_min_text(t))
+            elif bound[i] is MAX:
+                keys.append(_max_text(t))
+            else:
+                keys.append(format_value(t, parse_value(t, bound[i])))
+        names = ", ".join(t.sql().split("(")[0].upper() for t in types)
+        return f"types: [{names}]; keys: [{', '.join(keys)}]; "
+    return f"[{one(lower)}..{one(upper)})"
+
+
+def _min_text(t: DataType) -> str:
+    return {"DATE": "0000-01-01", "DATETIME": "0000-01-01 00:00:00", "TINYINT": "-128",
+            "SMALLINT": "-32768", "INT": "-2147483648", "BIGINT": "-9223372036854775808",
+            "LARGEINT": "-170141183460469231731687303715884105728"}.get(t.kind, "")
+
+
+def _max_text(t: DataType) -> str:
+    return {"DATE": "9999-12-31", "DATETIME": "9999-12-31 23:59:59", "TINYINT": "127",
+            "SMALLINT": "32767", "INT": "2147483647", "BIGINT": "9223372036854775807",
+            "LARGEINT": "170141183460469231731687303715884105727"}.get(t.kind, "MAXVALUE")
+
+
+def partition_types(table: OlapTable) -> list[DataType]:
+    return [table.column(c).type for c in table.partition_info.columns]
+
+
+def check_range(types: list[DataType], name: str, lower: list, upper: list,
+                existing: list[Partition]) -> None:
+    """Reject an empty range or one that intersects an existing partition (Doris's messages)."""
+    if compare_bounds(types, lower, upper) >= 0:
+        raise DdlError(f"Invalid range value format: partition {name}: lower bound "
+                       f"{format_range(types, lower, upper)} is not less than upper bound")
+    for p in existing:
+        if compare_bounds(types, lower, p.upper) < 0 and compare_bounds(types, p.lower, upper) < 0:
+            raise DdlError(f"Range {format_range(types, lower, upper)} is intersected with range: "
+                           f"{format_range(types, p.lower, p.upper)}")
+
+
+def validate_bound(types: list[DataType], bound: list, name: str) -> list:
+    if len(bound) > len(types):
+        raise DdlError(f"partition key desc list size[{len(bound)}] is not equal to partition "
+                       f"column size[{len(types)}]")
+    for t, v in zip(types, bound):
+        if v is not MAX:
+            parse_value(t, v)
+    return bound
+
+
+# -- routing ----------------------------------------------------------------------------------
+def _scalar(t: DataType, text: str) -> pa.Scalar:
+    return pa.scalar(parse_value(t, text), type=t.arrow())
+
+
+def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Array:
+    """Vectorised `row >= bound` as tuples; NULL is the minimum."""
+    n = len(cols[0])
+    result = pa.array([True] * n) if not bound else None
+    for i in range(len(bound) - 1, -1, -1):
+        if bound[i] is MAX:
+            here_gt, here_eq = pa.nulls(n, pa.bool_()).fill_null(False), pa.nulls(n, pa.bool_()).fill_null(False)
+        else:
+            v = _scalar(types[i], bound[i])
+            here_gt = pc.fill_null(pc.greater(cols[i], v), False)
+            here_eq = pc.fill_null(pc.equal(cols[i], v), False)
+        tail = result if result is not None else pa.array([True] * n)
+        result = pc.or_(here_gt, pc.and_(here_eq, tail))
+    return result
+
+
+def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
+    """For each row, the index into `table.sorted_partitions()` it belongs to.
+
+    Raises DataQualityError (the whole load fails) if any row fits no partition.
+    """
+    parts = table.sorted_partitions()
+    info = table.partition_info
+    n = data.num_rows
+    if info.kind == "UNPARTITIONED":
+        return pa.array([0] * n, pa.int32()) if n else pa.array([], pa.int32())
+    cols = [data.column(c).combine_chunks() for c in info.columns]
+    types = partition_types(table)
+    target = pa.nulls(n, pa.int32())
+    for idx, p in enumerate(parts):
+        if info.kind == "RANGE":
+            inside = pc.and_(_ge_bound(cols, types, p.lower),
+                             pc.invert(_ge_bound(cols, types, p.upper)))
+        else:
+            inside = _in_list(cols, types, p.values or [])
+        target = pc.if_else(pc.and_(inside, pc.is_null(target)), pa.scalar(idx, pa.int32()), target)
+    if target.null_count:
+        bad = pc.index(pc.is_null(target), True).as_py()
+        values = ", ".join(str(c[bad].as_py()) for c in cols)
+        raise DataQualityError(
+            "Insert has filtered data in strict mode. First error: no partition for this tuple. "
+            f"tuple=({values})")
+    return target
+
+
+def _in_list(cols: list[pa.Array], types: list[DataType], values: list[list]) -> pa.Array:
+    n = len(cols[0])
+    if not values:
+        return pa.array([False] * n)
+    terms = []
+    for tup in values:
+        eqs = []
+        for c, t, v in zip(cols, types, tup):
+            eqs.append(pc.is_null(c) if v is None else pc.fill_null(pc.equal(c, _scalar(t, v)), False))
+        terms.append(functools.reduce(pc.and_, eqs))
+    return functools.reduce(pc.or_, terms)

@@ -1,0 +1,103 @@
+"""Statement objects for the Doris DDL and utility statements that sqlglot leaves raw.
+
+The project's own parser (`server/parser/`) produces these; the catalog consumes them. Queries and
+the DML that sqlglot models stay sqlglot ASTs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from storage.types import DataType
+
+
+@dataclass
+class ColumnDef:
+    name: str
+    type: DataType
+    aggregation: str | None = None
+    nullable: bool | None = None  # None = not said (Doris: keys NOT NULL? no: NULL by default)
+    default: str | None = None
+    has_default: bool = False
+    comment: str = ""
+    auto_increment: bool = False
+
+
+@dataclass
+class IndexDef:
+    name: str
+    columns: list[str]
+    using: str  # BITMAP, INVERTED, NGRAM_BF
+    comment: str = ""
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class PartitionDesc:
+    """One partition clause: LESS THAN (upper), fixed [lower, upper), or IN (values)."""
+
+    name: str
+    kind: str  # "LESS_THAN", "FIXED", "IN"
+    upper: list[str | None] | None = None  # None entries = MAXVALUE
+    lower: list[str | None] | None = None
+    values: list[list[str | None]] | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+    if_not_exists: bool = False
+
+
+@dataclass
+class RollupDesc:
+    name: str
+    columns: list[str]
+    dup_keys: list[str] | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class CreateTableStmt:
+    db: str | None
+    name: str
+    columns: list[ColumnDef]
+    indexes: list[IndexDef] = field(default_factory=list)
+    if_not_exists: bool = False
+    engine: str = "olap"
+    keys_type: str | None = None  # AGG_KEYS / UNIQUE_KEYS / DUP_KEYS; None = not given
+    key_columns: list[str] = field(default_factory=list)
+    comment: str = ""
+    partition_kind: str | None = None  # RANGE / LIST
+    partition_columns: list[str] = field(default_factory=list)
+    partitions: list[PartitionDesc] = field(default_factory=list)
+    distribution_kind: str | None = None  # HASH / RANDOM
+    distribution_columns: list[str] = field(default_factory=list)
+    buckets: int | None = None  # None = AUTO / not given
+    rollups: list[RollupDesc] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ShowPartitionsStmt:
+    db: str | None
+    table: str
+    temporary: bool = False
+
+
+@dataclass
+class ShowCreateTableStmt:
+    db: str | None
+    table: str
+
+
+@dataclass
+class DescStmt:
+    db: str | None
+    table: str
+    all: bool = False
+
+
+@dataclass
+class AdminStmt:
+    """ADMIN ... and other raw utility statements, kept as words for their handlers."""
+
+    words: list[str]
+    properties: dict[str, str] = field(default_factory=dict)
+    sql: str = ""

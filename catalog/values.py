@@ -1,0 +1,155 @@
+"""Typed values: converting text and Arrow arrays into a column's Doris type, strictly.
+
+Two jobs, one set of rules:
+- `parse_value(dtype, text)`: a single value written in DDL (partition bounds, defaults) as the
+  Python value it denotes, for comparisons in the catalog.
+- `coerce_array(array, dtype, nullable, column)`: a whole column of a load (INSERT VALUES,
+  INSERT SELECT) cast into the column's Arrow type in strict mode: a value that does not fit
+  (bad text, overflow, too long a string, NULL into NOT NULL) fails the load with a message that
+  names the column and the value, and nothing is written. Vectorised: pyarrow casts and checks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal, InvalidOperation
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from catalog.errors import DataQualityError, DdlError
+from storage.types import DataType
+
+_INT_RANGE = {
+    "TINYINT": (-(2**7), 2**7 - 1), "SMALLINT": (-(2**15), 2**15 - 1),
+    "INT": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1),
+    "LARGEINT": (-(10**38) + 1, 10**38 - 1),
+}
+
+
+def parse_value(dtype: DataType, text: str) -> object:
+    """The Python value of `text` as a `dtype` value (DDL literals); DdlError if it does not fit."""
+    try:
+        if dtype.is_integer:
+            v = int(text)
+            lo, hi = _INT_RANGE[dtype.kind]
+            if not lo <= v <= hi:
+                raise ValueError
+            return v
+        if dtype.kind == "BOOLEAN":
+            low = text.strip().lower()
+            if low in ("true", "1"):
+                return True
+            if low in ("false", "0"):
+                return False
+            raise ValueError
+        if dtype.is_float:
+            return float(text)
+        if dtype.kind == "DECIMAL":
+            return Decimal(text)
+        if dtype.kind == "DATE":
+            return dt.date.fromisoformat(text.strip()[:10])
+        if dtype.kind == "DATETIME":
+            s = text.strip()
+            return dt.datetime.fromisoformat(s) if len(s) > 10 else dt.datetime.fromisoformat(s + " 00:00:00")
+        return text
+    except (ValueError, InvalidOperation):
+        raise DdlError(f"Invalid {dtype.sql()} value: '{text}'") from None
+
+
+def format_value(dtype: DataType, value: object) -> str:
+    """Doris's text for a typed DDL value (partition keys in SHOW PARTITIONS / SHOW CREATE)."""
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value)
+
+
+def _fail(column: str, dtype: DataType, detail: str) -> DataQualityError:
+    return DataQualityError(
+        f"Insert has filtered data in strict mode. First error: column [{column}] "
+        f"value {detail} is invalid for type {dtype.sql()}")
+
+
+def _first_bad(array: pa.Array, bad: pa.Array) -> str:
+    idx = pc.index(bad, True).as_py()
+    value = array[idx].as_py() if idx >= 0 else None
+    return repr(value) if not isinstance(value, str) else f"'{value}'"
+
+
+def coerce_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, nullable: bool,
+                 column: str) -> pa.Array:
+    """Cast `array` to `dtype` strictly; raise DataQualityError naming the first bad value."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    target = dtype.arrow()
+    src = array.type
+    if pa.types.is_null(src):
+        array = pa.nulls(len(array), target)
+    elif src != target:
+        array = _cast(array, dtype, column)
+    if dtype.kind in ("CHAR", "VARCHAR"):
+        too_long = pc.greater(pc.binary_length(array), dtype.length)
+        if pc.any(too_long).as_py():
+            raise _fail(column, dtype, f"{_first_bad(array, too_long)} (length exceeds {dtype.length} bytes)")
+    if not nullable and array.null_count:
+        raise DataQualityError(
+            f"Insert has filtered data in strict mode. First error: null value for not null column [{column}]")
+    return array
+
+
+def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
+    target = dtype.arrow()
+    src = array.type
+    try:
+        if pa.types.is_string(src) or pa.types.is_large_string(src):
+            array = _prepare_text(array, dtype)
+            if pa.types.is_decimal(target):
+                wide = pc.cast(array, pa.decimal128(38, min(dtype.scale + 6, 38 - max(dtype.precision - dtype.scale, 1))))
+                return pc.cast(pc.round(wide, dtype.scale), target)
+            if dtype.kind == "BOOLEAN":
+                low = pc.utf8_lower(array)
+                return pc.if_else(pc.is_in(low, pa.array(["1", "true"])), True,
+                                  pc.if_else(pc.is_in(low, pa.array(["0", "false"])), False,
+                                             pc.cast(low, pa.bool_())))
+        if pa.types.is_decimal(target) and (pa.types.is_decimal(src) or pa.types.is_floating(src)):
+            if pa.types.is_floating(src):
+                array = pc.cast(pc.round(array, dtype.scale), pa.decimal128(38, dtype.scale))
+            elif src.scale > dtype.scale:
+                array = pc.round(array, dtype.scale)
+            return pc.cast(array, target)
+        if pa.types.is_floating(src) and dtype.is_integer:
+            array = pc.round(array)
+        if pa.types.is_timestamp(target) and pa.types.is_date(src):
+            return pc.cast(array, target)
+        if pa.types.is_date(target) and pa.types.is_timestamp(src):
+            return pc.cast(pc.floor_temporal(array, unit="day"), target, safe=False)
+        if pa.types.is_string(target) and not pa.types.is_string(src):
+            return _to_text(array)
+        return pc.cast(array, target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
+        raise _fail(column, dtype, _describe_cast_error(array, dtype, e)) from None
+
+
+def _prepare_text(array: pa.Array, dtype: DataType) -> pa.Array:
+    array = pc.utf8_trim_whitespace(array)
+    if dtype.kind == "DATETIME":
+        # Doris accepts a bare date for a DATETIME: it means midnight.
+        is_date = pc.equal(pc.utf8_length(array), 10)
+        array = pc.if_else(is_date, pc.binary_join_element_wise(array, " 00:00:00", ""), array)
+    if dtype.kind == "DATE":
+        # '2017-10-01 00:00:00' is accepted for a DATE column: keep the date part.
+        array = pc.utf8_slice_codeunits(array, 0, 10)
+    return array
+
+
+def _to_text(array: pa.Array) -> pa.Array:
+    if pa.types.is_timestamp(array.type):
+        return pc.strftime(array, "%Y-%m-%d %H:%M:%S")
+    return pc.cast(array, pa.string())
+
+
+def _describe_cast_error(array: pa.Array, dtype: DataType, err: Exception) -> str:
+    text = str(err).split("\n")[0]
+    return f"({text})"

@@ -1,0 +1,16 @@
+"""What a running query needs from its surroundings: storage, evaluation context, threads."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from storage import ScanStats, StorageEngine
+
+
+@dataclass
+class ExecEnv:
+    engine: StorageEngine
+    eval_ctx: object                 # executor.expressions.EvalContext
+    pool: ThreadPoolExecutor
+    scan_stats: ScanStats = field(default_factory=ScanStats)

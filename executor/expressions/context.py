@@ -1,0 +1,100 @@
+"""The evaluation context (session facts) and the frame a handler evaluates against.
+
+`EvalContext` carries what a statement needs from its session: the statement's fixed `now` (so
+NOW() is stable within a statement) and the session time zone used by UNIX_TIMESTAMP and
+FROM_UNIXTIME. `Frame` binds one batch to one context and gives handlers `eval(child)`, the row
+count and column lookup.
+
+Intermediate values are `Value = pa.Array | pa.Scalar`: a constant sub-expression stays a scalar
+(computed once) until `evaluate` broadcasts the final result to the batch's row count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Union
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import pyarrow as pa
+from sqlglot import exp
+
+from executor.expressions.errors import ExpressionError, UnknownColumnError
+
+Value = Union[pa.Array, pa.Scalar]
+
+
+@dataclass
+class EvalContext:
+    """Session facts an expression may read. `now` is naive local time in `time_zone`."""
+
+    now: datetime | None = None
+    time_zone: str = "Asia/Shanghai"
+    div_precision_increment: int = 4
+    zone: ZoneInfo = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self.zone = ZoneInfo(_zone_name(self.time_zone))
+        except (ZoneInfoNotFoundError, ValueError) as e:
+            raise ExpressionError(f"Unknown or incorrect time zone: '{self.time_zone}'") from e
+        if self.now is None:
+            self.now = datetime.now(self.zone).replace(tzinfo=None)
+        elif self.now.tzinfo is not None:
+            self.now = self.now.astimezone(self.zone).replace(tzinfo=None)
+
+
+def _zone_name(name: str) -> str:
+    """Map MySQL spellings ('+08:00', 'SYSTEM', 'CST') onto IANA names."""
+    upper = name.upper()
+    if upper in ("SYSTEM", "CST"):
+        return "Asia/Shanghai"  # Doris treats CST as China Standard Time
+    if upper == "UTC" or upper == "Z":
+        return "UTC"
+    if name[:1] in "+-" and ":" in name:
+        hours, minutes = name[1:].split(":", 1)
+        if int(minutes) != 0:
+            raise ValueError(name)
+        # Etc/GMT zones have inverted signs.
+        sign = "-" if name[0] == "+" else "+"
+        return "UTC" if int(hours) == 0 else f"Etc/GMT{sign}{int(hours)}"
+    return name
+
+
+class Frame:
+    """One batch + one context; handlers call `frame.eval(child)` to recurse."""
+
+    def __init__(self, batch: pa.Table, ctx: EvalContext,
+                 evaluator: Callable[[exp.Expression, Frame], Value]):
+        self.batch = batch
+        self.ctx = ctx
+        self.n = batch.num_rows
+        self._evaluator = evaluator
+        self._names: dict[str, int] | None = None
+
+    def eval(self, node: exp.Expression) -> Value:
+        return self._evaluator(node, self)
+
+    def has_column(self, name: str) -> bool:
+        return self._index(name) is not None
+
+    def column(self, name: str) -> pa.Array:
+        index = self._index(name)
+        if index is None:
+            raise UnknownColumnError(name)
+        col = self.batch.column(index)
+        return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+    def _index(self, name: str) -> int | None:
+        if self._names is None:
+            names = self.batch.column_names
+            self._names = {n: i for i, n in enumerate(names)}
+            lowered: dict[str, list[int]] = {}
+            for i, n in enumerate(names):
+                lowered.setdefault(n.lower(), []).append(i)
+            # Case-insensitive fallback only where it is unambiguous (Doris names are
+            # case-insensitive; the planner normally passes the exact spelling).
+            self._folded = {k: v[0] for k, v in lowered.items() if len(v) == 1}
+        if name in self._names:
+            return self._names[name]
+        return self._folded.get(name.lower())

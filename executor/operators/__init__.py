@@ -1,0 +1,1 @@
+"""Physical operators: one small module each, over Arrow tables."""

@@ -1,0 +1,63 @@
+"""Hash join (pyarrow/Acero) and cross join, with a residual condition on matched pairs.
+
+Equi-keys go to Acero's hash join; NULL keys never match (SQL semantics). The residual (the
+non-equi part of ON) filters matched pairs of an inner join. Outer joins with a residual are
+planned only when the residual is absent (the binder refuses the rest for now).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from executor.operators.filter import run_filter
+
+
+def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]):
+    """Cast join keys to a common type (Acero needs equal key types)."""
+    for lk, rk in zip(lkeys, rkeys):
+        lt, rt = left.schema.field(lk).type, right.schema.field(rk).type
+        if lt == rt:
+            continue
+        common = _common_type(lt, rt)
+        if lt != common:
+            left = left.set_column(left.schema.get_field_index(lk), lk, left.column(lk).cast(common))
+        if rt != common:
+            right = right.set_column(right.schema.get_field_index(rk), rk, right.column(rk).cast(common))
+    return left, right
+
+
+def _common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
+    if pa.types.is_integer(a) and pa.types.is_integer(b):
+        return pa.int64()
+    if pa.types.is_decimal(a) or pa.types.is_decimal(b):
+        if pa.types.is_floating(a) or pa.types.is_floating(b):
+            return pa.float64()
+        return pa.decimal128(38, max(getattr(a, "scale", 0), getattr(b, "scale", 0)))
+    if pa.types.is_floating(a) or pa.types.is_floating(b):
+        return pa.float64()
+    if pa.types.is_timestamp(a) or pa.types.is_timestamp(b):
+        return pa.timestamp("us")
+    return pa.string()
+
+
+def run_join(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.Table:
+    if node.kind == "cross":
+        out = _cross(left, right)
+    else:
+        left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
+        out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
+                        join_type=node.kind, coalesce_keys=False, use_threads=True)
+    if node.residual is not None:
+        if node.kind not in ("inner", "cross"):
+            raise NotImplementedError("residual conditions on outer joins")
+        out = run_filter(out, node.residual, eval_ctx)
+    return out
+
+
+def _cross(left: pa.Table, right: pa.Table) -> pa.Table:
+    n, m = left.num_rows, right.num_rows
+    li = np.repeat(np.arange(n, dtype=np.int64), m)
+    ri = np.tile(np.arange(m, dtype=np.int64), n)
+    l2, r2 = left.take(pa.array(li)), right.take(pa.array(ri))
+    return pa.Table.from_arrays(l2.columns + r2.columns, names=l2.column_names + r2.column_names)

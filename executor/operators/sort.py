@@ -1,0 +1,33 @@
+"""Sort and top-N with MySQL's NULL order: NULLs first ascending, last descending.
+
+Arrow's sort takes one null placement for all keys, so each key is preceded by an `is_null`
+key sorted the way that puts its NULLs where MySQL wants them. With a limit (ORDER BY ... LIMIT)
+pyarrow's select_k_unstable would do top-N; it has the same single-placement limit, so top-N
+sorts the indices and slices, which is still one vectorised pass.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+def run_sort(table: pa.Table, keys: list, limit: int | None) -> pa.Table:
+    if table.num_rows <= 1:
+        return table
+    columns: dict[str, pa.ChunkedArray] = {}
+    sort_keys = []
+    for i, k in enumerate(keys):
+        col = table.column(k.name)
+        if col.null_count:
+            flag = f"__null{i}"
+            columns[flag] = pc.is_null(col)
+            # asc: NULL first -> is_null descending; desc: NULL last -> is_null ascending.
+            sort_keys.append((flag, "ascending" if k.descending else "descending"))
+        key = f"__key{i}"
+        columns[key] = col
+        sort_keys.append((key, "descending" if k.descending else "ascending"))
+    indices = pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
+    if limit is not None:
+        indices = indices[:limit]
+    return table.take(indices)

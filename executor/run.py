@@ -1,0 +1,45 @@
+"""Runs a logical plan bottom-up: one handler per node type, each calling one operator.
+
+This is the single-instance executor of the walking skeleton: every node runs once over whole
+Arrow tables (scans read their tablets in parallel). Fragments, instances per backend and
+exchanges replace it in the distributed planning issue.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pyarrow as pa
+
+from executor.env import ExecEnv
+from executor.operators.aggregate import run_aggregate
+from executor.operators.filter import run_filter
+from executor.operators.join import run_join
+from executor.operators.limit import run_distinct, run_limit
+from executor.operators.project import run_project
+from executor.operators.scan import run_scan
+from executor.operators.sort import run_sort
+from planner import logical as L
+
+
+def execute(node: object, env: ExecEnv) -> pa.Table:
+    return _HANDLERS[type(node)](node, env)
+
+
+def _rename(node: L.Rename, env: ExecEnv) -> pa.Table:
+    table = execute(node.input, env)
+    return pa.Table.from_arrays([table.column(n) for n in node.names], names=node.aliases)
+
+
+_HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
+    L.OlapScan: run_scan,
+    L.OneRow: lambda n, env: pa.table({"__one": pa.nulls(1, pa.bool_())}),
+    L.Filter: lambda n, env: run_filter(execute(n.input, env), n.condition, env.eval_ctx),
+    L.Project: lambda n, env: run_project(execute(n.input, env), n.exprs, n.names, env.eval_ctx),
+    L.Aggregate: lambda n, env: run_aggregate(execute(n.input, env), n.group_names, n.calls),
+    L.Join: lambda n, env: run_join(execute(n.left, env), execute(n.right, env), n, env.eval_ctx),
+    L.Sort: lambda n, env: run_sort(execute(n.input, env), n.keys, n.limit),
+    L.Limit: lambda n, env: run_limit(execute(n.input, env), n.limit, n.offset),
+    L.Distinct: lambda n, env: run_distinct(execute(n.input, env)),
+    L.Rename: _rename,
+}

@@ -1,0 +1,357 @@
+"""Binding: a sqlglot SELECT becomes a logical plan over internal column names.
+
+The life of a SELECT in this module (`bind_query`):
+ 1. `_bind_from`: each FROM item becomes an OlapScan (a snapshot of the table's tablets at the
+    partitions' visible versions), a derived table, or OneRow; joins are built left-deep;
+ 2. `_apply_where`: WHERE conjuncts that read one relation are pushed onto that relation (unless
+    it is null-supplied by an outer join); equalities between the sides of a comma join become
+    its hash keys; the rest filter above the joins;
+ 3. `planner.aggregation.plan_aggregation` for GROUP BY / aggregates / HAVING;
+ 4. the select list, DISTINCT, ORDER BY (aliases, ordinals or expressions), LIMIT/OFFSET.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from catalog.catalog import Catalog
+from catalog.errors import AnalysisError, NotSupported
+from planner import logical as L
+from planner.aggregation import has_aggregates, plan_aggregation
+from planner.naming import NameGen, output_name
+from planner.pushdown import to_storage_predicates
+from planner.scope import Scope, ScopeColumn, referenced
+
+
+@dataclass
+class BindContext:
+    catalog: Catalog
+    db: str | None
+    names: NameGen
+
+
+def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
+    if isinstance(node, exp.Subquery):
+        return bind_query(node.this, ctx)
+    if isinstance(node, exp.Select):
+        return _bind_select(node, ctx)
+    raise NotSupported(f"Unsupported query: {type(node).__name__}")
+
+
+def _bind_select(select: exp.Select, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
+    if select.args.get("with"):
+        raise NotSupported("WITH is not supported yet")
+    plan, scope, null_supplied = _bind_from(select, ctx)
+    plan = _apply_where(select, plan, scope, null_supplied, ctx)
+    items = _expand_select_list(select, scope)
+    having = select.args.get("having")
+    order = select.args.get("order")
+    if select.args.get("group") or has_aggregates(items, having, order):
+        plan, items, having_bound, order_bound, scope_out = plan_aggregation(
+            select, plan, scope, items, ctx.names)
+    else:
+        if having is not None:
+            raise AnalysisError("HAVING clause requires GROUP BY or an aggregate function")
+        scope_out = scope
+        items = [(name, scope.bind(e), t) for name, e, t in items]
+        having_bound = None
+        order_bound = None
+    if having_bound is not None:
+        plan = L.Filter(plan, having_bound)
+    return _finish(select, plan, items, order_bound, scope_out, ctx)
+
+
+# -- FROM -------------------------------------------------------------------------------------
+def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set[str]]:
+    from_ = select.args.get("from_")
+    scope = Scope()
+    if from_ is None:
+        return L.OneRow(), scope, set()
+    plan = _bind_relation(from_.this, scope, ctx)
+    null_supplied: set[str] = set()
+    for join in select.args.get("joins") or []:
+        right_scope = Scope()
+        right = _bind_relation(join.this, right_scope, ctx)
+        for c in right_scope.columns:
+            if any(c.relation == x.relation for x in scope.columns):
+                raise AnalysisError(f"Not unique table/alias: '{c.relation}'")
+        side = (join.side or "").upper()
+        kind = (join.kind or "").upper()
+        left_scope = Scope(list(scope.columns))
+        scope.columns.extend(right_scope.columns)
+        if kind in ("SEMI", "ANTI"):
+            raise NotSupported("SEMI/ANTI JOIN is not supported yet")
+        if join.args.get("using"):
+            raise NotSupported("JOIN ... USING is not supported yet")
+        on = join.args.get("on")
+        join_kind = {"LEFT": "left outer", "RIGHT": "right outer", "FULL": "full outer"}.get(side, "inner")
+        if on is None:
+            plan = L.Join(plan, right, "cross" if join_kind == "inner" else join_kind, [], [])
+        else:
+            plan = _equi_join(plan, right, join_kind, scope.bind(on), left_scope, right_scope)
+        if join_kind in ("left outer", "full outer"):
+            null_supplied.update(right_scope.relations())
+        if join_kind in ("right outer", "full outer"):
+            null_supplied.update(left_scope.relations())
+    return plan, scope, null_supplied
+
+
+def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext) -> object:
+    if isinstance(node, exp.Table):
+        return _bind_table(node, scope, ctx)
+    if isinstance(node, exp.Subquery):
+        alias = node.alias
+        if not alias:
+            raise AnalysisError("Every derived table must have its own alias")
+        plan, cols = bind_query(node.this, ctx)
+        internals = []
+        for c in cols:
+            internal = f"{alias}.{c.name}"
+            if any(x.internal == internal for x in scope.columns):
+                raise AnalysisError(f"Duplicate column name '{c.name}'")
+            scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
+            internals.append(internal)
+        return L.Rename(plan, [c.internal for c in cols], internals)
+    raise NotSupported(f"Unsupported FROM item: {node.sql(dialect='doris')}")
+
+
+def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> L.OlapScan:
+    db_name = node.db or ctx.db
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(db_name, node.name)
+        alias = node.alias or node.name
+        tablets = []
+        parts = table.sorted_partitions()
+        for p in parts:
+            for tid in p.tablets_by_index[table.base_index_id]:
+                tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
+                                            p.tablets[tid].replicas[0]))
+    columns = [c.name for c in table.columns]
+    output = [f"{alias}.{c}" for c in columns]
+    for c, internal in zip(table.columns, output):
+        scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
+    return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
+                      partitions_total=len(parts), partitions_selected=len(parts),
+                      keys_type=table.keys_type,
+                      column_types={c.name: c.type for c in table.columns})
+
+
+def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
+               left_scope: Scope, right_scope: Scope) -> L.Join:
+    left_names = {c.internal for c in left_scope.columns}
+    right_names = {c.internal for c in right_scope.columns}
+    lkeys, rkeys, rest = [], [], []
+    for conj in _conjuncts(on):
+        pair = _key_pair(conj, left_names, right_names)
+        if pair:
+            lkeys.append(pair[0])
+            rkeys.append(pair[1])
+        else:
+            rest.append(conj)
+    residual = exp.and_(*rest) if rest else None
+    if not lkeys:
+        if kind != "inner":
+            raise NotSupported("Outer join without an equality condition is not supported yet")
+        return L.Join(left, right, "cross", [], [], residual)
+    return L.Join(left, right, kind, lkeys, rkeys, residual)
+
+
+def _key_pair(conj: exp.Expression, left: set[str], right: set[str]) -> tuple[str, str] | None:
+    if not isinstance(conj, exp.EQ):
+        return None
+    a, b = conj.this, conj.expression
+    if not (isinstance(a, exp.Column) and isinstance(b, exp.Column)):
+        return None
+    if a.name in left and b.name in right:
+        return a.name, b.name
+    if b.name in left and a.name in right:
+        return b.name, a.name
+    return None
+
+
+def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
+    if e is None:
+        return []
+    if isinstance(e, exp.And):
+        return _conjuncts(e.this) + _conjuncts(e.expression)
+    if isinstance(e, exp.Paren):
+        return _conjuncts(e.this)
+    return [e]
+
+
+# -- WHERE ------------------------------------------------------------------------------------
+def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: set[str],
+                 ctx: BindContext) -> object:
+    where = select.args.get("where")
+    if where is None:
+        return plan
+    bound = scope.bind(where.this)
+    if any(isinstance(n, exp.AggFunc) for n in bound.find_all(exp.AggFunc)):
+        raise AnalysisError("WHERE clause cannot contain aggregate functions")
+    owner = {c.internal: c.relation for c in scope.columns}
+    remaining = []
+    for conj in _conjuncts(bound):
+        rels = {owner[n] for n in referenced(conj) if n in owner}
+        if len(rels) == 1 and not (rels & null_supplied) and not conj.find(exp.Subquery):
+            if _push_into(plan, next(iter(rels)), conj):
+                continue
+        if len(rels) == 2 and _join_cross(plan, conj, owner):
+            continue
+        remaining.append(conj)
+    if remaining:
+        plan = L.Filter(plan, exp.and_(*remaining))
+    return plan
+
+
+def _push_into(plan: object, relation: str, conj: exp.Expression) -> bool:
+    """Put `conj` directly above the scan/derived table of `relation`; True when done."""
+    for attr in ("left", "right", "input"):
+        child = getattr(plan, attr, None)
+        if child is None:
+            continue
+        if _is_relation(child, relation):
+            setattr(plan, attr, _filter_scan(child, conj))
+            return True
+        if _push_into(child, relation, conj):
+            return True
+    return False
+
+
+def _is_relation(node: object, relation: str) -> bool:
+    if isinstance(node, L.Filter):
+        return _is_relation(node.input, relation)
+    if isinstance(node, L.OlapScan):
+        return node.alias == relation
+    if isinstance(node, L.Rename):
+        return bool(node.aliases) and node.aliases[0].split(".", 1)[0] == relation
+    return False
+
+
+def _filter_scan(node: object, conj: exp.Expression) -> object:
+    scan = node
+    while isinstance(scan, L.Filter):
+        scan = scan.input
+    if isinstance(scan, L.OlapScan):
+        scan.predicates.extend(to_storage_predicates(conj, scan))
+    return L.Filter(node, conj)
+
+
+def _join_cross(plan: object, conj: exp.Expression, owner: dict[str, str]) -> bool:
+    """Turn a cross join into a hash join on `conj` (an equality across its two sides)."""
+    if not isinstance(plan, L.Join):
+        return False
+    if plan.kind == "cross":
+        left = _relations_of(plan.left)
+        right = _relations_of(plan.right)
+        left_names = {n for n, r in owner.items() if r in left}
+        right_names = {n for n, r in owner.items() if r in right}
+        pair = _key_pair(conj, left_names, right_names)
+        if pair:
+            plan.kind = "inner"
+            plan.left_keys.append(pair[0])
+            plan.right_keys.append(pair[1])
+            return True
+    if plan.kind == "inner" and plan.left_keys:
+        left = _relations_of(plan.left)
+        right = _relations_of(plan.right)
+        pair = _key_pair(conj, {n for n, r in owner.items() if r in left},
+                         {n for n, r in owner.items() if r in right})
+        if pair:
+            plan.left_keys.append(pair[0])
+            plan.right_keys.append(pair[1])
+            return True
+    return _join_cross(plan.left, conj, owner)
+
+
+def _relations_of(node: object) -> set[str]:
+    if isinstance(node, L.OlapScan):
+        return {node.alias}
+    if isinstance(node, L.Rename):
+        return {a.split(".", 1)[0] for a in node.aliases}
+    if isinstance(node, L.Join):
+        return _relations_of(node.left) | _relations_of(node.right)
+    if isinstance(node, L.Filter):
+        return _relations_of(node.input)
+    return set()
+
+
+# -- select list, ORDER BY, LIMIT -------------------------------------------------------------
+def _expand_select_list(select: exp.Select, scope: Scope) -> list[tuple[str, exp.Expression, object]]:
+    """(output name, unbound expression, declared type or None) per select item, * expanded."""
+    items = []
+    for e in select.expressions:
+        target = e.this if isinstance(e, exp.Alias) else e
+        if isinstance(target, exp.Star) or (isinstance(target, exp.Column) and isinstance(target.this, exp.Star)):
+            rel = target.table if isinstance(target, exp.Column) else None
+            if not scope.columns:
+                raise AnalysisError("No tables used")
+            for c in scope.star(rel or None):
+                items.append((c.name, exp.column(c.name, c.relation, quoted=True), c.type))
+            continue
+        declared = None
+        if isinstance(target, exp.Column):
+            declared = scope.lookup(target.name, target.table or None).type if scope.columns else None
+        items.append((output_name(e), target, declared))
+    return items
+
+
+def _finish(select: exp.Select, plan: object, items: list, order_bound: list | None,
+            scope: Scope, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
+    names = [ctx.names.new("__o") for _ in items]
+    exprs = [e for _, e, _ in items]
+    hidden: list[exp.Expression] = []
+    keys: list[L.SortKey] = []
+    order = select.args.get("order")
+    if order is not None:
+        for i, o in enumerate(order.expressions):
+            target = _order_target(o.this, items, names)
+            if target is None:
+                bound = order_bound[i] if order_bound is not None else scope.bind(o.this)
+                target = next((n for (_, e, _), n in zip(items, names) if e == bound), None)
+                if target is None:
+                    if select.args.get("distinct"):
+                        raise AnalysisError(
+                            "ORDER BY expression must appear in the select list with DISTINCT")
+                    target = ctx.names.new("__s")
+                    hidden.append(bound)
+            keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+    hidden_names = [k.name for k in keys if k.name not in names]
+    plan = L.Project(plan, exprs + hidden, names + hidden_names)
+    if select.args.get("distinct"):
+        plan = L.Distinct(plan)
+    limit, offset = _limit(select)
+    if keys:
+        plan = L.Sort(plan, keys, None if limit is None else limit + offset)
+    if limit is not None or offset:
+        plan = L.Limit(plan, limit, offset)
+    if hidden_names:
+        plan = L.Rename(plan, names, names)
+    cols = [L.ResultColumnInfo(n, internal, t) for (n, _, t), internal in zip(items, names)]
+    return plan, cols
+
+
+def _order_target(e: exp.Expression, items: list, names: list[str]) -> str | None:
+    """An ORDER BY item naming a select item by ordinal or alias."""
+    if isinstance(e, exp.Literal) and not e.is_string:
+        pos = int(e.this)
+        if not 1 <= pos <= len(items):
+            raise AnalysisError(f"Unknown column '{pos}' in 'order clause'")
+        return names[pos - 1]
+    if isinstance(e, exp.Column) and not e.table:
+        for (name, expr, _), internal in zip(items, names):
+            if name.lower() == e.name.lower():
+                return internal
+    return None
+
+
+def _limit(select: exp.Select) -> tuple[int | None, int]:
+    def value(node: exp.Expression | None) -> int | None:
+        if node is None:
+            return None
+        v = node.expression if isinstance(node, (exp.Limit, exp.Offset)) else node
+        if not (isinstance(v, exp.Literal) and not v.is_string):
+            raise AnalysisError("LIMIT/OFFSET must be integer constants")
+        return int(v.this)
+    return value(select.args.get("limit")), value(select.args.get("offset")) or 0

@@ -1,0 +1,129 @@
+"""Logical plan nodes: small dataclasses, one per relational operator.
+
+Every node produces a relation whose columns have unique internal names (`alias.column` for
+scans, `__gN`/`__aN` for grouping keys and aggregates, `__eN` for computed expressions).
+Expressions are sqlglot ASTs whose column references use those internal names, so the executor
+evaluates them against an Arrow table directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from storage.types import DataType
+
+
+@dataclass
+class ScanTablet:
+    """One tablet to read at a snapshot version."""
+
+    tablet_id: int
+    version: int
+    partition_id: int
+    backend_id: int
+
+
+@dataclass
+class OlapScan:
+    db: str
+    table: str
+    alias: str
+    columns: list[str]           # storage column names to read
+    output: list[str]            # internal names, same order as `columns`
+    tablets: list[ScanTablet]
+    predicates: list = field(default_factory=list)  # storage ColumnPredicates (pruning)
+    partitions_total: int = 0
+    partitions_selected: int = 0
+    keys_type: str = ""
+    column_types: dict[str, DataType] = field(default_factory=dict)
+
+
+@dataclass
+class OneRow:
+    """The single empty row that SELECT without FROM runs over."""
+
+
+@dataclass
+class Filter:
+    input: object
+    condition: exp.Expression
+
+
+@dataclass
+class Project:
+    input: object
+    exprs: list[exp.Expression]
+    names: list[str]             # internal output names
+
+
+@dataclass
+class AggCall:
+    func: str                    # count_all, count, count_distinct, sum, min, max, mean
+    arg: str | None              # internal input column name
+    output: str
+
+
+@dataclass
+class Aggregate:
+    input: object
+    group_names: list[str]       # internal input columns to group by (already projected)
+    calls: list[AggCall]
+
+
+@dataclass
+class Join:
+    left: object
+    right: object
+    kind: str                    # inner, left outer, right outer, full outer, cross, left semi, left anti
+    left_keys: list[str]
+    right_keys: list[str]
+    residual: exp.Expression | None = None  # non-equi part of ON, applied to matched pairs
+
+
+@dataclass
+class SortKey:
+    name: str
+    descending: bool
+
+
+@dataclass
+class Sort:
+    input: object
+    keys: list[SortKey]
+    limit: int | None = None     # top-N when set (offset included)
+
+
+@dataclass
+class Limit:
+    input: object
+    limit: int | None
+    offset: int = 0
+
+
+@dataclass
+class Distinct:
+    input: object
+
+
+@dataclass
+class Rename:
+    """Expose `input`'s columns `names` under `aliases` and keep only those (derived tables)."""
+
+    input: object
+    names: list[str]
+    aliases: list[str]
+
+
+@dataclass
+class ResultColumnInfo:
+    name: str
+    internal: str
+    type: DataType | None = None  # declared type when the column comes straight from a table
+
+
+@dataclass
+class QueryPlan:
+    root: object
+    columns: list[ResultColumnInfo]

@@ -1,0 +1,79 @@
+"""Configuration: `conf/minidoris.conf` loaded into one typed object at start-up.
+
+Every setting is declared once in `Config` with Doris's name, type and default. `load_config`
+reads a `key = value` file (unknown keys are an error, so typos do not pass silently), then the
+command line overrides it. Layers below `main` receive explicit values, never this object's file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_CONFIG_PATHS = (Path("conf/minidoris.conf"),)
+
+
+@dataclass
+class Config:
+    query_port: int = 9030
+    http_port: int = 8030
+    priority_networks: str = "127.0.0.1"
+    meta_dir: str = "meta"
+    edit_log_roll_num: int = 1000
+    dynamic_partition_enable: bool = True
+    dynamic_partition_check_interval_seconds: int = 600
+    max_dynamic_partition_num: int = 500
+    disable_colocate_join: bool = False
+    disable_colocate_balance: bool = False
+    disable_colocate_relocate: bool = False
+    storage_root_path: str = "storage"
+    backend_num: int = 3
+    data_page_size: int = 65536
+    short_key_index_interval: int = 1024
+    max_segment_size: int = 268435456
+    exec_threads: int = 2
+    # Not file settings: where everything lives, set by --data-dir.
+    data_dir: str = "minidoris-data"
+    extra: dict = field(default_factory=dict)
+
+    def path(self, setting: str) -> Path:
+        """A directory setting resolved against the data dir."""
+        p = Path(getattr(self, setting))
+        return p if p.is_absolute() else Path(self.data_dir) / p
+
+
+def _coerce(name: str, raw: str, typ: type) -> object:
+    if typ is bool:
+        low = raw.strip().lower()
+        if low not in ("true", "false"):
+            raise ValueError(f"config {name}: expected true or false, got {raw!r}")
+        return low == "true"
+    if typ is int:
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"config {name}: expected an integer, got {raw!r}") from None
+    return raw.strip()
+
+
+def load_config(path: Path | None) -> Config:
+    """Read the config file (explicit path, or conf/minidoris.conf if present, else defaults)."""
+    cfg = Config()
+    if path is None:
+        path = next((p for p in DEFAULT_CONFIG_PATHS if p.exists()), None)
+        if path is None:
+            return cfg
+    types = {f.name: f.type for f in dataclasses.fields(Config)}
+    py_types = {"int": int, "bool": bool, "str": str}
+    for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if "=" not in line:
+            raise ValueError(f"{path}:{lineno}: expected key = value")
+        key, value = (s.strip() for s in line.split("=", 1))
+        if key not in types or key in ("data_dir", "extra"):
+            raise ValueError(f"{path}:{lineno}: unknown setting {key!r}")
+        setattr(cfg, key, _coerce(key, value, py_types[str(types[key])]))
+    return cfg

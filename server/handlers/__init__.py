@@ -1,0 +1,1 @@
+"""Statement handlers, one module per family; `server.dispatch` maps statements to them."""

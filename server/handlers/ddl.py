@@ -1,0 +1,43 @@
+"""DDL handlers: CREATE/DROP DATABASE, CREATE/DROP TABLE, USE."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from catalog.errors import NotSupported
+from catalog.statements import CreateTableStmt
+from server.handlers.context import StatementContext
+from server.results import OkResult
+
+
+def create_table(stmt: CreateTableStmt, ctx: StatementContext) -> OkResult:
+    ctx.catalog.create_table(ctx.db, stmt)
+    return OkResult()
+
+
+def create(stmt: exp.Create, ctx: StatementContext) -> OkResult:
+    kind = (stmt.args.get("kind") or "").upper()
+    if kind in ("DATABASE", "SCHEMA"):
+        ctx.catalog.create_database(stmt.this.name, bool(stmt.args.get("exists")))
+        return OkResult()
+    raise NotSupported(f"CREATE {kind} is not supported yet")
+
+
+def drop(stmt: exp.Drop, ctx: StatementContext) -> OkResult:
+    kind = (stmt.args.get("kind") or "").upper()
+    if_exists = bool(stmt.args.get("exists"))
+    if kind in ("DATABASE", "SCHEMA"):
+        ctx.catalog.drop_database(stmt.this.name, if_exists)
+        return OkResult()
+    if kind == "TABLE":
+        table = stmt.this
+        ctx.catalog.drop_table(table.db or ctx.db, table.name, if_exists)
+        return OkResult()
+    raise NotSupported(f"DROP {kind} is not supported yet")
+
+
+def use(stmt: exp.Use, ctx: StatementContext) -> OkResult:
+    name = stmt.this.name if stmt.this is not None else ""
+    ctx.catalog.get_db(name)
+    ctx.session.database = name
+    return OkResult()

@@ -1,0 +1,102 @@
+"""INSERT INTO t [(cols)] VALUES ... | SELECT ...: build an Arrow table, then load it.
+
+VALUES rows are constant expressions: literals become Arrow arrays column by column (a literal
+fast path: no expression evaluation per value); other constant expressions are evaluated once
+each through the expression evaluator.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from sqlglot import exp
+
+from catalog.errors import AnalysisError, NotSupported
+from catalog.load import load_table
+from server.handlers.context import StatementContext
+from server.handlers.query import eval_context, run_query
+from server.results import OkResult
+
+
+def _literal(e: exp.Expression):
+    if isinstance(e, exp.Literal):
+        if e.is_string:
+            return e.this
+        text = e.this
+        try:
+            return int(text)
+        except ValueError:
+            from decimal import Decimal
+            return Decimal(text)
+    if isinstance(e, exp.Null):
+        return None
+    if isinstance(e, exp.Boolean):
+        return bool(e.this)
+    if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
+        v = _literal(e.this)
+        return -v
+    raise _NotLiteral
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def _column_array(values: list) -> pa.Array:
+    kinds = {type(v) for v in values if v is not None}
+    if len(kinds) > 1:
+        # Mixed literal kinds (1, '2'): load them as text, cast strictly by the column type.
+        return pa.array([None if v is None else str(v) for v in values], pa.string())
+    return pa.array(values)
+
+
+def _values_table(values: exp.Values, names: list[str], ctx: StatementContext) -> pa.Table:
+    rows = values.expressions
+    width = len(names)
+    columns: list[list] = [[] for _ in range(width)]
+    for row in rows:
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        if len(items) != width:
+            raise AnalysisError("Column count doesn't match value count")
+        for i, item in enumerate(items):
+            try:
+                columns[i].append(_literal(item))
+            except _NotLiteral:
+                columns[i].append(_evaluate_constant(item, ctx))
+    return pa.Table.from_arrays([_column_array(c) for c in columns], names=names)
+
+
+def _evaluate_constant(e: exp.Expression, ctx: StatementContext):
+    from executor.expressions import evaluate
+    if e.find(exp.Column):
+        raise AnalysisError(f"Unknown column in VALUES: {e.sql(dialect='doris')}")
+    value = evaluate(e, pa.table({"__one": [None]}), eval_context(ctx))
+    return value[0].as_py()
+
+
+def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
+    if stmt.args.get("overwrite"):
+        raise NotSupported("INSERT OVERWRITE is not supported yet")
+    target = stmt.this
+    if isinstance(target, exp.Schema):
+        table_expr = target.this
+        names = [c.name for c in target.expressions]
+    else:
+        table_expr = target
+        names = None
+    if stmt.args.get("partition"):
+        raise NotSupported("INSERT ... PARTITION is not supported yet")
+    db = table_expr.db or ctx.db
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(db, table_expr.name)
+        all_names = [c.name for c in table.columns]
+    names = names or all_names
+    source = stmt.expression
+    if isinstance(source, exp.Values):
+        data = _values_table(source, names, ctx)
+    else:
+        result, _ = run_query(source, ctx)
+        if result.num_columns != len(names):
+            raise AnalysisError("Column count doesn't match value count")
+        data = result.rename_columns(names)
+    rows = load_table(ctx.catalog, db, table.name, data, ctx.now.replace(tzinfo=None))
+    return OkResult(affected_rows=rows)

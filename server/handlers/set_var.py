@@ -1,0 +1,74 @@
+"""SET statements: session variables, SET NAMES / CHARACTER SET, transaction characteristics.
+
+Values must be constants; `@@sql_mode` style references are resolved against the session
+first, and `concat(...)` of constants (MariaDB Connector/J sends one at connect time) is
+evaluated, so connect-time SETs from drivers do not fail.
+"""
+
+from __future__ import annotations
+
+from mysql_mimic.errors import MysqlError
+from mysql_mimic.intercept import setitem_kind
+from sqlglot import exp
+
+from catalog.errors import DorisError
+from server.handlers.context import StatementContext
+from server.results import OkResult
+
+
+class UnknownVariable(DorisError):
+    code = 1193
+    sqlstate = "HY000"
+
+
+def _value(e: exp.Expression, ctx: StatementContext):
+    if isinstance(e, exp.SessionParameter):
+        return ctx.session.variables.get(e.name)
+    if isinstance(e, exp.Literal):
+        return e.this if e.is_string else (int(e.this) if e.this.lstrip("-").isdigit() else float(e.this))
+    if isinstance(e, exp.Boolean):
+        return bool(e.this)
+    if isinstance(e, exp.Null):
+        return None
+    if isinstance(e, (exp.Var, exp.Column, exp.Identifier)):
+        name = e.name
+        return {"on": True, "off": False}.get(name.lower(), name)
+    if isinstance(e, exp.Neg):
+        return -_value(e.this, ctx)
+    if isinstance(e, (exp.Concat, exp.DPipe)):
+        parts = [_value(x, ctx) for x in (e.expressions or [e.this, e.expression])]
+        return "".join("" if p is None else str(p) for p in parts)
+    if isinstance(e, exp.Anonymous) and e.name.lower() == "concat":
+        return "".join("" if _value(x, ctx) is None else str(_value(x, ctx)) for x in e.expressions)
+    raise DorisError("Set statement does't support non-constant expr.")
+
+
+def set_statement(stmt: exp.Set, ctx: StatementContext) -> OkResult:
+    variables = ctx.session.variables
+    for item in stmt.expressions:
+        kind = setitem_kind(item)
+        if kind == "NAMES" or kind == "CHARACTER SET":
+            charset = item.name if item.name and item.name.upper() != "DEFAULT" else "utf8mb4"
+            for v in ("character_set_client", "character_set_connection", "character_set_results"):
+                variables.set(v, _charset(charset))
+            continue
+        if kind == "TRANSACTION":
+            continue
+        assignment = item.this
+        left = assignment.left
+        name = left.name.lower()
+        if isinstance(left, exp.Parameter):
+            continue  # user variables (@x := ...) are accepted and ignored
+        value = _value(assignment.right, ctx)
+        try:
+            variables.set(name, value, force=True)
+        except MysqlError:
+            raise UnknownVariable(f"Unknown system variable '{name}'") from None
+        except (TypeError, ValueError):
+            raise DorisError(f"Incorrect argument type to variable '{name}'") from None
+    return OkResult()
+
+
+def _charset(name: str) -> str:
+    low = name.lower().strip("'\"")
+    return "utf8mb4" if low in ("utf8", "utf8mb3", "utf8mb4") else low

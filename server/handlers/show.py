@@ -1,0 +1,155 @@
+"""SHOW and DESC handlers: DATABASES, TABLES, VARIABLES, WARNINGS, CREATE TABLE, PARTITIONS,
+COLUMNS, PROCESSLIST, and DESC t [ALL], with Doris's columns."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from sqlglot import exp
+
+from catalog.errors import NotSupported
+from catalog.partitions import format_range, partition_types
+from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
+from server.handlers.context import StatementContext
+from server.handlers.show_create import show_create_table_sql
+from server.results import RowsResult, text_columns
+
+
+def like_filter(pattern: str | None):
+    if not pattern:
+        return lambda s: True
+    regex = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in pattern)
+    compiled = re.compile(f"^{regex}$", re.IGNORECASE | re.DOTALL)
+    return lambda s: bool(compiled.match(s))
+
+
+def _like(stmt: exp.Show) -> str | None:
+    like = stmt.args.get("like")
+    return like.name if like is not None else None
+
+
+def show(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    kind = stmt.name.upper()
+    handler = _SHOW.get(kind)
+    if handler is None:
+        raise NotSupported(f"SHOW {kind} is not supported yet")
+    return handler(stmt, ctx)
+
+
+def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    keep = like_filter(_like(stmt))
+    with ctx.catalog.lock:
+        names = sorted(["information_schema", *ctx.catalog.dbs])
+    return text_columns(["Database"], [(n,) for n in names if keep(n)])
+
+
+def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    db_name = stmt.text("db") or ctx.db
+    keep = like_filter(_like(stmt))
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(db_name)
+        names = sorted(n for n in db.tables if keep(n))
+    header = f"Tables_in_{db.name}"
+    if stmt.args.get("full"):
+        return text_columns([header, "Table_type"], [(n, "BASE TABLE") for n in names])
+    return text_columns([header], [(n,) for n in names])
+
+
+def _variables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    keep = like_filter(_like(stmt))
+    rows = [(k, "" if v is None else _var_text(v)) for k, v in ctx.session.variables.list() if keep(k)]
+    return text_columns(["Variable_name", "Value"], rows)
+
+
+def _var_text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _warnings(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    return text_columns(["Level", "Code", "Message"], [])
+
+
+def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    cols = ["CurrentConnected", "Id", "User", "Host", "LoginTime", "Catalog", "Db", "Command",
+            "Time", "State", "QueryId", "Info"]
+    return text_columns(cols, [("Yes", ctx.session.connection_id, "root", "127.0.0.1",
+                                "", "internal", ctx.db or "", "Query", 0, "OK", "", ctx.sql)])
+
+
+def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    return desc(DescStmt(stmt.text("db") or None, stmt.text("target")), ctx,
+                full=bool(stmt.args.get("full")))
+
+
+_SHOW = {
+    "DATABASES": _databases, "SCHEMAS": _databases, "TABLES": _tables,
+    "VARIABLES": _variables, "WARNINGS": _warnings, "ERRORS": _warnings,
+    "PROCESSLIST": _processlist, "COLUMNS": _columns, "FIELDS": _columns,
+    "STATUS": lambda s, c: text_columns(["Variable_name", "Value"], []),
+}
+
+
+def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsResult:
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
+        text = show_create_table_sql(table)
+    return text_columns(["Table", "Create Table"], [(table.name, text)])
+
+
+def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResult:
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
+        rows = []
+        for c in table.columns:
+            extra = c.aggregation if c.aggregation and not c.is_key else ""
+            if table.keys_type == "UNIQUE_KEYS" and not c.is_key:
+                extra = ""
+            rows.append((c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
+                         "true" if c.is_key else "false",
+                         c.default if c.default is not None else None, extra))
+    if stmt.all:
+        return text_columns(["IndexName", "IndexKeysType", "Field", "Type", "Null", "Key",
+                             "Default", "Extra"],
+                            [((table.name if i == 0 else ""), (table.keys_type if i == 0 else ""), *r)
+                             for i, r in enumerate(rows)])
+    return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
+
+
+def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResult:
+    cols = ["PartitionId", "PartitionName", "VisibleVersion", "VisibleVersionTime", "State",
+            "PartitionKey", "Range", "DistributionKey", "Buckets", "ReplicationNum",
+            "StorageMedium", "CooldownTime", "RemoteStoragePolicy", "LastConsistencyCheckTime",
+            "DataSize", "IsInMemory", "ReplicaAllocation", "IsMutable", "SyncWithBaseTables",
+            "UnsyncTables"]
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
+        info = table.partition_info
+        types = partition_types(table) if info.kind != "UNPARTITIONED" else []
+        dist = ", ".join(table.distribution.columns) or "RANDOM"
+        rows = []
+        for p in table.sorted_partitions():
+            if info.kind == "RANGE":
+                rng = format_range(types, p.lower, p.upper)
+            elif info.kind == "LIST":
+                rng = "[" + ", ".join("(" + ", ".join(str(v) for v in t) + ")" for t in p.values or []) + "]"
+            else:
+                rng = ""
+            size = sum(ctx.engine.get_tablet(t).data_size() for t in p.tablets) \
+                if hasattr(ctx.engine.get_tablet(next(iter(p.tablets))), "data_size") else 0
+            rows.append((p.partition_id, p.name, p.visible_version,
+                         datetime.fromtimestamp(p.visible_version_time).strftime("%Y-%m-%d %H:%M:%S"),
+                         "NORMAL", ", ".join(info.columns), rng, dist, p.buckets,
+                         p.replication_num, "HDD", "9999-12-31 23:59:59", "", "NULL",
+                         _size_text(size), "false", f"tag.location.default: {p.replication_num}",
+                         "true", "true", "NULL"))
+    return text_columns(cols, rows)
+
+
+def _size_text(n: int) -> str:
+    for unit, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= factor:
+            return f"{n / factor:.3f} {unit}"
+    return f"{n}.000 "

@@ -1,0 +1,122 @@
+"""`minidoris serve`: start the server (FE + simulated BEs in one process).
+
+Start-up: load the config (file, then flags) -> create the data dir -> open the storage engine
+-> open the catalog (image + journal replay, tablets restored, orphan rowsets removed) -> listen
+on the query port. SIGTERM / Ctrl-C close the listener and the journal cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from mysql_mimic import MysqlServer
+from mysql_mimic.stream import MysqlStream
+
+from catalog.catalog import Catalog
+from server.config import Config, load_config
+from server.protocol.connection import DorisConnection
+from server.session import DorisSession
+from server.variables import new_global_variables
+from storage import StorageEngine
+
+log = logging.getLogger("minidoris")
+
+
+@dataclass
+class Services:
+    """Process-wide services every session shares."""
+
+    config: Config
+    catalog: Catalog
+    engine: StorageEngine
+    pool: ThreadPoolExecutor
+    global_variables: object
+
+
+def open_services(cfg: Config) -> Services:
+    Path(cfg.data_dir).mkdir(parents=True, exist_ok=True)
+    engine = StorageEngine(cfg.path("storage_root_path"), page_size=cfg.data_page_size,
+                           short_key_interval=cfg.short_key_index_interval,
+                           max_segment_size=cfg.max_segment_size)
+    catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
+                      edit_log_roll_num=cfg.edit_log_roll_num)
+    catalog.open()
+    pool = ThreadPoolExecutor(max_workers=max(cfg.exec_threads, 2), thread_name_prefix="exec")
+    return Services(cfg, catalog, engine, pool, new_global_variables())
+
+
+class DorisServer(MysqlServer):
+    """mysql-mimic's server, building DorisConnection instead of its own Connection."""
+
+    def __init__(self, services: Services, **kwargs):
+        super().__init__(session_factory=lambda: DorisSession(services), **kwargs)
+        self.services = services
+
+    async def _client_connected_cb(self, reader, writer) -> None:
+        stream = MysqlStream(reader, writer)
+        session = DorisSession(self.services)
+        connection = DorisConnection(stream=stream, session=session, control=self.control,
+                                     server_capabilities=self.capabilities,
+                                     identity_provider=self.identity_provider, ssl=self.ssl)
+        connection_id = await self.control.add(connection)
+        connection.connection_id = connection_id
+        try:
+            await connection.start()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+            await self.control.remove(connection_id)
+
+
+async def serve(cfg: Config, host: str) -> None:
+    services = open_services(cfg)
+    server = DorisServer(services)
+    await server.start_server(host=host, port=cfg.query_port)
+    log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down")
+    server.close()
+    services.pool.shutdown(wait=False, cancel_futures=True)
+    services.catalog.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="minidoris", description="A Doris-compatible SQL server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve", help="start the server")
+    s.add_argument("--config", type=Path, default=None, help="config file (conf/minidoris.conf)")
+    s.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=None, help="MySQL protocol port (default 9030)")
+    s.add_argument("--data-dir", default=None, help="data directory (default ./minidoris-data)")
+    s.add_argument("--log-level", default="INFO")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        cfg = load_config(args.config)
+    except (OSError, ValueError) as e:
+        print(f"minidoris: {e}", file=sys.stderr)
+        return 2
+    if args.port is not None:
+        cfg.query_port = args.port
+    if args.data_dir is not None:
+        cfg.data_dir = args.data_dir
+    host = args.host or cfg.priority_networks or "127.0.0.1"
+    asyncio.run(serve(cfg, host))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The project's own parsers for the Doris statements sqlglot leaves raw."""

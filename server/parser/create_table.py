@@ -1,0 +1,203 @@
+"""Parser for Doris's CREATE TABLE, which sqlglot cannot parse with aggregation types or ROLLUP.
+
+    CREATE TABLE [IF NOT EXISTS] [db.]name (
+        col type [KEY] [SUM|MAX|MIN|REPLACE|REPLACE_IF_NOT_NULL] [NULL|NOT NULL]
+            [AUTO_INCREMENT[(n)]] [DEFAULT v] [COMMENT 'c'], ...
+        [, INDEX name (cols) [USING BITMAP|INVERTED|NGRAM_BF] [PROPERTIES (...)] [COMMENT 'c']]
+    )
+    [ENGINE = olap]
+    [AGGREGATE|UNIQUE|DUPLICATE KEY (cols)]
+    [COMMENT 'c']
+    [PARTITION BY RANGE|LIST (cols) (partition, ...)]
+    [DISTRIBUTED BY HASH (cols) | RANDOM [BUCKETS n|AUTO]]
+    [ROLLUP (name (cols) [DUPLICATE KEY (cols)] [PROPERTIES (...)], ...)]
+    [PROPERTIES ("k" = "v", ...)]
+
+Partition clauses (shared with ALTER TABLE ADD PARTITION) are in `partition_desc.py`.
+"""
+
+from __future__ import annotations
+
+from sqlglot.tokens import TokenType
+
+from catalog.errors import AnalysisError, SyntaxError_
+from catalog.model import AGGREGATIONS
+from catalog.statements import ColumnDef, CreateTableStmt, IndexDef, RollupDesc
+from server.parser.partition_desc import parse_partition_desc
+from server.parser.tokens import TokenCursor
+from storage.types import ALIASES, DataType
+
+_KEYS = {"AGGREGATE": "AGG_KEYS", "UNIQUE": "UNIQUE_KEYS", "DUPLICATE": "DUP_KEYS"}
+
+
+def parse_create_table(cur: TokenCursor) -> CreateTableStmt:
+    cur.expect("CREATE")
+    cur.accept("EXTERNAL")
+    cur.expect("TABLE")
+    if_not_exists = cur.accept("IF", "NOT", "EXISTS")
+    db, name = cur.qualified_name()
+    stmt = CreateTableStmt(db=db, name=name, columns=[], if_not_exists=if_not_exists)
+    if cur.is_word("LIKE") or cur.is_word("AS"):
+        raise AnalysisError("CREATE TABLE ... LIKE / AS SELECT is not supported yet")
+    _parse_elements(cur, stmt)
+    _parse_clauses(cur, stmt)
+    cur.expect_end()
+    return stmt
+
+
+def _parse_elements(cur: TokenCursor, stmt: CreateTableStmt) -> None:
+    cur.expect_type(TokenType.L_PAREN, "(")
+    while True:
+        if cur.is_word("INDEX"):
+            stmt.indexes.append(_parse_index(cur))
+        else:
+            stmt.columns.append(parse_column_def(cur))
+        if cur.accept_type(TokenType.R_PAREN):
+            return
+        cur.expect_type(TokenType.COMMA, ", or )")
+
+
+def parse_type(cur: TokenCursor) -> DataType:
+    word = cur.identifier("column type").upper()
+    if word not in ALIASES:
+        raise AnalysisError(f"Unknown data type: {word}" if word.isidentifier()
+                            else f"Syntax error: unexpected '{word}'")
+    args: list[int] = []
+    if cur.is_type(TokenType.L_PAREN):
+        args = cur.paren_list(lambda: cur.number("type argument"))
+    if ALIASES[word] in ("INT", "TINYINT", "SMALLINT", "BIGINT", "LARGEINT", "BOOLEAN"):
+        args = []  # INT(11): display width, ignored as Doris does
+    try:
+        return DataType.of(word, *args)
+    except ValueError as e:
+        raise AnalysisError(str(e)) from None
+
+
+def parse_column_def(cur: TokenCursor) -> ColumnDef:
+    name = cur.identifier("column name")
+    col = ColumnDef(name=name, type=parse_type(cur))
+    while not (cur.is_type(TokenType.COMMA) or cur.is_type(TokenType.R_PAREN) or cur.at_end()):
+        if cur.accept("KEY"):
+            continue
+        word = cur.peek().text.upper()
+        if word in AGGREGATIONS or word in ("BITMAP_UNION", "HLL_UNION", "QUANTILE_UNION"):
+            cur.next()
+            if word not in AGGREGATIONS:
+                raise AnalysisError(f"Aggregate type {word} is not supported yet")
+            col.aggregation = word
+        elif cur.accept("NOT", "NULL"):
+            col.nullable = False
+        elif cur.accept("NULL"):
+            col.nullable = True
+        elif cur.accept("AUTO_INCREMENT"):
+            col.auto_increment = True
+            if cur.is_type(TokenType.L_PAREN):
+                cur.paren_list(lambda: cur.number("auto increment start"))
+        elif cur.accept("DEFAULT"):
+            col.has_default = True
+            col.default = _default_value(cur)
+        elif cur.accept("ON", "UPDATE"):
+            cur.next()
+        elif cur.accept("COMMENT"):
+            col.comment = cur.string("comment")
+        else:
+            raise cur.error(f"Unexpected word in definition of column '{name}'")
+    return col
+
+
+def _default_value(cur: TokenCursor) -> str | None:
+    t = cur.peek()
+    if t is not None and t.text.upper() in ("CURRENT_TIMESTAMP", "NOW"):
+        cur.next()
+        if cur.is_type(TokenType.L_PAREN):
+            cur.paren_list(lambda: cur.number())
+        return "CURRENT_TIMESTAMP"
+    return cur.literal()
+
+
+def _parse_index(cur: TokenCursor) -> IndexDef:
+    cur.expect("INDEX")
+    cur.accept("IF", "NOT", "EXISTS")
+    name = cur.identifier("index name")
+    cols = cur.paren_list(lambda: cur.identifier("column name"))
+    using = "BITMAP"
+    idx = IndexDef(name=name, columns=cols, using=using)
+    if cur.accept("USING"):
+        idx.using = cur.identifier("index type").upper()
+    if cur.accept("PROPERTIES"):
+        idx.properties = cur.properties()
+    if cur.accept("COMMENT"):
+        idx.comment = cur.string("comment")
+    return idx
+
+
+def _parse_clauses(cur: TokenCursor, stmt: CreateTableStmt) -> None:
+    while not cur.at_end():
+        if cur.accept("ENGINE"):
+            cur.expect_type(TokenType.EQ, "=")
+            stmt.engine = cur.identifier("engine").lower()
+        elif any(cur.is_word(k, "KEY") for k in _KEYS) or cur.is_word("UNIQ", "KEY"):
+            word = cur.next().text.upper()
+            cur.expect("KEY")
+            stmt.keys_type = _KEYS.get(word, "UNIQUE_KEYS")
+            stmt.key_columns = cur.paren_list(lambda: cur.identifier("key column"))
+        elif cur.accept("COMMENT"):
+            stmt.comment = cur.string("comment")
+        elif cur.accept("PARTITION", "BY"):
+            _parse_partition_by(cur, stmt)
+        elif cur.accept("DISTRIBUTED", "BY"):
+            _parse_distribution(cur, stmt)
+        elif cur.accept("ROLLUP"):
+            stmt.rollups = cur.paren_list(lambda: _parse_rollup(cur))
+        elif cur.accept("PROPERTIES"):
+            stmt.properties = cur.properties()
+        else:
+            raise cur.error("Unexpected clause in CREATE TABLE")
+
+
+def _parse_partition_by(cur: TokenCursor, stmt: CreateTableStmt) -> None:
+    if cur.accept("RANGE"):
+        stmt.partition_kind = "RANGE"
+    elif cur.accept("LIST"):
+        stmt.partition_kind = "LIST"
+    else:
+        raise cur.error("Expected RANGE or LIST")
+    stmt.partition_columns = cur.paren_list(lambda: cur.identifier("partition column"))
+    cur.expect_type(TokenType.L_PAREN, "(")
+    if cur.accept_type(TokenType.R_PAREN):
+        return  # `()`: no partitions yet (dynamic partitions fill it)
+    while True:
+        if cur.is_word("FROM"):
+            raise SyntaxError_("Batch partition creation (FROM ... TO ... INTERVAL) is not supported yet")
+        stmt.partitions.append(parse_partition_desc(cur, stmt.partition_kind))
+        if cur.accept_type(TokenType.R_PAREN):
+            return
+        cur.expect_type(TokenType.COMMA, ", or )")
+
+
+def _parse_distribution(cur: TokenCursor, stmt: CreateTableStmt) -> None:
+    if cur.accept("HASH"):
+        stmt.distribution_kind = "HASH"
+        stmt.distribution_columns = cur.paren_list(lambda: cur.identifier("distribution column"))
+    elif cur.accept("RANDOM"):
+        stmt.distribution_kind = "RANDOM"
+    else:
+        raise cur.error("Expected HASH or RANDOM")
+    if cur.accept("BUCKETS"):
+        if cur.accept("AUTO"):
+            stmt.buckets = None
+        else:
+            stmt.buckets = cur.number("bucket number")
+            if stmt.buckets <= 0:
+                raise AnalysisError("Number of hash distribution should be greater than zero.")
+
+
+def _parse_rollup(cur: TokenCursor) -> RollupDesc:
+    name = cur.identifier("rollup name")
+    cols = cur.paren_list(lambda: cur.identifier("column name"))
+    rollup = RollupDesc(name=name, columns=cols)
+    if cur.accept("DUPLICATE", "KEY"):
+        rollup.dup_keys = cur.paren_list(lambda: cur.identifier("column name"))
+    if cur.accept("PROPERTIES"):
+        rollup.properties = cur.properties()
+    return rollup

@@ -1,0 +1,80 @@
+"""Values as the MySQL text protocol shows them, per Doris type, vectorised with pyarrow.
+
+BOOLEAN is 1/0; DATETIME is `YYYY-MM-DD HH:MM:SS` with as many fractional digits as its scale;
+DECIMAL keeps its scale; DOUBLE uses the shortest round-trip text. The column metadata
+(`column_definition`) reports the matching MySQL type, length, decimals and flags.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from mysql_mimic.charset import CharacterSet
+from mysql_mimic.packets import make_column_definition_41
+from mysql_mimic.types import ColumnDefinition, ColumnType
+
+from storage.types import DataType
+
+_MYSQL_TYPE = {
+    "BOOLEAN": ColumnType.TINY, "TINYINT": ColumnType.TINY, "SMALLINT": ColumnType.SHORT,
+    "INT": ColumnType.LONG, "BIGINT": ColumnType.LONGLONG, "LARGEINT": ColumnType.STRING,
+    "FLOAT": ColumnType.FLOAT, "DOUBLE": ColumnType.DOUBLE, "DECIMAL": ColumnType.NEWDECIMAL,
+    "DATE": ColumnType.DATE, "DATETIME": ColumnType.DATETIME, "CHAR": ColumnType.STRING,
+    "VARCHAR": ColumnType.VAR_STRING, "STRING": ColumnType.VAR_STRING,
+}
+_LENGTH = {"BOOLEAN": 1, "TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "LARGEINT": 40,
+           "FLOAT": 12, "DOUBLE": 22, "DATE": 10}
+_BINARY_CHARSET = 63
+
+
+def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    t = array.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return array
+    if pa.types.is_boolean(t):
+        return pc.cast(pc.cast(array, pa.int8()), pa.string())
+    if pa.types.is_timestamp(t):
+        scale = dtype.scale if dtype.kind == "DATETIME" else 0
+        if scale == 0:
+            return pc.strftime(pc.cast(array, pa.timestamp("s"), safe=False), "%Y-%m-%d %H:%M:%S")
+        text = pc.strftime(array, "%Y-%m-%d %H:%M:%S")  # microseconds: 6 digits
+        return pc.utf8_slice_codeunits(text, 0, 20 + scale)
+    if pa.types.is_null(t):
+        return pa.nulls(len(array), pa.string())
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return pc.cast(array, pa.string())
+    return pc.cast(array, pa.string())
+
+
+def column_definition(name: str, dtype: DataType, nullable: bool = True) -> bytes:
+    kind = dtype.kind
+    mtype = _MYSQL_TYPE.get(kind, ColumnType.VAR_STRING)
+    flags = ColumnDefinition(0)
+    if not nullable:
+        flags |= ColumnDefinition.NOT_NULL_FLAG
+    decimals = 0
+    charset = CharacterSet.utf8mb4
+    if dtype.is_numeric or dtype.kind in ("BOOLEAN", "DATE", "DATETIME"):
+        charset = _BINARY_CHARSET
+        if kind != "LARGEINT":
+            flags |= ColumnDefinition.BINARY_FLAG
+        if dtype.is_numeric:
+            flags |= ColumnDefinition.NUM_FLAG
+    if kind == "DECIMAL":
+        decimals = dtype.scale
+        length = dtype.precision + (1 if dtype.scale else 0) + 1
+    elif kind == "DATETIME":
+        decimals = dtype.scale
+        length = 19 + (dtype.scale + 1 if dtype.scale else 0)
+    elif kind in ("FLOAT", "DOUBLE"):
+        decimals = 31
+        length = _LENGTH[kind]
+    elif dtype.is_string:
+        length = min(dtype.length or 65533, 65533) * 4 if kind != "STRING" else 2147483647
+    else:
+        length = _LENGTH.get(kind, 255)
+    return make_column_definition_41(
+        server_charset=CharacterSet.utf8mb4, name=name, column_type=mtype,
+        character_set=charset, column_length=length, flags=flags, decimals=decimals)

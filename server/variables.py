@@ -1,0 +1,69 @@
+"""Session variables: declared once as name -> (type, default, settable), Doris's names.
+
+mysql-mimic's MySQL variables plus the Doris ones clients and users touch. Unknown names are
+rejected the way Doris rejects them (1193 Unknown system variable).
+"""
+
+from __future__ import annotations
+
+from mysql_mimic.variables import SYSTEM_VARIABLES, GlobalVariables, SessionVariables
+
+DORIS_VERSION = "doris-2.1.7-minidoris-0.1.0"
+
+
+def _bool(v) -> bool:
+    if isinstance(v, str):
+        return v.strip().lower() in ("1", "true", "on")
+    return bool(v)
+
+
+DORIS_VARIABLES = {
+    "version": (str, "5.7.99", False),
+    "version_comment": (str, f"Doris version {DORIS_VERSION}", False),
+    "sql_mode": (str, "ONLY_FULL_GROUP_BY", True),
+    "time_zone": (str, "UTC", True),
+    "system_time_zone": (str, "UTC", False),
+    "autocommit": (_bool, True, True),
+    "exec_mem_limit": (int, 2147483648, True),
+    "query_timeout": (int, 900, True),
+    "insert_timeout": (int, 14400, True),
+    "enable_bucket_shuffle_join": (_bool, True, True),
+    "enable_profile": (_bool, False, True),
+    "is_report_success": (_bool, False, True),
+    "parallel_fragment_exec_instance_num": (int, 8, True),
+    "parallel_pipeline_task_num": (int, 0, True),
+    "disable_colocate_plan": (_bool, False, True),
+    "enable_insert_strict": (_bool, True, True),
+    "enable_nereids_planner": (_bool, True, True),
+    "enable_fallback_to_original_planner": (_bool, False, True),
+    "batch_size": (int, 4064, True),
+    "tx_isolation": (str, "REPEATABLE-READ", True),
+    "transaction_isolation": (str, "REPEATABLE-READ", True),
+    "tx_read_only": (_bool, False, True),
+    "language": (str, "/palo/share/english/", False),
+    "net_read_timeout": (int, 60, True),
+    "query_cache_size": (int, 1048576, True),
+    "query_cache_type": (int, 0, True),
+    "have_query_cache": (_bool, True, False),
+    "character_set_filesystem": (str, "binary", True),
+    "div_precision_increment": (int, 4, True),
+    "default_order_by_limit": (int, -1, True),
+    "sql_safe_updates": (int, 0, True),
+    "lower_case_table_names": (int, 0, False),
+    "max_allowed_packet": (int, 16777216, True),
+    "license": (str, "Apache License, Version 2.0", False),
+    "default_storage_engine": (str, "olap", True),
+    "default_tmp_storage_engine": (str, "olap", True),
+    "resource_group": (str, "normal", True),
+    "group_concat_max_len": (int, 2147483646, True),
+}
+
+SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}
+
+
+def new_session_variables(global_vars: GlobalVariables) -> SessionVariables:
+    return SessionVariables(global_vars)
+
+
+def new_global_variables() -> GlobalVariables:
+    return GlobalVariables(dict(SCHEMA))

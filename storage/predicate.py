@@ -1,0 +1,132 @@
+"""Column predicates pushed into storage, and their exact evaluation.
+
+Owns `ColumnPredicate` (what the executor hands to a scan), `PreparedPredicate` (the predicate
+bound to a column's type, shared by every index so that they all agree on comparisons) and the
+exact row filter. Indexes (short key, zone maps) only ever narrow conservatively; the exact
+filter then keeps exactly the rows for which the predicate is TRUE (SQL: a comparison with NULL
+is not true, `x IN (..)` is not true for a NULL x).
+
+Values are Python scalars. A value that converts to the column's type without loss is used as a
+typed scalar (and is eligible for the short key index); otherwise (2.5 against an INT column,
+Decimal('1.005') against DECIMAL(10,2)) pyarrow's comparison kernels compare it in a common type,
+which is exact, and the short key index is not used for that predicate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import reduce
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from storage.errors import StorageError
+from storage.types import DataType
+
+COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
+OPS = (*COMPARISONS, "in", "is_null", "is_not_null")
+
+_KERNELS = {"=": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
+            ">": pc.greater, ">=": pc.greater_equal}
+
+
+@dataclass(frozen=True)
+class ColumnPredicate:
+    """`column op values`: op in OPS; one value for comparisons, any number for `in`."""
+
+    column: str
+    op: str
+    values: tuple = ()
+
+    def __post_init__(self) -> None:
+        if self.op not in OPS:
+            raise ValueError(f"Unknown predicate operator {self.op!r}")
+        object.__setattr__(self, "values", tuple(self.values))
+        if self.op in COMPARISONS and len(self.values) != 1:
+            raise ValueError(f"Operator {self.op} takes exactly one value")
+        if self.op in ("is_null", "is_not_null") and self.values:
+            raise ValueError(f"Operator {self.op} takes no value")
+
+
+@dataclass
+class PreparedPredicate:
+    """A predicate bound to its column's type."""
+
+    column: str
+    op: str
+    dtype: DataType
+    scalars: list = field(default_factory=list)  # pa.Scalar per non-NULL value
+    key_values: list | None = None  # values exactly representable in the column type, or None
+    never_true: bool = False
+
+    def compare(self, op: str, arr, scalar: pa.Scalar):
+        """`arr op scalar` with pyarrow's kernels; a type mismatch is a StorageError."""
+        try:
+            return _KERNELS[op](arr, scalar)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise StorageError(f"Cannot compare column {self.column} ({self.dtype}) with "
+                               f"{scalar.as_py()!r}: {exc}") from exc
+
+    def evaluate(self, arr) -> pa.Array | pa.ChunkedArray:
+        """Boolean mask, TRUE exactly where the predicate holds (never NULL)."""
+        if self.op == "is_null":
+            return pc.is_null(arr)
+        if self.op == "is_not_null":
+            return pc.is_valid(arr)
+        if self.never_true:
+            return pa.repeat(False, len(arr)) if isinstance(arr, pa.Array) else \
+                pa.chunked_array([pa.repeat(False, len(arr))], pa.bool_())
+        if self.op == "in":
+            masks = [self.compare("=", arr, s) for s in self.scalars]
+            mask = reduce(pc.or_kleene, masks)
+        else:
+            mask = self.compare(self.op, arr, self.scalars[0])
+        return pc.fill_null(mask, False)
+
+
+def prepare(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
+    """Bind `pred` to the column type `dtype`."""
+    prepared = PreparedPredicate(pred.column, pred.op, dtype)
+    if pred.op in ("is_null", "is_not_null"):
+        return prepared
+    values = [v for v in pred.values if v is not None]
+    if not values or (pred.op != "in" and len(values) != len(pred.values)):
+        prepared.never_true = True  # `x = NULL`, `x IN (NULL)`: never TRUE
+        return prepared
+    exact = [_exact_scalar(v, dtype) for v in values]
+    prepared.scalars = [s if s is not None else _inferred_scalar(v, pred.column)
+                        for s, v in zip(exact, values)]
+    if all(s is not None for s in exact):
+        prepared.key_values = [s.as_py() for s in exact]
+    return prepared
+
+
+def _exact_scalar(value, dtype: DataType) -> pa.Scalar | None:
+    """`value` as a scalar of the column type if the conversion loses nothing, else None."""
+    if dtype.kind == "BOOLEAN":
+        if not isinstance(value, int) or value not in (0, 1):
+            return None
+        value = bool(value)
+    elif isinstance(value, bool):
+        return None
+    try:
+        scalar = pa.scalar(value, type=dtype.arrow())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        return None
+    # date == datetime is False in Python, 2 == 2.5 is False, Decimal('3.00') == 3 is True
+    return scalar if scalar.as_py() == value else None
+
+
+def _inferred_scalar(value, column: str) -> pa.Scalar:
+    try:
+        return pa.scalar(value)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
+        raise StorageError(f"Unsupported value {value!r} in a predicate on {column}") from exc
+
+
+def combined_mask(predicates: list[PreparedPredicate], arrays: dict):
+    """AND of the predicates' masks over `arrays` (column name -> array); None if no predicate."""
+    masks = [p.evaluate(arrays[p.column]) for p in predicates]
+    if not masks:
+        return None
+    return reduce(pc.and_, masks)

@@ -1,0 +1,178 @@
+"""Tablet schema: the columns a tablet stores, its keys type and its short key (prefix) layout.
+
+Owns `TabletColumn` and `TabletSchema`. A tablet carries its own schema (as a Doris BE does), so
+storage never consults the catalog. The catalog builds a `TabletSchema` per materialized index and
+journals it through `to_dict()`.
+
+Short key (prefix index) columns, seed 004 "前缀索引" and Doris FE `calcShortKeyColumnCount`:
+
+    walk the key columns in order, at most 3 of them, summing their index widths
+      - a FLOAT/DOUBLE key ends the prefix before it (Doris refuses floating keys anyway)
+      - INT 4, BIGINT 8, LARGEINT/DECIMAL 16, DATE 4, DATETIME 8, CHAR(n) n bytes,
+        VARCHAR/STRING 20 bytes ("message(prefix 20 Bytes)", "user_name(20 Bytes)")
+      - when the sum would pass 36 bytes: a CHAR/VARCHAR/STRING column is still taken, cut to the
+        bytes that remain; any other column ends the prefix before it
+      - a VARCHAR/STRING column is the last one taken ("遇到 VARCHAR ... 直接截断")
+
+    e.g. (user_id BIGINT, age INT, message VARCHAR(100), ...) -> 3 columns: 8 + 4 + 20 bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from storage.types import DataType
+
+AGG_KEYS = "AGG_KEYS"
+UNIQUE_KEYS = "UNIQUE_KEYS"
+DUP_KEYS = "DUP_KEYS"
+KEYS_TYPES = (AGG_KEYS, UNIQUE_KEYS, DUP_KEYS)
+AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+
+SHORT_KEY_MAX_BYTES = 36
+SHORT_KEY_MAX_COLUMNS = 3
+VARCHAR_INDEX_BYTES = 20
+
+
+@dataclass(frozen=True)
+class TabletColumn:
+    """One stored column. `aggregation` is set only on AGG_KEYS value columns."""
+
+    name: str
+    type: DataType
+    is_key: bool = False
+    aggregation: str | None = None
+    nullable: bool = True
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "type": self.type.to_dict(), "is_key": self.is_key,
+                "aggregation": self.aggregation, "nullable": self.nullable}
+
+    @staticmethod
+    def from_dict(d: dict) -> TabletColumn:
+        return TabletColumn(d["name"], DataType.from_dict(d["type"]), d["is_key"],
+                            d.get("aggregation"), d.get("nullable", True))
+
+
+@dataclass
+class TabletSchema:
+    """Columns (keys first, in sort order), the data model and the derived short key layout."""
+
+    columns: list[TabletColumn]
+    keys_type: str = DUP_KEYS
+    short_key_widths: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.columns = list(self.columns)
+        _validate(self.columns, self.keys_type)
+        self._by_name = {c.name: i for i, c in enumerate(self.columns)}
+        self.short_key_widths = _short_key_widths(self.key_columns)
+
+    # -- lookups -------------------------------------------------------------------------------
+    @property
+    def key_columns(self) -> list[TabletColumn]:
+        return [c for c in self.columns if c.is_key]
+
+    @property
+    def value_columns(self) -> list[TabletColumn]:
+        return [c for c in self.columns if not c.is_key]
+
+    @property
+    def key_names(self) -> list[str]:
+        return [c.name for c in self.columns if c.is_key]
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def short_key_column_count(self) -> int:
+        return len(self.short_key_widths)
+
+    @property
+    def short_key_columns(self) -> list[TabletColumn]:
+        return self.key_columns[: self.short_key_column_count]
+
+    @property
+    def merges_on_read(self) -> bool:
+        """AGG and UNIQUE tablets merge rows with equal keys across rowsets when read."""
+        return self.keys_type != DUP_KEYS
+
+    def has_column(self, name: str) -> bool:
+        return name in self._by_name
+
+    def column(self, name: str) -> TabletColumn:
+        i = self._by_name.get(name)
+        if i is None:
+            raise KeyError(f"Unknown column '{name}' in tablet schema")
+        return self.columns[i]
+
+    def aggregation_of(self, name: str) -> str | None:
+        """How a value column merges: its AGG type; REPLACE for UNIQUE values; None for keys/DUP."""
+        col = self.column(name)
+        if col.is_key or self.keys_type == DUP_KEYS:
+            return None
+        if self.keys_type == UNIQUE_KEYS:
+            return "REPLACE"
+        return col.aggregation
+
+    def arrow_schema(self):
+        import pyarrow as pa
+
+        return pa.schema([pa.field(c.name, c.type.arrow(), c.nullable) for c in self.columns])
+
+    # -- persistence ---------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {"columns": [c.to_dict() for c in self.columns], "keys_type": self.keys_type}
+
+    @staticmethod
+    def from_dict(d: dict) -> TabletSchema:
+        return TabletSchema([TabletColumn.from_dict(c) for c in d["columns"]], d["keys_type"])
+
+
+def _validate(columns: list[TabletColumn], keys_type: str) -> None:
+    if keys_type not in KEYS_TYPES:
+        raise ValueError(f"Unknown keys type {keys_type!r}")
+    if not columns or not columns[0].is_key:
+        raise ValueError("A tablet schema needs at least one key column, first")
+    names = [c.name for c in columns]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Duplicate column name in tablet schema: {names}")
+    seen_value = False
+    for col in columns:
+        if col.is_key and seen_value:
+            raise ValueError(f"Key column {col.name} must come before value columns")
+        seen_value = seen_value or not col.is_key
+        _validate_aggregation(col, keys_type)
+
+
+def _validate_aggregation(col: TabletColumn, keys_type: str) -> None:
+    if col.aggregation is not None and col.aggregation not in AGGREGATIONS:
+        raise ValueError(f"Unknown aggregation {col.aggregation!r} on column {col.name}")
+    if col.is_key and col.aggregation is not None:
+        raise ValueError(f"Key column {col.name} cannot have an aggregation")
+    if keys_type == AGG_KEYS and not col.is_key and col.aggregation is None:
+        raise ValueError(f"Value column {col.name} of an AGG_KEYS tablet needs an aggregation")
+    if keys_type == DUP_KEYS and col.aggregation is not None:
+        raise ValueError(f"Value column {col.name} of a DUP_KEYS tablet cannot aggregate")
+
+
+def _short_key_widths(keys: list[TabletColumn]) -> list[int]:
+    """Bytes each short key column contributes (string columns are cut to this many bytes)."""
+    widths: list[int] = []
+    used = 0
+    for col in keys[:SHORT_KEY_MAX_COLUMNS]:
+        if col.type.is_float:
+            break
+        width = col.type.key_bytes()
+        if width < 0:
+            width = VARCHAR_INDEX_BYTES
+        if used + width > SHORT_KEY_MAX_BYTES:
+            if col.type.is_string:
+                widths.append(SHORT_KEY_MAX_BYTES - used)
+            break
+        widths.append(width)
+        used += width
+        if col.type.kind in ("VARCHAR", "STRING"):
+            break
+    return widths

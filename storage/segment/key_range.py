@@ -1,0 +1,120 @@
+"""Key ranges: which predicates the short key index can answer, as encoded key bounds.
+
+Owns the translation of predicates on the leading short key columns into scan key ranges (Doris
+`OlapScanKeys`): equality (`=`, `IN`, `IS NULL`) on a prefix of the short key columns, then at
+most one range (`<`, `<=`, `>`, `>=`) on the next column. `IN` lists expand into one range per
+combination while the product stays within MAX_SCAN_KEYS (Doris `max_scan_key_num`, 48); a
+column that would exceed it ends the prefix. Only values exactly representable in the column
+type take part. On a string column (cut to its prefix width) range bounds are made inclusive:
+the cut key of a row that satisfies `> 'abc'` may equal the cut of 'abc'.
+
+A range is [first row >= / > lower, first row >= / > upper): see short_key.ShortKeyIndex.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from storage.predicate import PreparedPredicate
+from storage.segment.short_key import encode_bound
+from storage.types import DataType
+
+MAX_SCAN_KEYS = 48
+
+
+@dataclass
+class KeyBound:
+    key: bytes
+    strict: bool  # True: the first row > key; False: the first row >= key
+
+
+@dataclass
+class KeyRange:
+    lower: KeyBound
+    upper: KeyBound
+
+
+@dataclass
+class _Range:
+    lower: object = None
+    lower_strict: bool = False
+    upper: object = None
+    upper_strict: bool = False
+    has_lower: bool = False
+    has_upper: bool = False
+
+
+def key_ranges(predicates: list[PreparedPredicate], types: list[DataType], names: list[str],
+               widths: list[int], total_width: int) -> list[KeyRange] | None:
+    """Key ranges implied by the predicates; None if they do not restrict the short key."""
+    prefixes: list[tuple] = [()]
+    rng: _Range | None = None
+    for i, (name, dtype) in enumerate(zip(names, types)):
+        preds = [p for p in predicates if p.column == name and p.key_values is not None
+                 or p.column == name and p.op == "is_null"]
+        equal = _equal_values(preds)
+        if equal is not None:
+            if not equal:
+                return []  # contradictory equalities: no row can match
+            if len(prefixes) * len(equal) > MAX_SCAN_KEYS:
+                break
+            prefixes = [p + (v,) for p, v in itertools.product(prefixes, equal)]
+            continue
+        rng = _range(preds, dtype.is_string)
+        break
+    if prefixes == [()] and rng is None:
+        return None
+    return [_build(p, rng, types, widths, total_width) for p in prefixes]
+
+
+def _equal_values(preds: list[PreparedPredicate]) -> list | None:
+    """Sorted values (None = NULL, first) the column must equal, or None if unconstrained."""
+    allowed: set | None = None
+    for p in preds:
+        if p.op == "=" or p.op == "in":
+            values = set(p.key_values)
+        elif p.op == "is_null":
+            values = {None}
+        else:
+            continue
+        allowed = values if allowed is None else allowed & values
+    if allowed is None:
+        return None
+    return sorted(allowed, key=lambda v: (v is not None, v if v is not None else 0))
+
+
+def _range(preds: list[PreparedPredicate], inclusive_only: bool) -> _Range | None:
+    rng = _Range()
+    for p in preds:
+        if p.op not in ("<", "<=", ">", ">="):
+            continue
+        value = p.key_values[0]
+        strict = p.op in ("<", ">") and not inclusive_only
+        if p.op in (">", ">="):
+            if not rng.has_lower or value > rng.lower or (value == rng.lower and strict):
+                rng.lower, rng.lower_strict, rng.has_lower = value, strict, True
+        elif not rng.has_upper or value < rng.upper or (value == rng.upper and strict):
+            rng.upper, rng.upper_strict, rng.has_upper = value, strict, True
+    return rng if rng.has_lower or rng.has_upper else None
+
+
+def _build(prefix: tuple, rng: _Range | None, types: list[DataType], widths: list[int],
+           total_width: int) -> KeyRange:
+    def bound(values: list, fill: int) -> bytes:
+        return encode_bound(values, types, widths, total_width, fill)
+
+    values = list(prefix)
+    if rng is not None and rng.has_lower:
+        # >= v: first row >= (prefix, v, 00..); > v: first row > (prefix, v, FF..)
+        lower = KeyBound(bound(values + [rng.lower], 0xFF if rng.lower_strict else 0x00),
+                         rng.lower_strict)
+    else:
+        lower = KeyBound(bound(values, 0x00), False)
+    if rng is not None and rng.has_upper:
+        # <= v: first row > (prefix, v, FF..); < v: first row >= (prefix, v, 00..)
+        upper = KeyBound(bound(values + [rng.upper], 0x00 if rng.upper_strict else 0xFF),
+                         not rng.upper_strict)
+    else:
+        upper = KeyBound(bound(values, 0xFF), True)
+    return KeyRange(lower, upper)

@@ -1,0 +1,154 @@
+"""Zone maps: min, max, has_null, has_not_null per data page and per segment (seed 003 §4).
+
+Owns computing zone maps at write time, their serialized form, and page filtering (§4.2).
+
+Zone map page body (page type ZONE_MAP_INDEX, one per column, all its pages' entries):
+
+    u32 count | u32 0
+    | count x u8 has_null | count x u8 has_not_null   (padded to 8)
+    | u8 encoding | u8 has_nulls | u16 0 | u32 size | mins: `count` values of the column type,
+                                                      encoded as a data page body (encoding.py),
+                                                      NULL where a page holds no non-NULL value
+                                                      (padded to 8)
+    | u8 encoding | u8 has_nulls | u16 0 | u32 size | maxs, likewise
+
+The segment zone map is the same structure with count 1, base64-encoded in the footer's column
+meta (as Doris keeps `segment_zone_map` in the footer). Strings keep their full min/max.
+A FLOAT/DOUBLE page holding a NaN gets min -inf and max +inf (pyarrow's min/max skip NaN; the
+widened range keeps filtering conservative).
+
+Filtering rules (seed 003 §4.2), a page is KEPT when:
+
+    any operator other than IS [NOT] NULL, and has_null          (literal seed rule)
+    x = v      min <= v <= max                x != v    not (min == v == max)  (*)
+    x < v      min < v        x <= v   min <= v       x > v    max > v      x >= v   max >= v
+    x IN (..)  some value v with min <= v <= max
+    x IS NULL  has_null                       x IS NOT NULL  has_not_null
+
+(*) The seed writes "v < min or v > max keeps the page" for `!=`; read as the only case that
+keeps a page it would drop pages holding rows != v (min=1, max=10, v=5). minidoris keeps those
+pages too and drops a page only when every value equals v, which is what Doris's
+`ComparisonPredicateBase::evaluate_and` does.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from storage.predicate import PreparedPredicate
+from storage.segment import encoding
+from storage.types import DataType
+
+
+@dataclass
+class ZoneMaps:
+    mins: pa.Array
+    maxs: pa.Array
+    has_null: np.ndarray      # bool, one per page
+    has_not_null: np.ndarray  # bool
+
+    def __len__(self) -> int:
+        return len(self.has_null)
+
+
+def compute(arr: pa.Array, starts: np.ndarray, ends: np.ndarray, dtype: DataType) -> ZoneMaps:
+    """Zone maps of the pages [starts[i], ends[i]) of `arr`."""
+    mins, maxs, has_null, has_not_null = [], [], [], []
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        page = arr.slice(start, end - start)
+        nulls = page.null_count
+        has_null.append(nulls > 0)
+        has_not_null.append(nulls < len(page))
+        lo, hi = _min_max(page, dtype)
+        mins.append(lo)
+        maxs.append(hi)
+    arrow_type = dtype.arrow()
+    return ZoneMaps(pa.array(mins, type=arrow_type), pa.array(maxs, type=arrow_type),
+                    np.array(has_null, dtype=bool), np.array(has_not_null, dtype=bool))
+
+
+def _min_max(page: pa.Array, dtype: DataType) -> tuple[pa.Scalar, pa.Scalar]:
+    if dtype.is_float and pc.any(pc.is_nan(page)).as_py():
+        inf = float("inf")
+        return pa.scalar(-inf, dtype.arrow()), pa.scalar(inf, dtype.arrow())
+    result = pc.min_max(page)
+    return result["min"], result["max"]
+
+
+def merge(zm: ZoneMaps, dtype: DataType) -> ZoneMaps:
+    """One zone map covering all entries of `zm` (the segment zone map)."""
+    lo, hi = pc.min(zm.mins), pc.max(zm.maxs)
+    arrow_type = dtype.arrow()
+    return ZoneMaps(pa.array([lo], type=arrow_type), pa.array([hi], type=arrow_type),
+                    np.array([zm.has_null.any()]), np.array([zm.has_not_null.any()]))
+
+
+# -- serialization -------------------------------------------------------------------------------
+def encode(zm: ZoneMaps, dtype: DataType) -> bytes:
+    count = len(zm)
+    flags = np.concatenate([zm.has_null, zm.has_not_null]).astype(np.uint8).tobytes()
+    parts = [struct.pack("<II", count, 0), flags, bytes((-len(flags)) % 8)]
+    for values in (zm.mins, zm.maxs):
+        page = encoding.encode(values, dtype, allow_dict=False)
+        body = page.body()
+        parts += [struct.pack("<BBHI", page.encoding, page.has_nulls, 0, len(body)), body,
+                  bytes((-len(body)) % 8)]
+    return b"".join(parts)
+
+
+def decode(body: pa.Buffer, dtype: DataType) -> ZoneMaps:
+    count, _ = struct.unpack_from("<II", body)
+    flags = np.frombuffer(body, np.uint8, 2 * count, 8).astype(bool)
+    pos = 8 + 2 * count + (-(2 * count)) % 8
+    arrays = []
+    for _ in range(2):
+        enc, has_nulls, _, size = struct.unpack_from("<BBHI", body, pos)
+        pos += 8
+        if pos + size > body.size:
+            raise ValueError("zone map values run past the page")
+        arrays.append(encoding.decode(enc, bool(has_nulls), body.slice(pos, size), count, dtype))
+        pos += size + (-size) % 8
+    return ZoneMaps(arrays[0], arrays[1], flags[:count].copy(), flags[count:].copy())
+
+
+# -- filtering -----------------------------------------------------------------------------------
+def keep(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
+    """Which entries (pages) may hold rows satisfying `pred`, per the rules above."""
+    if pred.op == "is_null":
+        return zm.has_null.copy()
+    if pred.op == "is_not_null":
+        return zm.has_not_null.copy()
+    if pred.never_true:
+        return np.zeros(len(zm), dtype=bool)
+    return zm.has_null | _value_condition(zm, pred)
+
+
+def _value_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
+    def cmp(op: str, values: pa.Array, scalar: pa.Scalar) -> np.ndarray:
+        # NULL min/max (pages without values) compare as "keep"
+        return np.asarray(pc.fill_null(pred.compare(op, values, scalar), True))
+
+    def contains(scalar: pa.Scalar) -> np.ndarray:
+        return cmp("<=", zm.mins, scalar) & cmp(">=", zm.maxs, scalar)
+
+    op = pred.op
+    if op == "=":
+        return contains(pred.scalars[0])
+    if op == "in":
+        out = np.zeros(len(zm), dtype=bool)
+        for scalar in pred.scalars:
+            out |= contains(scalar)
+        return out
+    if op == "!=":
+        v = pred.scalars[0]
+        all_equal = np.asarray(pc.fill_null(pc.and_(pred.compare("=", zm.mins, v),
+                                                    pred.compare("=", zm.maxs, v)), False))
+        return ~all_equal
+    if op in ("<", "<="):
+        return cmp(op, zm.mins, pred.scalars[0])
+    return cmp(op, zm.maxs, pred.scalars[0])

@@ -1,0 +1,197 @@
+"""Column types: Doris's scalar type system and its mapping onto Arrow.
+
+Owns `DataType`, the one description of a column's type used by every layer: the catalog stores
+it, the planner infers with it, storage encodes by it, and the server derives MySQL column
+metadata from it. Storage owns it (not the catalog) because tablets carry their own schema, as a
+Doris BE does, and storage must not import the catalog.
+
+Arrow mapping (what a scan returns):
+
+    BOOLEAN -> bool          LARGEINT     -> decimal128(38, 0)  (see note)
+    TINYINT -> int8          FLOAT        -> float32
+    SMALLINT-> int16         DOUBLE       -> float64
+    INT     -> int32         DECIMAL(p,s) -> decimal128(p, s)
+    BIGINT  -> int64         DATE         -> date32
+    CHAR/VARCHAR/STRING -> string          DATETIME(n)  -> timestamp[us]
+
+Note: LARGEINT is a 128-bit integer whose extreme values have 39 digits; Arrow's decimal128 holds
+38, so the two extreme 39-digit values are rejected on load with a clear error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+INTEGER_KINDS = ("TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT")
+STRING_KINDS = ("CHAR", "VARCHAR", "STRING")
+FLOAT_KINDS = ("FLOAT", "DOUBLE")
+ALL_KINDS = (
+    "BOOLEAN", *INTEGER_KINDS, *FLOAT_KINDS, "DECIMAL", "DATE", "DATETIME", *STRING_KINDS,
+)
+
+# Names users may write, mapped to the canonical kind (Doris accepts the V2/V3 spellings).
+ALIASES = {
+    "BOOL": "BOOLEAN", "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT",
+    "INT": "INT", "INTEGER": "INT", "BIGINT": "BIGINT", "LARGEINT": "LARGEINT",
+    "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DECIMAL": "DECIMAL", "DECIMALV2": "DECIMAL",
+    "DECIMALV3": "DECIMAL", "NUMERIC": "DECIMAL", "DATE": "DATE", "DATEV2": "DATE",
+    "DATETIME": "DATETIME", "DATETIMEV2": "DATETIME", "CHAR": "CHAR", "VARCHAR": "VARCHAR",
+    "STRING": "STRING", "TEXT": "STRING",
+}
+
+_ARROW = {
+    "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(),
+    "BIGINT": pa.int64(), "LARGEINT": pa.decimal128(38, 0), "FLOAT": pa.float32(),
+    "DOUBLE": pa.float64(), "DATE": pa.date32(), "DATETIME": pa.timestamp("us"),
+    "CHAR": pa.string(), "VARCHAR": pa.string(), "STRING": pa.string(),
+}
+
+# Bytes a value takes in the short key (prefix) index, as seed 004 counts them.
+_KEY_BYTES = {
+    "BOOLEAN": 1, "TINYINT": 1, "SMALLINT": 2, "INT": 4, "BIGINT": 8, "LARGEINT": 16,
+    "FLOAT": 4, "DOUBLE": 8, "DECIMAL": 16, "DATE": 4, "DATETIME": 8,
+}
+
+STRING_MAX_LENGTH = 2147483643
+VARCHAR_MAX_LENGTH = 65533
+CHAR_MAX_LENGTH = 255
+
+
+@dataclass(frozen=True)
+class DataType:
+    """A Doris column type: kind plus length (CHAR/VARCHAR) or precision/scale."""
+
+    kind: str
+    length: int = 0
+    precision: int = 0
+    scale: int = 0
+
+    @staticmethod
+    def of(kind: str, *args: int) -> DataType:
+        """Build a type from a (possibly aliased) name and its numeric arguments, validating them."""
+        canonical = ALIASES.get(kind.upper())
+        if canonical is None:
+            raise ValueError(f"Unknown type: {kind}")
+        if canonical == "DECIMAL":
+            precision = args[0] if args else 9
+            scale = args[1] if len(args) > 1 else 0
+            if not 1 <= precision <= 38:
+                raise ValueError(f"Decimal precision must be between 1 and 38, got {precision}")
+            if not 0 <= scale <= precision:
+                raise ValueError(f"Decimal scale {scale} must be between 0 and precision {precision}")
+            return DataType("DECIMAL", precision=precision, scale=scale)
+        if canonical == "CHAR":
+            length = args[0] if args else 1
+            if not 1 <= length <= CHAR_MAX_LENGTH:
+                raise ValueError(f"Char size must be between 1 and {CHAR_MAX_LENGTH}, got {length}")
+            return DataType("CHAR", length=length)
+        if canonical == "VARCHAR":
+            length = args[0] if args else VARCHAR_MAX_LENGTH
+            if not 1 <= length <= VARCHAR_MAX_LENGTH:
+                raise ValueError(
+                    f"Varchar size must be between 1 and {VARCHAR_MAX_LENGTH}, got {length}")
+            return DataType("VARCHAR", length=length)
+        if canonical == "DATETIME":
+            scale = args[0] if args else 0
+            if not 0 <= scale <= 6:
+                raise ValueError(f"Scale of datetime must between 0 and 6. Scale was set to: {scale}")
+            return DataType("DATETIME", scale=scale)
+        if canonical == "STRING":
+            return DataType("STRING", length=STRING_MAX_LENGTH)
+        return DataType(canonical)
+
+    # -- classification ------------------------------------------------------------------------
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in INTEGER_KINDS
+
+    @property
+    def is_string(self) -> bool:
+        return self.kind in STRING_KINDS
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind in FLOAT_KINDS
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.is_integer or self.is_float or self.kind == "DECIMAL"
+
+    @property
+    def is_temporal(self) -> bool:
+        return self.kind in ("DATE", "DATETIME")
+
+    # -- mappings ------------------------------------------------------------------------------
+    def arrow(self) -> pa.DataType:
+        if self.kind == "DECIMAL":
+            return pa.decimal128(self.precision, self.scale)
+        return _ARROW[self.kind]
+
+    def key_bytes(self) -> int:
+        """Width in the short key index; CHAR is its length, VARCHAR/STRING are variable (-1)."""
+        if self.kind == "CHAR":
+            return self.length
+        if self.kind in ("VARCHAR", "STRING"):
+            return -1
+        return _KEY_BYTES[self.kind]
+
+    def sql(self) -> str:
+        """Doris's canonical spelling, as SHOW CREATE TABLE and DESC print it."""
+        if self.kind == "DECIMAL":
+            return f"decimal({self.precision},{self.scale})"
+        if self.kind in ("CHAR", "VARCHAR"):
+            return f"{self.kind.lower()}({self.length})"
+        if self.kind == "DATETIME" and self.scale:
+            return f"datetime({self.scale})"
+        if self.kind == "STRING":
+            return "text"
+        return self.kind.lower()
+
+    def desc_sql(self) -> str:
+        """The spelling DESC uses (upper case as Doris prints it there)."""
+        if self.kind == "DECIMAL":
+            return f"DECIMAL({self.precision}, {self.scale})"
+        if self.kind in ("CHAR", "VARCHAR"):
+            return f"{self.kind}({self.length})"
+        if self.kind == "DATETIME" and self.scale:
+            return f"DATETIME({self.scale})"
+        if self.kind == "STRING":
+            return "TEXT"
+        return self.kind
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "length": self.length, "precision": self.precision,
+                "scale": self.scale}
+
+    @staticmethod
+    def from_dict(d: dict) -> DataType:
+        return DataType(d["kind"], d.get("length", 0), d.get("precision", 0), d.get("scale", 0))
+
+    def __str__(self) -> str:
+        return self.sql()
+
+
+def from_arrow(t: pa.DataType) -> DataType:
+    """The Doris type a computed Arrow column is reported as (for result metadata and CTAS)."""
+    if pa.types.is_boolean(t):
+        return DataType("BOOLEAN")
+    for kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        if t == _ARROW[kind]:
+            return DataType(kind)
+    if pa.types.is_unsigned_integer(t):
+        return DataType("BIGINT") if t.bit_width < 64 else DataType("LARGEINT")
+    if t == pa.float32():
+        return DataType("FLOAT")
+    if pa.types.is_floating(t):
+        return DataType("DOUBLE")
+    if pa.types.is_decimal(t):
+        return DataType("DECIMAL", precision=min(t.precision, 38), scale=t.scale)
+    if pa.types.is_date(t):
+        return DataType("DATE")
+    if pa.types.is_timestamp(t):
+        return DataType("DATETIME", scale=0 if t.unit == "s" else 6)
+    if pa.types.is_null(t):
+        return DataType("BOOLEAN")
+    return DataType("STRING", length=STRING_MAX_LENGTH)

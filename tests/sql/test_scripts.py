@@ -1,0 +1,32 @@
+"""Run every golden SQL script (`tests/sql/**/*.test`) through the wire on the shared server.
+
+The format and the runner live in `runner.py`. MINIDORIS_REGENERATE=1 rewrites differing expected
+outputs in place (review them with `git diff` before committing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import runner
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = sorted(HERE.rglob("*.test"))
+
+
+def test_scripts_found():
+    assert SCRIPTS, f"no *.test scripts under {HERE}"
+    names = [runner.database_name(p) for p in SCRIPTS]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    assert not dupes, f"scripts would share a database name: {dupes}"
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[str(p.relative_to(HERE)) for p in SCRIPTS])
+def test_script(server, path):
+    result = runner.run_script(path, server.host, server.port)
+    if result.regenerated:
+        print(f"{path}: rewrote {result.regenerated} record(s) ({runner.REGENERATE_ENV}=1)")
+    if result.failures:
+        pytest.fail(result.report(), pytrace=False)
