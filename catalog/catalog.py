@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from catalog.create_table import new_table, plan_partitions, replication_num
-from catalog.errors import (DatabaseExists, DdlError, NoDatabaseSelected, TableExists,
+from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
                             UnknownDatabase, UnknownTable)
 from catalog.journal import Journal
 from catalog.model import Database, OlapTable, Partition, TabletMeta
@@ -134,7 +134,7 @@ class Catalog:
             if name not in self.dbs:
                 if if_exists:
                     return
-                raise DdlError(f"Can't drop database '{name}'; database doesn't exist")
+                raise DatabaseDropNotExists(name)
             self._log("drop_db", {"name": name})
 
     # -- tables --------------------------------------------------------------------------------
@@ -192,7 +192,7 @@ class Catalog:
             if name not in db.tables:
                 if if_exists:
                     return
-                raise UnknownTable(name, db.name)
+                raise UnknownTableToDrop(name, db.name)
             self._log("drop_table", {"db": db.name, "name": name})
 
     # -- loads ---------------------------------------------------------------------------------

@@ -31,10 +31,7 @@ class AnalysisError(DorisError):
 
 
 class SyntaxError_(DorisError):
-    """The statement does not parse."""
-
-    code = 1064
-    sqlstate = "42000"
+    """The statement does not parse. Doris reports this as 1105 (not MySQL's 1064)."""
 
 
 class UnknownDatabase(DorisError):
@@ -59,6 +56,22 @@ class UnknownTable(DorisError):
 
     def __init__(self, name: str, db: str = ""):
         super().__init__(f"Unknown table '{name}'" if not db else f"Table [{name}] does not exist in database [{db}]")
+
+
+class DatabaseDropNotExists(DorisError):
+    code = 1008
+    sqlstate = "HY000"
+
+    def __init__(self, name: str):
+        super().__init__(f"Can't drop database '{name}'; database doesn't exist")
+
+
+class UnknownTableToDrop(DorisError):
+    code = 1109
+    sqlstate = "42S02"
+
+    def __init__(self, name: str, db: str):
+        super().__init__(f"Unknown table '{name}' in {db}")
 
 
 class TableExists(DorisError):

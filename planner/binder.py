@@ -129,7 +129,8 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> L.OlapScan:
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
                                             p.tablets[tid].replicas[0]))
     columns = [c.name for c in table.columns]
-    output = [f"{alias}.{c}" for c in columns]
+    instance = ctx.names.new("")  # the same table may be scanned twice (self join, subquery)
+    output = [f"{alias}.{c}#{instance}" for c in columns]
     for c, internal in zip(table.columns, output):
         scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
     return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
@@ -193,6 +194,10 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     owner = {c.internal: c.relation for c in scope.columns}
     remaining = []
     for conj in _conjuncts(bound):
+        semi = _in_subquery(conj, ctx)
+        if semi is not None:
+            plan = L.Join(plan, semi[1], semi[0], [semi[2]], [semi[3]])
+            continue
         rels = {owner[n] for n in referenced(conj) if n in owner}
         if len(rels) == 1 and not (rels & null_supplied) and not conj.find(exp.Subquery):
             if _push_into(plan, next(iter(rels)), conj):
@@ -203,6 +208,22 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     if remaining:
         plan = L.Filter(plan, exp.and_(*remaining))
     return plan
+
+
+def _in_subquery(conj: exp.Expression, ctx: BindContext) -> tuple | None:
+    """`col [NOT] IN (SELECT ...)` (uncorrelated) as a semi / null-aware anti join."""
+    negated = isinstance(conj, exp.Not)
+    node = conj.this if negated else conj
+    if not (isinstance(node, exp.In) and node.args.get("query") is not None):
+        return None
+    if not isinstance(node.this, exp.Column):
+        raise NotSupported("IN (subquery) on an expression is not supported yet")
+    sub_plan, cols = bind_query(node.args["query"].this if isinstance(node.args["query"], exp.Subquery)
+                                else node.args["query"], ctx)
+    if len(cols) != 1:
+        raise AnalysisError("Operand should contain 1 column(s)")
+    kind = "null aware left anti" if negated else "left semi"
+    return kind, sub_plan, node.this.name, cols[0].internal
 
 
 def _push_into(plan: object, relation: str, conj: exp.Expression) -> bool:

@@ -54,13 +54,25 @@ class Scope:
         return cols
 
     def bind(self, e: exp.Expression) -> exp.Expression:
-        """A copy of `e` with column references replaced by internal names."""
-        def repl(node: exp.Expression) -> exp.Expression:
-            if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
-                col = self.lookup(node.name, node.table or None)
-                return exp.column(col.internal, quoted=True)
+        """A copy of `e` with column references replaced by internal names.
+
+        Subqueries are left alone: they have scopes of their own (bound when planned)."""
+        return self._bind(e.copy())
+
+    def _bind(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+            col = self.lookup(node.name, node.table or None)
+            return exp.column(col.internal, quoted=True)
+        if isinstance(node, (exp.Subquery, exp.Select)):
             return node
-        return e.copy().transform(repl, copy=False)
+        for key, value in list(node.args.items()):
+            if key == "query":
+                continue
+            if isinstance(value, exp.Expression):
+                node.set(key, self._bind(value))
+            elif isinstance(value, list):
+                node.set(key, [self._bind(v) if isinstance(v, exp.Expression) else v for v in value])
+        return node
 
     def type_of(self, internal: str) -> DataType | None:
         return next((c.type for c in self.columns if c.internal == internal), None)

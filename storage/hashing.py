@@ -63,7 +63,7 @@ def bucket_ids(columns: list[pa.Array | pa.ChunkedArray], types: list[DataType],
         raise ValueError(f"num_buckets must be positive, got {num_buckets}")
     if len(columns) != len(types) or not columns:
         raise ValueError("bucket_ids needs one DataType per distribution column")
-    return (crc32_rows(columns, types) % np.uint32(num_buckets)).astype(np.int64)
+    return crc32_rows(columns, types).astype(np.int64) % np.int64(num_buckets)
 
 
 def crc32_rows(columns: list[pa.Array | pa.ChunkedArray], types: list[DataType]) -> np.ndarray:

@@ -19,14 +19,13 @@ from __future__ import annotations
 import faulthandler
 import os
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from server_process import ExternalServer, ServerProcess, ServerStartError  # noqa: E402
+from server_process import ExternalServer, ServerProcess, ServerStartError, unique_name  # noqa: E402
 
 TEST_TIMEOUT = float(os.environ.get("MINIDORIS_TEST_TIMEOUT", "600"))
 
@@ -63,10 +62,6 @@ def server_factory(tmp_path):
     yield make
     for proc in made:
         proc.stop()
-
-
-def unique_name(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:10]}"
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pymysql
@@ -57,6 +58,11 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
+
+
+def unique_name(prefix: str) -> str:
+    """A database name no other test uses."""
+    return f"{prefix}_{uuid.uuid4().hex[:10]}"
 
 
 def port_accepts(host: str, port: int, timeout: float = 0.5) -> bool:

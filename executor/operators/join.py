@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from executor.operators.filter import run_filter
 
@@ -44,6 +45,8 @@ def _common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
 def run_join(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.Table:
     if node.kind == "cross":
         out = _cross(left, right)
+    elif node.kind == "null aware left anti":
+        out = _null_aware_anti(left, right, node)
     else:
         left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
         out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
@@ -52,6 +55,21 @@ def run_join(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.Table:
         if node.kind not in ("inner", "cross"):
             raise NotImplementedError("residual conditions on outer joins")
         out = run_filter(out, node.residual, eval_ctx)
+    return out
+
+
+def _null_aware_anti(left: pa.Table, right: pa.Table, node) -> pa.Table:
+    """NOT IN semantics: any NULL on the right makes every row unknown (no rows); a NULL on
+    the left is unknown unless the right side is empty."""
+    if right.num_rows == 0:
+        return left
+    if any(right.column(k).null_count for k in node.right_keys):
+        return left.slice(0, 0)
+    left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
+    out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
+                    join_type="left anti", use_threads=True)
+    for k in node.left_keys:
+        out = out.filter(pc.is_valid(out.column(k)))
     return out
 
 

@@ -26,12 +26,14 @@ def create(stmt: exp.Create, ctx: StatementContext) -> OkResult:
 def drop(stmt: exp.Drop, ctx: StatementContext) -> OkResult:
     kind = (stmt.args.get("kind") or "").upper()
     if_exists = bool(stmt.args.get("exists"))
+    targets = stmt.args.get("tables") or ([stmt.this] if stmt.this is not None else [])
     if kind in ("DATABASE", "SCHEMA"):
-        ctx.catalog.drop_database(stmt.this.name, if_exists)
+        for target in targets:
+            ctx.catalog.drop_database(target.name, if_exists)
         return OkResult()
     if kind == "TABLE":
-        table = stmt.this
-        ctx.catalog.drop_table(table.db or ctx.db, table.name, if_exists)
+        for table in targets:
+            ctx.catalog.drop_table(table.db or ctx.db, table.name, if_exists)
         return OkResult()
     raise NotSupported(f"DROP {kind} is not supported yet")
 

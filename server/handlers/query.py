@@ -10,12 +10,14 @@ from executor.run import execute
 from planner.binder import BindContext, bind_query
 from planner.naming import NameGen
 from server.handlers.context import StatementContext
+from server.handlers.session_values import inline_session_values
 from server.results import ResultColumn, RowsResult
 from storage.types import from_arrow
 
 
 def run_query(stmt, ctx: StatementContext) -> tuple[pa.Table, list]:
     """The result table (columns in select order) and the planner's result column infos."""
+    stmt = inline_session_values(stmt, ctx)
     plan, columns = bind_query(stmt, BindContext(ctx.catalog, ctx.db, NameGen()))
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool)
     table = execute(plan, env)

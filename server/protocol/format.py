@@ -24,7 +24,6 @@ _MYSQL_TYPE = {
 }
 _LENGTH = {"BOOLEAN": 1, "TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "LARGEINT": 40,
            "FLOAT": 12, "DOUBLE": 22, "DATE": 10}
-_BINARY_CHARSET = 63
 
 
 def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
@@ -57,7 +56,7 @@ def column_definition(name: str, dtype: DataType, nullable: bool = True) -> byte
     decimals = 0
     charset = CharacterSet.utf8mb4
     if dtype.is_numeric or dtype.kind in ("BOOLEAN", "DATE", "DATETIME"):
-        charset = _BINARY_CHARSET
+        charset = CharacterSet.binary
         if kind != "LARGEINT":
             flags |= ColumnDefinition.BINARY_FLAG
         if dtype.is_numeric:

@@ -101,14 +101,17 @@ def _range(preds: list[PreparedPredicate], inclusive_only: bool) -> _Range | Non
 
 def _build(prefix: tuple, rng: _Range | None, types: list[DataType], widths: list[int],
            total_width: int) -> KeyRange:
-    def bound(values: list, fill: int) -> bytes:
-        return encode_bound(values, types, widths, total_width, fill)
+    def bound(values: list, fill: int, not_null_next: bool = False) -> bytes:
+        return encode_bound(values, types, widths, total_width, fill, not_null_next)
 
     values = list(prefix)
     if rng is not None and rng.has_lower:
         # >= v: first row >= (prefix, v, 00..); > v: first row > (prefix, v, FF..)
         lower = KeyBound(bound(values + [rng.lower], 0xFF if rng.lower_strict else 0x00),
                          rng.lower_strict)
+    elif rng is not None:
+        # only an upper bound: a comparison is never true for NULL, start after the NULLs
+        lower = KeyBound(bound(values, 0x00, not_null_next=True), False)
     else:
         lower = KeyBound(bound(values, 0x00), False)
     if rng is not None and rng.has_upper:

@@ -123,10 +123,16 @@ def _encode_strings(arr: pa.Array, width: int) -> np.ndarray:
 
 
 def encode_bound(values: list, types: list[DataType], widths: list[int], total_width: int,
-                 fill: int) -> bytes:
-    """Encode a key prefix (Python values, None = NULL) and fill the remaining slots."""
+                 fill: int, not_null_next: bool = False) -> bytes:
+    """Encode a key prefix (Python values, None = NULL) and fill the remaining slots.
+
+    `not_null_next` starts the next slot with the value marker: with fill 0x00 that is the
+    smallest non-NULL key after the prefix (a range predicate never matches NULL).
+    """
     arrays = [pa.array([v], type=t.arrow()) for v, t in zip(values, types)]
     prefix = encode_keys(arrays, types[:len(values)], widths[:len(values)]).tobytes()
+    if not_null_next:
+        prefix += bytes([VALUE_MARKER])
     return prefix + bytes([fill]) * (total_width - len(prefix))
 
 

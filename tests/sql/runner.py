@@ -68,6 +68,10 @@ DIRECTIVE_OPTIONS = {
 }
 
 
+class SetupError(Exception):
+    """The runner could not create or select the script's database."""
+
+
 class ScriptError(Exception):
     """The script itself is malformed."""
 
@@ -460,7 +464,7 @@ def run_script(
         for setup in (f"DROP DATABASE IF EXISTS `{db}`", f"CREATE DATABASE `{db}`", f"USE `{db}`"):
             out = session.run(setup)
             if out.errno is not None:
-                raise RuntimeError(f"{path}: runner setup `{setup}` failed: {out.errno} {out.error}")
+                raise SetupError(f"{path}: runner setup `{setup}` failed: {out.errno} {out.error}")
         for record in records:
             failure = check(record, session.run(record.sql), regenerate)
             if failure:

@@ -25,7 +25,10 @@ def test_scripts_found():
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[str(p.relative_to(HERE)) for p in SCRIPTS])
 def test_script(server, path):
-    result = runner.run_script(path, server.host, server.port)
+    try:
+        result = runner.run_script(path, server.host, server.port)
+    except runner.SetupError as e:
+        pytest.fail(str(e), pytrace=False)
     if result.regenerated:
         print(f"{path}: rewrote {result.regenerated} record(s) ({runner.REGENERATE_ENV}=1)")
     if result.failures:

@@ -1,0 +1,240 @@
+"""The entry points and the dispatch: sqlglot node class -> handler.
+
+Life of an expression:
+1. `evaluate(expr, batch, ctx)` builds a `Frame` (batch + context) and calls `_eval` on the root.
+2. `_eval` looks the node's class up in `HANDLERS` (walking the class's MRO, so subclasses share
+   a handler) - or, for `exp.Anonymous`, the function name in `FUNCTIONS` - and calls the handler.
+3. Handlers evaluate their children through `frame.eval`, coerce them with `casts`, and return an
+   Arrow array or, for constant sub-expressions, an Arrow scalar.
+4. `evaluate` broadcasts a scalar result to the batch's row count and returns the array.
+
+Leaves (literals, NULL, booleans, column references) are handled here; each family module
+(`arithmetic`, `comparison`, `logic`, `conditional`, `strings`, `math_functions`,
+`datetime_functions`, `casts`) exports its own `HANDLERS` (and `FUNCTIONS` for names sqlglot
+leaves as `exp.Anonymous`), merged below.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any, Callable
+
+import pyarrow as pa
+from sqlglot import exp
+
+from executor.expressions import (arithmetic, casts, comparison, conditional, datetime_functions,
+                                  logic, math_functions, strings)
+from executor.expressions.context import EvalContext, Frame, Value
+from executor.expressions.errors import ExpressionError, UnsupportedExpression
+from executor.expressions.vectors import to_array
+
+Handler = Callable[[Any, Frame], Value]
+
+_MAX_BIGINT = 2 ** 63 - 1
+
+
+# -- leaves --------------------------------------------------------------------------------------
+def number_literal(text: str) -> pa.Scalar:
+    """Doris literal typing: BIGINT, then LARGEINT (decimal128(38,0)); `1.5` is DECIMAL(2,1);
+    exponent forms and decimals wider than 38 digits are DOUBLE."""
+    if re.fullmatch(r"-?\d+", text):
+        value = int(text)
+        if -_MAX_BIGINT - 1 <= value <= _MAX_BIGINT:
+            return pa.scalar(value, pa.int64())
+        if len(text.lstrip("-0")) <= casts.MAX_PRECISION:
+            return pa.scalar(Decimal(value), pa.decimal128(casts.MAX_PRECISION, 0))
+        return pa.scalar(float(text), pa.float64())
+    if re.fullmatch(r"-?\d*\.\d*", text) and re.search(r"\d", text):
+        try:
+            value = Decimal(text)
+        except InvalidOperation as e:
+            raise ExpressionError(f"Invalid number literal {text}") from e
+        digits = value.as_tuple().digits
+        scale = max(-int(value.as_tuple().exponent), 0)
+        precision = max(len(digits), scale, 1)
+        if precision <= casts.MAX_PRECISION:
+            return pa.scalar(value, pa.decimal128(precision, scale))
+    try:
+        return pa.scalar(float(text), pa.float64())
+    except ValueError as e:
+        raise ExpressionError(f"Invalid number literal {text}") from e
+
+
+def eval_literal(node: exp.Literal, frame: Frame) -> Value:
+    if node.is_string:
+        return pa.scalar(node.this, pa.string())
+    return number_literal(node.this)
+
+
+def eval_null(node: exp.Null, frame: Frame) -> Value:
+    return pa.scalar(None, pa.null())
+
+
+def eval_boolean(node: exp.Boolean, frame: Frame) -> Value:
+    return pa.scalar(bool(node.this), pa.bool_())
+
+
+# Unquoted names that MySQL treats as niladic functions when no such column exists.
+_NILADIC = {
+    "CURRENT_DATE": exp.CurrentDate, "CURRENT_TIMESTAMP": exp.CurrentTimestamp,
+    "CURRENT_TIME": exp.CurrentTime, "LOCALTIME": exp.CurrentTimestamp,
+    "LOCALTIMESTAMP": exp.CurrentTimestamp,
+}
+
+
+def eval_column(node: exp.Column, frame: Frame) -> Value:
+    name = node.name
+    if not frame.has_column(name) and not node.this.args.get("quoted"):
+        niladic = _NILADIC.get(name.upper())
+        if niladic is not None:
+            return frame.eval(niladic())
+    return casts.normalize_column(frame.column(name))
+
+
+def eval_paren(node: exp.Paren, frame: Frame) -> Value:
+    return frame.eval(node.this)
+
+
+def eval_alias(node: exp.Alias, frame: Frame) -> Value:
+    return frame.eval(node.this)
+
+
+HANDLERS: dict[type, Handler] = {
+    exp.Literal: eval_literal, exp.Null: eval_null, exp.Boolean: eval_boolean,
+    exp.Column: eval_column, exp.Paren: eval_paren, exp.Alias: eval_alias,
+}
+FUNCTIONS: dict[str, Handler] = {}
+for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
+                datetime_functions):
+    HANDLERS.update(_module.HANDLERS)
+    FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
+
+
+def _eval(node: exp.Expression, frame: Frame) -> Value:
+    if isinstance(node, exp.Anonymous):
+        name = str(node.this).upper()
+        handler = FUNCTIONS.get(name)
+        if handler is None:
+            raise UnsupportedExpression(name)
+        return handler(node, frame)
+    for cls in type(node).__mro__:
+        handler = HANDLERS.get(cls)
+        if handler is not None:
+            return handler(node, frame)
+        if cls is exp.Expression:
+            break
+    what = node.sql_name() if isinstance(node, exp.Func) else type(node).__name__
+    raise UnsupportedExpression(what, node.sql(dialect="doris")[:80])
+
+
+# -- public API ----------------------------------------------------------------------------------
+def evaluate(expr: exp.Expression, batch: pa.Table, ctx: EvalContext) -> pa.Array:
+    """Evaluate `expr` over `batch`: an array of `batch.num_rows` values typed as Doris would."""
+    frame = Frame(batch, ctx, _eval)
+    try:
+        value = _eval(expr, frame)
+        return to_array(value, frame.n)
+    except pa.ArrowException as e:
+        raise ExpressionError(f"Failed to evaluate {expr.sql(dialect='doris')[:200]}: {e}") from e
+
+
+def evaluate_predicate(expr: exp.Expression, batch: pa.Table, ctx: EvalContext) -> pa.Array:
+    """Evaluate a WHERE/HAVING/ON condition as BOOLEAN (numbers are true when non-zero); NULL
+    stays NULL, so filter with null_selection_behavior='drop'."""
+    frame = Frame(batch, ctx, _eval)
+    try:
+        return to_array(casts.truthy(_eval(expr, frame)), frame.n)
+    except pa.ArrowException as e:
+        raise ExpressionError(f"Failed to evaluate {expr.sql(dialect='doris')[:200]}: {e}") from e
+
+
+def infer_type(expr: exp.Expression, schema: pa.Schema, ctx: EvalContext) -> pa.DataType:
+    """The Arrow (Doris) result type of `expr` over columns of `schema`, by evaluating it on
+    zero rows (so it always agrees with `evaluate`)."""
+    return evaluate(expr, schema.empty_table(), ctx).type
+
+
+# One row, no columns: what constant expressions (and SELECT without FROM) evaluate over.
+_ONE_ROW = pa.table({"x": pa.array([None], pa.null())}).select([])
+
+
+def literal_value(expr: exp.Expression, ctx: EvalContext | None = None) -> Any:
+    """The Python value of a constant expression (`1+1`, `DATE '2020-01-01'`, `-5`)."""
+    return evaluate(expr, _ONE_ROW, ctx or EvalContext())[0].as_py()
+
+
+# Nodes never folded: not values by themselves, or not deterministic.
+_NOT_FOLDABLE = (exp.Column, exp.Rand, exp.Uuid, exp.AggFunc, exp.Subquery, exp.Query, exp.Star,
+                 exp.Placeholder, exp.Parameter, exp.Var, exp.DataType, exp.Interval,
+                 exp.Identifier, exp.Tuple, exp.Window)
+_NONDETERMINISTIC = {"RAND", "RANDOM", "UUID"}
+_LEAVES = (exp.Literal, exp.Null, exp.Boolean)
+
+
+def _foldable(node: exp.Expression) -> bool:
+    for sub in node.walk():
+        if isinstance(sub, _NOT_FOLDABLE):
+            return False
+        if isinstance(sub, exp.Anonymous) and str(sub.this).upper() in _NONDETERMINISTIC:
+            return False
+    return True
+
+
+def constant_fold(expr: exp.Expression, ctx: EvalContext) -> exp.Expression:
+    """Replace every column-free, deterministic sub-expression by a literal of the same type
+    (wrapped in a CAST where the bare literal would type differently). Sub-expressions that
+    fail to evaluate are left as they are: the error resurfaces when the query runs."""
+    def fold(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, _LEAVES) or not _foldable(node):
+            return node
+        try:
+            value = evaluate(node, _ONE_ROW, ctx)[0]
+        except ExpressionError:
+            return node
+        literal = to_literal(value)
+        return node if literal is None else literal
+    return expr.copy().transform(fold)
+
+
+def to_literal(value: pa.Scalar) -> exp.Expression | None:
+    """A sqlglot expression that evaluates back to exactly `value` (type included)."""
+    t = value.type
+    if pa.types.is_null(t):
+        return exp.Null()
+    if not value.is_valid:
+        doris = _doris_type_sql(t)
+        return exp.Cast(this=exp.Null(), to=exp.DataType.build(doris, dialect="doris")) \
+            if doris else None
+    v = value.as_py()
+    if pa.types.is_boolean(t):
+        return exp.Boolean(this=v)
+    if t == pa.int64() and v >= 0:
+        return exp.Literal.number(v)
+    if pa.types.is_string(t):
+        return exp.Literal.string(v)
+    if pa.types.is_floating(t) and (v != v or v in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(v, datetime):
+        text = v.isoformat(sep=" ")
+    elif isinstance(v, date):
+        text = v.isoformat()
+    else:
+        text = str(v)
+    doris = _doris_type_sql(t)
+    if doris is None:
+        return None
+    inner: exp.Expression = exp.Literal.string(text) if isinstance(v, (date, datetime)) \
+        else exp.Literal.number(text)
+    return exp.Cast(this=inner, to=exp.DataType.build(doris, dialect="doris"))
+
+
+def _doris_type_sql(t: pa.DataType) -> str | None:
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision}, {t.scale})"
+    names = {pa.int8(): "TINYINT", pa.int16(): "SMALLINT", pa.int32(): "INT",
+             pa.int64(): "BIGINT", pa.float32(): "FLOAT", pa.float64(): "DOUBLE",
+             pa.bool_(): "BOOLEAN", pa.string(): "VARCHAR", pa.date32(): "DATE",
+             pa.timestamp("us"): "DATETIME(6)"}
+    return names.get(t)

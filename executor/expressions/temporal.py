@@ -1,0 +1,413 @@
+"""Calendar arithmetic on Arrow temporal arrays: parsing strings, composing values from parts,
+splitting values into parts, and MySQL's DATE_FORMAT / STR_TO_DATE format language.
+
+Everything is vectorised with numpy over int64 microseconds (DATETIME -> timestamp[us]) or int32
+days (DATE -> date32); the Gregorian calendar is proleptic and valid from 0000-01-01 to
+9999-12-31 (Doris's range); anything outside or invalid (2020-02-30) becomes NULL, as in Doris's
+non-strict casts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from executor.expressions.errors import ExpressionError
+from executor.expressions.vectors import to_numpy, valid_mask
+
+US_PER_SECOND = 1_000_000
+US_PER_DAY = 86_400 * US_PER_SECOND
+TIMESTAMP = pa.timestamp("us")
+DATE = pa.date32()
+
+MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August",
+               "September", "October", "November", "December"]
+DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+# Doris accepts '-', '/' or '.' between date parts, 'T' or spaces before the time, and 1-2 digit
+# month/day/hour/minute/second; plus the compact YYYYMMDD[HHMMSS] forms.
+_DELIMITED = (r"^\s*(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})"
+              r"(?:(?:[Tt]|\s+)(?P<H>\d{1,2}):(?P<M>\d{1,2})(?::(?P<S>\d{1,2})"
+              r"(?:\.(?P<f>\d*))?)?)?\s*$")
+_COMPACT = (r"^\s*(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})"
+            r"(?:[Tt]?(?P<H>\d{2})(?P<M>\d{2})(?P<S>\d{2})(?:\.(?P<f>\d*))?)?\s*$")
+
+
+# -- days <-> civil dates -------------------------------------------------------------------------
+def month_start_days(year: np.ndarray, month: np.ndarray) -> np.ndarray:
+    """Days since 1970-01-01 of the first day of (year, month); month may run past 1..12."""
+    index = (year.astype(np.int64) - 1970) * 12 + (month.astype(np.int64) - 1)
+    return index.astype("datetime64[M]").astype("datetime64[D]").astype(np.int64)
+
+
+def days_in_month(year: np.ndarray, month: np.ndarray) -> np.ndarray:
+    return month_start_days(year, month + 1) - month_start_days(year, month)
+
+
+@dataclass
+class Parts:
+    """A temporal array split into numpy parts (nulls filled with 1970-01-01 00:00:00)."""
+
+    days: np.ndarray      # days since epoch
+    micros: np.ndarray    # microseconds since midnight
+    valid: np.ndarray
+
+    @property
+    def year(self) -> np.ndarray:
+        return self._d64().astype("datetime64[Y]").astype(np.int64) + 1970
+
+    @property
+    def month(self) -> np.ndarray:
+        return self._d64().astype("datetime64[M]").astype(np.int64) % 12 + 1
+
+    @property
+    def day(self) -> np.ndarray:
+        d64 = self._d64()
+        return (d64 - d64.astype("datetime64[M]")).astype(np.int64) + 1
+
+    @property
+    def day_of_year(self) -> np.ndarray:
+        d64 = self._d64()
+        return (d64 - d64.astype("datetime64[Y]")).astype(np.int64) + 1
+
+    @property
+    def weekday(self) -> np.ndarray:
+        """0 = Monday .. 6 = Sunday (1970-01-01 was a Thursday)."""
+        return (self.days + 3) % 7
+
+    @property
+    def hour(self) -> np.ndarray:
+        return self.micros // (3600 * US_PER_SECOND)
+
+    @property
+    def minute(self) -> np.ndarray:
+        return self.micros // (60 * US_PER_SECOND) % 60
+
+    @property
+    def second(self) -> np.ndarray:
+        return self.micros // US_PER_SECOND % 60
+
+    @property
+    def microsecond(self) -> np.ndarray:
+        return self.micros % US_PER_SECOND
+
+    def _d64(self) -> np.ndarray:
+        return self.days.astype("datetime64[D]")
+
+
+def split(arr: pa.Array) -> Parts:
+    """Split a date32 or timestamp array into day number and time of day."""
+    valid = valid_mask(arr)
+    if pa.types.is_date32(arr.type):
+        days = to_numpy(arr.cast(pa.int32()), 0).astype(np.int64)
+        return Parts(days, np.zeros(len(arr), dtype=np.int64), valid)
+    us = to_numpy(arr.cast(TIMESTAMP).cast(pa.int64()), 0)
+    days = us // US_PER_DAY
+    return Parts(days, us - days * US_PER_DAY, valid)
+
+
+def compose(year: np.ndarray, month: np.ndarray, day: np.ndarray, hour: np.ndarray,
+            minute: np.ndarray, second: np.ndarray, micro: np.ndarray,
+            valid: np.ndarray) -> pa.Array:
+    """Build timestamp[us] from parts; out-of-range parts make the row NULL."""
+    valid = (valid & (year >= 0) & (year <= 9999) & (month >= 1) & (month <= 12) & (day >= 1)
+             & (hour >= 0) & (hour <= 23) & (minute >= 0) & (minute <= 59)
+             & (second >= 0) & (second <= 59) & (micro >= 0) & (micro < US_PER_SECOND))
+    y = np.where(valid, year, 1970)
+    m = np.where(valid, month, 1)
+    valid &= day <= days_in_month(y, m)
+    days = month_start_days(y, m) + np.where(valid, day, 1) - 1
+    us = days * US_PER_DAY + ((hour * 60 + minute) * 60 + second) * US_PER_SECOND + micro
+    us = np.where(valid, us, 0)
+    return pa.array(us, type=TIMESTAMP, mask=None if valid.all() else ~valid)
+
+
+def in_range(days: np.ndarray) -> np.ndarray:
+    """True where a day number lies within 0000-01-01 .. 9999-12-31."""
+    return (days >= MIN_DAY) & (days <= MAX_DAY)
+
+
+MIN_DAY = int(np.datetime64("0000-01-01", "D").astype(np.int64))
+MAX_DAY = int(np.datetime64("9999-12-31", "D").astype(np.int64))
+
+
+def from_days_micros(days: np.ndarray, micros: np.ndarray, valid: np.ndarray,
+                     as_date: bool) -> pa.Array:
+    valid = valid & in_range(days)
+    mask = None if valid.all() else ~valid
+    if as_date:
+        return pa.array(np.where(valid, days, 0).astype(np.int32), type=pa.int32(),
+                        mask=mask).cast(DATE)
+    us = np.where(valid, days * US_PER_DAY + micros, 0)
+    return pa.array(us, type=pa.int64(), mask=mask).cast(TIMESTAMP)
+
+
+# -- strings -> temporal ---------------------------------------------------------------------------
+def parse_datetime(strings: pa.Array) -> pa.Array:
+    """Parse strings into timestamp[us]; unparseable or invalid values become NULL."""
+    if len(strings) == 0:
+        return pa.array([], type=TIMESTAMP)
+    try:
+        return pc.cast(strings, TIMESTAMP)  # fast path: clean ISO text
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    parts = None
+    for pattern in (_DELIMITED, _COMPACT):
+        extracted = pc.extract_regex(strings, pattern=pattern)
+        fields = _fields(extracted, "ymdHMSf")
+        if parts is None:
+            parts = fields
+        else:
+            use = fields["valid"]
+            parts = {k: np.where(use, fields[k], parts[k]) for k in fields}
+            parts["valid"] = use | parts["valid"]
+    assert parts is not None
+    return compose(parts["y"], parts["m"], parts["d"], parts["H"], parts["M"], parts["S"],
+                   parts["f"], parts["valid"])
+
+
+def _fields(extracted: pa.StructArray, names: str) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {"valid": valid_mask(extracted)}
+    for name in names:
+        text = extracted.field(name)
+        if name == "f":
+            text = pc.utf8_rpad(pc.utf8_slice_codeunits(text, 0, 6), width=6, padding="0")
+        else:
+            text = pc.if_else(pc.equal(text, ""), "0", text)
+        out[name] = to_numpy(pc.cast(text.fill_null("0"), pa.int64()), 0)
+    return out
+
+
+# -- MySQL format language -------------------------------------------------------------------------
+def tokenize_format(fmt: str) -> list[tuple[str, str]]:
+    """Split a MySQL format into ('spec', letter) and ('text', literal) tokens."""
+    tokens: list[tuple[str, str]] = []
+    i = 0
+    while i < len(fmt):
+        ch = fmt[i]
+        if ch == "%" and i + 1 < len(fmt):
+            letter = fmt[i + 1]
+            tokens.append(("text", letter) if letter not in _SPECS else ("spec", letter))
+            i += 2
+        else:
+            tokens.append(("text", ch))
+            i += 1
+    return tokens
+
+
+_SPECS = set("abcDdefHhIijklMmprSsTUuVvWwXxYy")
+
+
+def format_datetime(arr: pa.Array, fmt: str) -> pa.Array:
+    """MySQL DATE_FORMAT over a date32/timestamp array (NULL in, NULL out)."""
+    parts = split(arr)
+    pieces: list[pa.Array | pa.Scalar] = []
+    for kind, value in tokenize_format(fmt):
+        if kind == "text":
+            pieces.append(pa.scalar(value))
+        else:
+            pieces.append(_format_spec(value, parts))
+    if not pieces:
+        result: pa.Array = pa.array([""] * len(arr), type=pa.string())
+    else:
+        pieces = [p if isinstance(p, pa.Array) else pa.repeat(p, len(arr)) for p in pieces]
+        result = pc.binary_join_element_wise(*pieces, "")
+    if parts.valid.all():
+        return result
+    return pc.if_else(pa.array(parts.valid), result, pa.scalar(None, pa.string()))
+
+
+def _num(values: np.ndarray, width: int = 0) -> pa.Array:
+    text = pa.array(values, type=pa.int64()).cast(pa.string())
+    return pc.utf8_lpad(text, width=width, padding="0") if width else text
+
+
+def _names(names: list[str], index: np.ndarray, length: int = 0) -> pa.Array:
+    table = pa.array([n[:length] if length else n for n in names])
+    return table.take(pa.array(index))
+
+
+def _format_spec(letter: str, p: Parts) -> pa.Array:
+    if letter == "Y":
+        return _num(p.year, 4)
+    if letter == "y":
+        return _num(p.year % 100, 2)
+    if letter in "mc":
+        return _num(p.month, 2 if letter == "m" else 0)
+    if letter in "de":
+        return _num(p.day, 2 if letter == "d" else 0)
+    if letter in "Hk":
+        return _num(p.hour, 2 if letter == "H" else 0)
+    if letter in "hIl":
+        return _num((p.hour + 11) % 12 + 1, 0 if letter == "l" else 2)
+    if letter == "i":
+        return _num(p.minute, 2)
+    if letter in "sS":
+        return _num(p.second, 2)
+    if letter == "f":
+        return _num(p.microsecond, 6)
+    if letter == "p":
+        return _names(["AM", "PM"], (p.hour >= 12).astype(np.int64))
+    if letter == "M":
+        return _names(MONTH_NAMES, p.month - 1)
+    if letter == "b":
+        return _names(MONTH_NAMES, p.month - 1, 3)
+    if letter == "W":
+        return _names(DAY_NAMES, p.weekday)
+    if letter == "a":
+        return _names(DAY_NAMES, p.weekday, 3)
+    if letter == "w":
+        return _num((p.weekday + 1) % 7)
+    if letter == "j":
+        return _num(p.day_of_year, 3)
+    if letter == "T":
+        return pc.binary_join_element_wise(_num(p.hour, 2), _num(p.minute, 2),
+                                           _num(p.second, 2), ":")
+    if letter == "r":
+        clock = pc.binary_join_element_wise(_num((p.hour + 11) % 12 + 1, 2),
+                                            _num(p.minute, 2), _num(p.second, 2), ":")
+        return pc.binary_join_element_wise(clock, _format_spec("p", p), " ")
+    if letter == "D":
+        day = p.day
+        teen = (day % 100 >= 11) & (day % 100 <= 13)
+        suffix = np.where(teen | (day % 10 > 3), 0, day % 10)
+        return pc.binary_join_element_wise(_num(day), _names(["th", "st", "nd", "rd"], suffix), "")
+    if letter == "U":
+        return _num(week_number(p, 0)[0], 2)
+    if letter == "u":
+        return _num(week_number(p, 1)[0], 2)
+    if letter in "VX":
+        week, year = week_number(p, 2)
+        return _num(week, 2) if letter == "V" else _num(year, 4)
+    if letter in "vx":
+        week, year = week_number(p, 3)
+        return _num(week, 2) if letter == "v" else _num(year, 4)
+    raise ExpressionError(f"Unsupported date format specifier %{letter}")
+
+
+def week_number(p: Parts, mode: int) -> tuple[np.ndarray, np.ndarray]:
+    """MySQL WEEK(date, mode) for modes 0-3, with the year the week belongs to.
+
+    Modes 0/2: weeks start on Sunday, week 1 holds the first Sunday. Modes 1/3: weeks start on
+    Monday, week 1 is the first with 4+ days in the year. Modes 0/1 number the days before week
+    1 as week 0; modes 2/3 give them the previous year's last week (3 is ISO 8601).
+    """
+    sunday_first = mode in (0, 2)
+    year = p.year
+    week, base = _week_in_year(p.days, year, sunday_first)
+    if mode in (0, 1):
+        return week, year
+    prev_week, _ = _week_in_year(p.days, year - 1, sunday_first)
+    out_week = np.where(week == 0, prev_week, week)
+    out_year = np.where(week == 0, year - 1, year)
+    if mode == 3:
+        # ISO: late-December days may belong to week 1 of the next year.
+        next_week, next_base = _week_in_year(p.days, year + 1, sunday_first)
+        roll = p.days >= next_base
+        out_week = np.where(roll, 1, out_week)
+        out_year = np.where(roll, year + 1, out_year)
+    return out_week, out_year
+
+
+def _week_in_year(days: np.ndarray, year: np.ndarray,
+                  sunday_first: bool) -> tuple[np.ndarray, np.ndarray]:
+    jan1 = month_start_days(year, np.ones_like(year))
+    weekday = (jan1 + 3) % 7  # Monday = 0
+    if sunday_first:
+        first = jan1 + (6 - weekday) % 7            # first Sunday of the year
+    else:
+        first = np.where(weekday <= 3, jan1 - weekday, jan1 + 7 - weekday)
+    week = np.floor_divide(days - first, 7) + 1
+    return np.maximum(week, 0), first
+
+
+# -- STR_TO_DATE -----------------------------------------------------------------------------------
+_PARSE_PATTERNS = {
+    "Y": r"\d{1,4}", "y": r"\d{1,2}", "m": r"\d{1,2}", "c": r"\d{1,2}", "d": r"\d{1,2}",
+    "e": r"\d{1,2}", "H": r"\d{1,2}", "k": r"\d{1,2}", "h": r"\d{1,2}", "I": r"\d{1,2}",
+    "l": r"\d{1,2}", "i": r"\d{1,2}", "s": r"\d{1,2}", "S": r"\d{1,2}", "f": r"\d{1,6}",
+    "j": r"\d{1,3}", "p": r"(?i:AM|PM)",
+    "M": "(?i:" + "|".join(MONTH_NAMES) + ")", "b": "(?i:" + "|".join(n[:3] for n in MONTH_NAMES) + ")",
+    "W": "(?i:" + "|".join(DAY_NAMES) + ")", "a": "(?i:" + "|".join(n[:3] for n in DAY_NAMES) + ")",
+    "D": r"\d{1,2}(?:st|nd|rd|th)", "w": r"\d", "U": r"\d{1,2}", "u": r"\d{1,2}",
+    "V": r"\d{1,2}", "v": r"\d{1,2}", "X": r"\d{4}", "x": r"\d{4}",
+}
+_EXPAND = {"T": "%H:%i:%s", "r": "%h:%i:%s %p"}
+TIME_SPECS = set("HkhIlisSfpTr")
+
+
+def format_has_time(fmt: str) -> bool:
+    return any(k == "spec" and v in TIME_SPECS for k, v in tokenize_format(fmt))
+
+
+def parse_with_format(strings: pa.Array, fmt: str) -> pa.Array:
+    """MySQL STR_TO_DATE: match `fmt` at the start of each string (trailing text is ignored)."""
+    for short, long in _EXPAND.items():
+        fmt = fmt.replace("%" + short, long)
+    regex = [r"^\s*"]
+    groups: dict[str, str] = {}
+    for i, (kind, value) in enumerate(tokenize_format(fmt)):
+        if kind == "text":
+            regex.append(r"\s*" if value.isspace() else re.escape(value))
+        else:
+            name = f"g{i}"
+            groups[value] = name
+            regex.append(f"(?P<{name}>{_PARSE_PATTERNS[value]})")
+    if len(strings) == 0:
+        return pa.array([], type=TIMESTAMP)
+    if not groups:
+        return pa.nulls(len(strings), TIMESTAMP)
+    extracted = pc.extract_regex(strings, pattern="".join(regex))
+    valid = valid_mask(extracted)
+    n = len(strings)
+
+    def number(*letters: str, default: int = 0) -> np.ndarray:
+        for letter in letters:
+            if letter in groups:
+                text = extracted.field(groups[letter])
+                if letter == "f":
+                    text = pc.utf8_rpad(text, width=6, padding="0")
+                text = pc.if_else(pc.equal(text, ""), "0", text).fill_null("0")
+                return to_numpy(pc.cast(text, pa.int64()), 0)
+        return np.full(n, default, dtype=np.int64)
+
+    def name_index(letter: str, names: list[str], length: int) -> np.ndarray:
+        text = pc.utf8_lower(extracted.field(groups[letter]).fill_null(""))
+        table = pa.array([x[:length].lower() if length else x.lower() for x in names])
+        return to_numpy(pc.index_in(text, value_set=table), -1) + 1
+
+    if "Y" not in groups and "y" not in groups:
+        valid = np.zeros(n, dtype=bool)  # Doris: no year, no date
+    year = number("Y")
+    if "y" in groups and "Y" not in groups:
+        yy = number("y")
+        year = np.where(yy < 70, yy + 2000, yy + 1900)
+    month = number("m", "c", default=1)
+    if "M" in groups:
+        month = name_index("M", MONTH_NAMES, 0)
+    elif "b" in groups:
+        month = name_index("b", MONTH_NAMES, 3)
+    day = number("d", "e", default=1)
+    if "D" in groups:
+        text = pc.utf8_slice_codeunits(extracted.field(groups["D"]).fill_null("0th"), 0, -2)
+        day = to_numpy(pc.cast(text, pa.int64()), 0)
+    hour = number("H", "k")
+    if any(k in groups for k in "hIl"):
+        hour12 = number("h", "I", "l")
+        valid &= (hour12 >= 1) & (hour12 <= 12)
+        hour = hour12 % 12
+    if "p" in groups:
+        pm = to_numpy(pc.equal(pc.utf8_upper(extracted.field(groups["p"]).fill_null("AM")), "PM"),
+                      False)
+        hour = np.where(pm, hour % 12 + 12, hour)
+    if "j" in groups:
+        doy = number("j")
+        valid &= (doy >= 1) & (doy <= 366)
+        base = compose(year, np.ones(n, np.int64), np.ones(n, np.int64), hour, number("i"),
+                       number("s", "S"), number("f"), valid)
+        return pc.add(base, pa.array((doy - 1) * US_PER_DAY).cast(pa.duration("us")))
+    return compose(year, month, day, hour, number("i"), number("s", "S"), number("f"), valid)

@@ -1,0 +1,69 @@
+"""Session values in queries: `@@var`, DATABASE(), USER(), CONNECTION_ID(), VERSION() ...
+
+These are constants for one statement, so they are replaced by literals before planning (the
+select item keeps its original text as column name, as MySQL names `@@version_comment`).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from planner.naming import output_name
+from server.handlers.context import StatementContext
+
+_FUNCTIONS = {
+    "DATABASE": lambda ctx: ctx.db, "SCHEMA": lambda ctx: ctx.db,
+    "USER": lambda ctx: "root@127.0.0.1", "CURRENT_USER": lambda ctx: "'root'@'%'",
+    "SESSION_USER": lambda ctx: "root@127.0.0.1", "SYSTEM_USER": lambda ctx: "root@127.0.0.1",
+    "CONNECTION_ID": lambda ctx: ctx.session.connection_id,
+    "VERSION": lambda ctx: ctx.session.variables.get("version"),
+    "LAST_QUERY_ID": lambda ctx: "",
+}
+
+
+_NODE_FUNCTIONS = {exp.CurrentUser: "CURRENT_USER", exp.CurrentSchema: "DATABASE",
+                   exp.CurrentVersion: "VERSION"}
+
+
+def _literal(value) -> exp.Expression:
+    if value is None:
+        return exp.null()
+    if isinstance(value, bool):
+        return exp.Literal.number(int(value))
+    if isinstance(value, (int, float)):
+        return exp.Literal.number(value)
+    return exp.Literal.string(str(value))
+
+
+def _function_name(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.Anonymous):
+        return node.name.upper()
+    return _NODE_FUNCTIONS.get(type(node))
+
+
+def _replace(node: exp.Expression, ctx: StatementContext) -> exp.Expression:
+    if isinstance(node, exp.SessionParameter):
+        return _literal(ctx.session.variables.get(node.name))
+    name = _function_name(node)
+    if name in _FUNCTIONS and not getattr(node, "expressions", None):
+        return _literal(_FUNCTIONS[name](ctx))
+    return node
+
+
+def _has_session_value(e: exp.Expression) -> bool:
+    return any(isinstance(n, exp.SessionParameter) or _function_name(n) in _FUNCTIONS
+               for n in e.walk())
+
+
+def inline_session_values(stmt: exp.Expression, ctx: StatementContext) -> exp.Expression:
+    if not _has_session_value(stmt):
+        return stmt
+    stmt = stmt.copy()
+    for select in stmt.find_all(exp.Select):
+        items = []
+        for item in select.expressions:
+            if not isinstance(item, exp.Alias) and _has_session_value(item):
+                item = exp.alias_(item, output_name(item), quoted=True)
+            items.append(item)
+        select.set("expressions", items)
+    return stmt.transform(lambda n: _replace(n, ctx), copy=False)

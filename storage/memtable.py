@@ -1,0 +1,64 @@
+"""Memtable: a load's rows conformed to the tablet schema, sorted by key, pre-aggregated.
+
+Owns what happens to rows between a load and a segment (seed 003 §1: the memtable keeps rows
+sorted by key; seed 004: aggregation happens first "in the ETL phase of each load"). Doris's
+memtable is a skip list filled row by row; here the whole batch is one Arrow table:
+
+    conform   columns by name in schema order, cast (safely) to the schema's Arrow types,
+              NULLs refused in NOT NULL columns
+    sort      pc.sort_indices over the key columns, ascending, NULLs first; the sort is stable,
+              so rows with equal keys keep their load order
+    aggregate AGG_KEYS / UNIQUE_KEYS: merge.merge_sorted (last row wins for REPLACE/UNIQUE);
+              DUP_KEYS: nothing
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from storage.errors import StorageError
+from storage.merge import merge_sorted
+from storage.schema import TabletSchema
+
+
+def conform(data: pa.Table, schema: TabletSchema) -> pa.Table:
+    """`data` with exactly the schema's columns, in order and type; raises StorageError."""
+    missing = [c.name for c in schema.columns if c.name not in data.column_names]
+    if missing:
+        raise StorageError(f"Rows to load lack column(s) {', '.join(missing)}")
+    arrays = []
+    for col in schema.columns:
+        arr = data.column(col.name)
+        target = col.type.arrow()
+        if arr.type != target:
+            try:
+                arr = arr.cast(target, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+                raise StorageError(f"Column {col.name} cannot hold the loaded values "
+                                   f"as {col.type}: {exc}") from exc
+        if not col.nullable and arr.null_count:
+            raise StorageError(f"Column {col.name} is NOT NULL but the load has NULL values")
+        arrays.append(arr)
+    return pa.Table.from_arrays(arrays, names=schema.names).combine_chunks()
+
+
+def sort_by_key(table: pa.Table, keys: list[str]) -> pa.Table:
+    """Stable sort by the key columns, ascending, NULLs first."""
+    if table.num_rows <= 1:
+        return table
+    order = pc.sort_indices(table, sort_keys=[(k, "ascending", "at_start") for k in keys])
+    return table.take(order)
+
+
+def aggregations(schema: TabletSchema, names: list[str]) -> dict[str, str]:
+    """How each non-key column among `names` merges."""
+    return {n: schema.aggregation_of(n) for n in names if not schema.column(n).is_key}
+
+
+def flush(data: pa.Table, schema: TabletSchema) -> pa.Table:
+    """Rows ready to be written as segments: conformed, sorted and merged by the data model."""
+    table = sort_by_key(conform(data, schema), schema.key_names)
+    if schema.merges_on_read:
+        table = merge_sorted(table, schema.key_names, aggregations(schema, schema.names))
+    return table

@@ -1,0 +1,114 @@
+"""Rowsets: the segments one load (or, later, one compaction) adds to a tablet.
+
+Owns `RowsetMeta` (what the catalog journals for a published rowset) and writing a flushed
+memtable as segment files. Files live in the tablet's directory, named by integers only:
+
+    <root>/data/<tablet_id>/<rowset_id>_<segment_no>.dat
+
+A rowset is written "pending" (files on disk, no version) and becomes visible when the tablet
+publishes it at a version [v, v]. Rows are split into segments so that no segment exceeds
+`max_segment_size` (seed 003: segments of at most 256 MB): the split is computed from each
+row's uncompressed size, which bounds the file size (compression only shrinks pages; 10% of the
+budget is left for headers and indexes). Within an AGG/UNIQUE rowset keys are unique, so no key
+spans two segments.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pyarrow as pa
+
+from storage.schema import TabletSchema
+from storage.segment import SegmentOptions, write_segment
+
+DEFAULT_MAX_SEGMENT_SIZE = 256 * 1024 * 1024
+
+
+@dataclass
+class RowsetMeta:
+    rowset_id: int
+    tablet_id: int
+    txn_id: int
+    num_rows: int
+    data_size: int
+    segments: list[str] = field(default_factory=list)
+    segment_rows: list[int] = field(default_factory=list)
+    start_version: int | None = None
+    end_version: int | None = None
+
+    @property
+    def is_published(self) -> bool:
+        return self.end_version is not None
+
+    def published_at(self, version: int) -> RowsetMeta:
+        return replace(self, start_version=version, end_version=version,
+                       segments=list(self.segments), segment_rows=list(self.segment_rows))
+
+    def to_dict(self) -> dict:
+        return {"rowset_id": self.rowset_id, "tablet_id": self.tablet_id, "txn_id": self.txn_id,
+                "num_rows": self.num_rows, "data_size": self.data_size,
+                "segments": list(self.segments), "segment_rows": list(self.segment_rows),
+                "start_version": self.start_version, "end_version": self.end_version}
+
+    @staticmethod
+    def from_dict(d: dict) -> RowsetMeta:
+        return RowsetMeta(int(d["rowset_id"]), int(d["tablet_id"]), int(d["txn_id"]),
+                          int(d["num_rows"]), int(d["data_size"]), list(d.get("segments", [])),
+                          list(d.get("segment_rows", [])), d.get("start_version"),
+                          d.get("end_version"))
+
+
+def segment_file_name(rowset_id: int, segment_no: int) -> str:
+    return f"{int(rowset_id)}_{int(segment_no)}.dat"
+
+
+def parse_file_name(name: str) -> tuple[int, int] | None:
+    """(rowset_id, segment_no) of a segment file name, or None for anything else."""
+    stem, dot, ext = name.partition(".")
+    rowset, _, segment = stem.partition("_")
+    if ext != "dat" or not rowset.isdigit() or not segment.isdigit():
+        return None
+    return int(rowset), int(segment)
+
+
+def row_bytes(table: pa.Table) -> np.ndarray:
+    """Uncompressed bytes each row occupies in data pages (int64 per row)."""
+    sizes = np.zeros(table.num_rows, dtype=np.int64)
+    for col in table.columns:
+        arr = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+        if pa.types.is_string(arr.type):
+            offsets = np.frombuffer(arr.buffers()[1], np.int32)[arr.offset:arr.offset + len(arr) + 1]
+            sizes += np.diff(offsets.astype(np.int64)) + 4
+        else:
+            sizes += max(1, arr.type.bit_width // 8)
+    return sizes
+
+
+def segment_bounds(table: pa.Table, max_segment_size: int) -> list[tuple[int, int]]:
+    """[start, end) rows of each segment so that every segment stays under the size limit."""
+    n = table.num_rows
+    budget = max(1, int(max_segment_size * 0.9))
+    sizes = row_bytes(table)
+    segment_no = (np.cumsum(sizes) - sizes) // budget
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(segment_no)) + 1]).tolist()
+    return list(zip(starts, starts[1:] + [n]))
+
+
+def write_segments(directory: str, rowset_id: int, table: pa.Table, schema: TabletSchema,
+                   options: SegmentOptions, max_segment_size: int) -> tuple[list[str], list[int], int]:
+    """Write `table` (flushed) as segment files; returns (file names, rows per file, bytes)."""
+    if table.num_rows == 0:
+        return [], [], 0
+    names, rows, total = [], [], 0
+    for i, (start, end) in enumerate(segment_bounds(table, max_segment_size)):
+        name = segment_file_name(rowset_id, i)
+        info = write_segment(os.path.join(directory, name), table.slice(start, end - start),
+                             schema, options)
+        names.append(name)
+        rows.append(info.num_rows)
+        total += info.size
+    return names, rows, total
+

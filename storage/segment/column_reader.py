@@ -1,0 +1,176 @@
+"""Column reader: one column of one segment, from page pointers to Arrow arrays.
+
+Owns locating a column's pages (ordinal index or the footer's single page pointer), loading its
+zone maps, and decoding only the pages that hold wanted rows. Reads go through `SegmentIO`, one
+per scan of a segment: it holds the open file, counts bytes and pages into the scan's stats, and
+caches decoded pages so that a page used by the short key search is not decoded twice.
+Consecutive pages are fetched with one pread and sliced.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+
+import numpy as np
+import pyarrow as pa
+
+from storage.errors import CorruptionError
+from storage.segment import encoding, ordinal, page, zone_map
+from storage.segment.row_ranges import RowRanges
+from storage.stats import ScanStats
+from storage.types import DataType
+
+
+class SegmentIO:
+    """The open file of one segment scan, with its stats and decoded-page cache."""
+
+    def __init__(self, path: str, tablet_id: int | None, stats: ScanStats):
+        self.path = path
+        self.tablet_id = tablet_id
+        self.stats = stats
+        self.pages: dict[tuple[str, int], pa.Array] = {}
+        self.fd = os.open(path, os.O_RDONLY)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+    def __enter__(self) -> SegmentIO:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def where(self, column: str | None = None) -> dict:
+        return {"tablet_id": self.tablet_id, "path": self.path, "column": column}
+
+    def read(self, offset: int, size: int, column: str | None) -> pa.Buffer:
+        data = os.pread(self.fd, size, offset)
+        if len(data) != size:
+            raise CorruptionError(f"short read at offset {offset}: {len(data)} of {size} bytes",
+                                  **self.where(column))
+        self.stats.bytes_read += size
+        return pa.py_buffer(data)
+
+    def read_page(self, pointer, page_type: int, column: str | None) -> page.Page:
+        offset, size = pointer
+        return page.parse(self.read(offset, size, column), page_type, self.where(column))
+
+
+class ColumnReader:
+    """Page locations, zone maps and page decoding of one column (shared by concurrent scans)."""
+
+    def __init__(self, meta: dict, num_rows: int):
+        self.meta = meta
+        self.name: str = meta["name"]
+        self.dtype = DataType.from_dict(meta["type"])
+        self.num_rows = num_rows
+        self.num_pages: int = meta["num_pages"]
+        self._locations: ordinal.PageLocations | None = None
+        self._zone_maps: zone_map.ZoneMaps | None = None
+        self._segment_zone_map: zone_map.ZoneMaps | None = None
+
+    # -- indexes (loaded once, then cached on the reader) --------------------------------------
+    def locations(self, io: SegmentIO) -> ordinal.PageLocations:
+        if self._locations is None:
+            if self.meta["data_page"] is not None:
+                offset, size = self.meta["data_page"]
+                locs = ordinal.single(offset, size, self.num_rows)
+            else:
+                body = io.read_page(self.meta["ordinal_index"], page.ORDINAL_INDEX, self.name).body
+                locs = self._guard(io, lambda: ordinal.decode(body, self.num_rows))
+            problem = locs.validate()
+            if problem or locs.num_pages != self.num_pages:
+                raise CorruptionError(problem or "page count differs from the footer",
+                                      **io.where(self.name))
+            self._locations = locs
+        return self._locations
+
+    def zone_maps(self, io: SegmentIO) -> zone_map.ZoneMaps:
+        if self._zone_maps is None:
+            body = io.read_page(self.meta["zone_map"], page.ZONE_MAP_INDEX, self.name).body
+            zones = self._guard(io, lambda: zone_map.decode(body, self.dtype))
+            if len(zones) != self.num_pages:
+                raise CorruptionError("zone map entries differ from the page count",
+                                      **io.where(self.name))
+            self._zone_maps = zones
+        return self._zone_maps
+
+    def segment_zone_map(self, io: SegmentIO) -> zone_map.ZoneMaps:
+        if self._segment_zone_map is None:
+            raw = pa.py_buffer(base64.b64decode(self.meta["segment_zone_map"]))
+            self._segment_zone_map = self._guard(io, lambda: zone_map.decode(raw, self.dtype))
+        return self._segment_zone_map
+
+    def page_ranges(self, io: SegmentIO, keep: np.ndarray) -> RowRanges:
+        locs = self.locations(io)
+        return RowRanges.of(locs.first_rows[keep], locs.ends[keep])
+
+    def _guard(self, io: SegmentIO, decode):
+        try:
+            return decode()
+        except (ValueError, IndexError, pa.ArrowInvalid) as exc:
+            raise CorruptionError(f"undecodable page: {exc}", **io.where(self.name)) from exc
+
+    # -- data ----------------------------------------------------------------------------------
+    def read_ranges(self, io: SegmentIO, ranges: RowRanges) -> pa.ChunkedArray:
+        """The rows of `ranges`, in order, as slices of the decoded pages (no copy)."""
+        locs = self.locations(io)
+        ends = locs.ends
+        first = locs.page_of_rows(ranges.starts)
+        last = locs.page_of_rows(ranges.ends - 1)
+        wanted = np.unique(np.concatenate(
+            [np.arange(a, b + 1) for a, b in zip(first.tolist(), last.tolist())] or [[]]))
+        pages = self._decode_pages(io, wanted.astype(np.int64))
+        chunks = []
+        for start, end, a, b in zip(ranges.starts.tolist(), ranges.ends.tolist(),
+                                    first.tolist(), last.tolist()):
+            for p in range(a, b + 1):
+                lo = max(start, int(locs.first_rows[p]))
+                hi = min(end, int(ends[p]))
+                chunks.append(pages[p].slice(lo - int(locs.first_rows[p]), hi - lo))
+        return pa.chunked_array(chunks, type=self.dtype.arrow())
+
+    def read_rows(self, io: SegmentIO, rows: np.ndarray) -> pa.Array:
+        """The given ascending row ids, decoding only the pages that hold them."""
+        locs = self.locations(io)
+        page_of = locs.page_of_rows(rows)
+        wanted = np.unique(page_of)
+        pages = self._decode_pages(io, wanted)
+        arrays = [pages[p] for p in wanted.tolist()]
+        lengths = np.array([len(a) for a in arrays], dtype=np.int64)
+        bases = np.cumsum(lengths) - lengths
+        local = rows - locs.first_rows[page_of] + bases[np.searchsorted(wanted, page_of)]
+        merged = arrays[0] if len(arrays) == 1 else pa.concat_arrays(arrays)
+        return merged.take(pa.array(local))
+
+    def _decode_pages(self, io: SegmentIO, wanted: np.ndarray) -> dict[int, pa.Array]:
+        """Decoded arrays of the wanted page numbers, fetching runs of adjacent pages at once."""
+        out = {p: io.pages[(self.name, p)] for p in wanted.tolist() if (self.name, p) in io.pages}
+        missing = np.array([p for p in wanted.tolist() if p not in out], dtype=np.int64)
+        if len(missing) == 0:
+            return out
+        locs = self.locations(io)
+        breaks = np.flatnonzero(np.diff(missing) != 1) + 1
+        for run in np.split(missing, breaks):
+            start = int(locs.offsets[run[0]])
+            end = int(locs.offsets[run[-1]] + locs.sizes[run[-1]])
+            blob = io.read(start, end - start, self.name)
+            for p in run.tolist():
+                offset = int(locs.offsets[p]) - start
+                out[p] = self._decode_page(io, blob.slice(offset, int(locs.sizes[p])), p, locs)
+                io.pages[(self.name, p)] = out[p]
+        return out
+
+    def _decode_page(self, io: SegmentIO, buf: pa.Buffer, p: int,
+                     locs: ordinal.PageLocations) -> pa.Array:
+        pg = page.parse(buf, page.DATA, io.where(self.name))
+        expected = int(locs.ends[p] - locs.first_rows[p])
+        if pg.num_values != expected:
+            raise CorruptionError(f"page {p} holds {pg.num_values} rows, index says {expected}",
+                                  **io.where(self.name))
+        io.stats.pages_read += 1
+        io.stats.uncompressed_bytes_read += pg.body.size
+        arr = self._guard(io, lambda: encoding.decode(pg.encoding, pg.has_nulls, pg.body,
+                                                      pg.num_values, self.dtype))
+        return arr

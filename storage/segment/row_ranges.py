@@ -1,0 +1,78 @@
+"""Row ranges: sets of row ids of one segment as sorted, disjoint [start, end) intervals.
+
+Owns the algebra the read path uses to combine index results (Doris `RowRanges`): the short key
+index yields key ranges, each zone-map-filtered column yields the ranges of its kept pages, and
+the rows to decode are their intersection. All operations are numpy sweeps over interval
+boundaries, never over rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RowRanges:
+    starts: np.ndarray  # int64, sorted, disjoint, non-adjacent, non-empty intervals
+    ends: np.ndarray
+
+    @staticmethod
+    def full(num_rows: int) -> RowRanges:
+        return RowRanges.of([0], [num_rows])
+
+    @staticmethod
+    def empty() -> RowRanges:
+        return RowRanges(np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+    @staticmethod
+    def of(starts, ends) -> RowRanges:
+        """Normalize arbitrary intervals: drop empty ones, sort, merge overlapping/adjacent."""
+        starts = np.asarray(starts, dtype=np.int64)
+        ends = np.asarray(ends, dtype=np.int64)
+        keep = ends > starts
+        starts, ends = starts[keep], ends[keep]
+        if len(starts) == 0:
+            return RowRanges.empty()
+        order = np.argsort(starts, kind="stable")
+        starts, ends = starts[order], ends[order]
+        reach = np.maximum.accumulate(ends)
+        first = np.ones(len(starts), dtype=bool)
+        first[1:] = starts[1:] > reach[:-1]
+        groups = np.flatnonzero(first)
+        return RowRanges(starts[groups], np.maximum.reduceat(ends, groups))
+
+    @property
+    def count(self) -> int:
+        return int((self.ends - self.starts).sum())
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @property
+    def is_empty(self) -> bool:
+        return len(self.starts) == 0
+
+    def union(self, other: RowRanges) -> RowRanges:
+        return RowRanges.of(np.concatenate([self.starts, other.starts]),
+                            np.concatenate([self.ends, other.ends]))
+
+    def intersect(self, other: RowRanges) -> RowRanges:
+        """Rows in both: sweep the boundaries and keep where both sets cover."""
+        points = np.concatenate([self.starts, other.starts, self.ends, other.ends])
+        deltas = np.concatenate([np.ones(len(self) + len(other), np.int64),
+                                 -np.ones(len(self) + len(other), np.int64)])
+        order = np.lexsort((deltas, points))  # at equal points, ends (-1) before starts
+        points, coverage = points[order], np.cumsum(deltas[order])
+        both = np.flatnonzero(coverage[:-1] == 2)
+        return RowRanges.of(points[both], points[both + 1])
+
+    def to_indices(self) -> np.ndarray:
+        """Every row id, ascending (int64)."""
+        lengths = self.ends - self.starts
+        total = int(lengths.sum())
+        if total == 0:
+            return np.zeros(0, np.int64)
+        shift = self.starts - (np.cumsum(lengths) - lengths)
+        return np.repeat(shift, lengths) + np.arange(total, dtype=np.int64)

@@ -1,0 +1,225 @@
+"""Tablet: one bucket of one partition of one materialized index, as a list of versioned rowsets.
+
+Owns writing loads as pending rowsets, publishing them at a version, and snapshot reads.
+
+    write_rowset(rows, txn)  memtable.flush -> rowset.write_segments -> fsync files and directory
+                             -> RowsetMeta (pending: no version, invisible)
+    publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
+    read(v, cols, preds)     snapshot = published rowsets with end_version <= v, then
+                               DUP_KEYS, or a single rowset: each segment scanned with all
+                                 predicates pushed down, results concatenated
+                               AGG_KEYS / UNIQUE_KEYS with several rowsets (merge-on-read):
+                                 key predicates pushed down (they select whole key groups),
+                                 all key columns + needed value columns read in version order,
+                                 stable sort + merge.merge_sorted, then value predicates
+                                 (a filter on a value column sees merged values only)
+
+Concurrency: the published list is replaced, never mutated, under a lock; readers take it as
+their snapshot. Published files are never modified; writes only add new files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from storage.errors import StorageError
+from storage.memtable import aggregations, flush, sort_by_key
+from storage.merge import merge_sorted
+from storage.predicate import ColumnPredicate, combined_mask, prepare
+from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
+                            write_segments)
+from storage.schema import TabletSchema
+from storage.segment import SegmentOptions, SegmentReader
+from storage.stats import ScanStats
+
+
+@dataclass
+class TabletOptions:
+    segment: SegmentOptions
+    max_segment_size: int = DEFAULT_MAX_SEGMENT_SIZE
+
+
+class Tablet:
+    def __init__(self, tablet_id: int, schema: TabletSchema, directory: str,
+                 options: TabletOptions | None = None):
+        self.tablet_id = tablet_id
+        self.schema = schema
+        self.directory = directory
+        self.options = options or TabletOptions(SegmentOptions())
+        os.makedirs(directory, exist_ok=True)
+        self._lock = threading.Lock()
+        self._published: list[RowsetMeta] = []  # sorted by version; replaced, never mutated
+        self._pending: set[int] = set()
+        self._readers: dict[int, list[SegmentReader]] = {}
+        self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
+
+    # -- writing -------------------------------------------------------------------------------
+    def write_rowset(self, data: pa.Table, txn_id: int) -> RowsetMeta:
+        """Write `data` as a pending rowset (sorted, pre-aggregated, fsynced); not yet visible."""
+        table = flush(data, self.schema)
+        rowset_id = self._allocate_rowset_id()
+        written = False
+        try:
+            names, rows, size = write_segments(self.directory, rowset_id, table, self.schema,
+                                               self.options.segment, self.options.max_segment_size)
+            _fsync_directory(self.directory)
+            written = True
+        finally:
+            if not written:  # leave no partial rowset behind
+                self._remove_rowset_files(rowset_id)
+                with self._lock:
+                    self._pending.discard(rowset_id)
+        return RowsetMeta(rowset_id, self.tablet_id, txn_id, table.num_rows, size, names, rows)
+
+    def publish(self, meta: RowsetMeta, version: int) -> RowsetMeta:
+        """Make `meta` visible at [version, version]; publishing it again is a no-op."""
+        if meta.tablet_id != self.tablet_id:
+            raise StorageError(f"Rowset {meta.rowset_id} belongs to tablet {meta.tablet_id}, "
+                               f"not {self.tablet_id}")
+        missing = [s for s in meta.segments if not os.path.exists(self._path(s))]
+        with self._lock:
+            for rs in self._published:
+                if rs.rowset_id == meta.rowset_id:
+                    if rs.start_version == version:
+                        return rs
+                    raise StorageError(f"Rowset {meta.rowset_id} of tablet {self.tablet_id} is "
+                                       f"already published at version {rs.start_version}")
+                if rs.start_version <= version <= rs.end_version:
+                    raise StorageError(f"Tablet {self.tablet_id} already has version {version}")
+            if missing:
+                raise StorageError(f"Tablet {self.tablet_id} lacks segment file(s) "
+                                   f"{', '.join(missing)} of rowset {meta.rowset_id}")
+            published = meta.published_at(version)
+            self._published = sorted([*self._published, published],
+                                     key=lambda r: r.start_version)
+            self._pending.discard(meta.rowset_id)
+            self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
+        return published
+
+    # -- reading -------------------------------------------------------------------------------
+    def rowsets(self, version: int | None = None) -> list[RowsetMeta]:
+        """Published rowsets (up to `version`), in version order."""
+        with self._lock:
+            snapshot = self._published
+        return [r for r in snapshot if version is None or r.end_version <= version]
+
+    @property
+    def max_version(self) -> int:
+        snapshot = self.rowsets()
+        return snapshot[-1].end_version if snapshot else 0
+
+    def read(self, version: int, columns: list[str], predicates: list[ColumnPredicate],
+             stats: ScanStats) -> pa.Table:
+        """Rows visible at `version` satisfying the predicates, `columns` in that order."""
+        for name in [*columns, *(p.column for p in predicates)]:
+            if not self.schema.has_column(name):
+                raise StorageError(f"Unknown column '{name}' in tablet {self.tablet_id}")
+        snapshot = [r for r in self.rowsets(version) if r.num_rows]
+        stats.rowsets_read += len(snapshot)
+        if self.schema.merges_on_read and len(snapshot) > 1:
+            result = self._merge_read(snapshot, columns, predicates, stats)
+        else:
+            result = self._concat([seg.scan(columns, predicates, stats)
+                                   for rs in snapshot for seg in self._segments(rs)], columns)
+        stats.rows_returned += result.num_rows
+        return result
+
+    def _merge_read(self, snapshot: list[RowsetMeta], columns: list[str],
+                    predicates: list[ColumnPredicate], stats: ScanStats) -> pa.Table:
+        keys = self.schema.key_names
+        key_preds = [p for p in predicates if self.schema.column(p.column).is_key]
+        value_preds = [p for p in predicates if not self.schema.column(p.column).is_key]
+        values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds)])
+                  if not self.schema.column(c).is_key]
+        read_columns = [*keys, *values]
+        parts = [seg.scan(read_columns, key_preds, stats)
+                 for rs in snapshot for seg in self._segments(rs)]
+        table = self._concat(parts, read_columns)
+        merged = merge_sorted(sort_by_key(table, keys), keys, aggregations(self.schema, values))
+        stats.rows_merged += table.num_rows - merged.num_rows
+        if value_preds:
+            prepared = [prepare(p, self.schema.column(p.column).type) for p in value_preds]
+            mask = combined_mask(prepared, {c: merged.column(c) for c in values})
+            filtered = merged.filter(mask)
+            stats.rows_value_filtered += merged.num_rows - filtered.num_rows
+            merged = filtered
+        return _project(merged, columns)
+
+    def _segments(self, rowset: RowsetMeta) -> list[SegmentReader]:
+        with self._lock:
+            readers = self._readers.get(rowset.rowset_id)
+        if readers is None:
+            readers = [SegmentReader(self._path(s), self.tablet_id) for s in rowset.segments]
+            with self._lock:
+                readers = self._readers.setdefault(rowset.rowset_id, readers)
+        return readers
+
+    def _concat(self, tables: list[pa.Table], columns: list[str]) -> pa.Table:
+        if not tables:
+            types = [self.schema.column(c).type.arrow() for c in columns]
+            return pa.Table.from_arrays([pa.array([], t) for t in types], names=list(columns))
+        if len(tables) == 1:
+            return tables[0]
+        if not columns:  # zero-column tables: keep the row count
+            return _rows_only(sum(t.num_rows for t in tables))
+        return pa.concat_tables(tables)
+
+    # -- files ---------------------------------------------------------------------------------
+    def remove_orphans(self) -> list[str]:
+        """Delete segment files of rowsets neither published nor being written (crash debris)."""
+        with self._lock:
+            live = {r.rowset_id for r in self._published} | set(self._pending)
+        removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id not in live]
+        for name in removed:
+            os.remove(self._path(name))
+        if removed:
+            _fsync_directory(self.directory)
+        return sorted(removed)
+
+    def destroy(self) -> None:
+        """Remove the tablet's directory and everything in it."""
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _files(self) -> dict[str, tuple[int, int]]:
+        if not os.path.isdir(self.directory):
+            return {}
+        parsed = {name: parse_file_name(name) for name in os.listdir(self.directory)}
+        return {name: ids for name, ids in parsed.items() if ids is not None}
+
+    def _path(self, name: str) -> str:
+        return os.path.join(self.directory, name)
+
+    def _allocate_rowset_id(self) -> int:
+        with self._lock:
+            rowset_id = self._next_rowset_id
+            self._next_rowset_id += 1
+            self._pending.add(rowset_id)
+        return rowset_id
+
+    def _remove_rowset_files(self, rowset_id: int) -> None:
+        for name, (owner, _) in self._files().items():
+            if owner == rowset_id:
+                os.remove(self._path(name))
+
+
+def _rows_only(num_rows: int) -> pa.Table:
+    return pa.table({"_": pa.nulls(num_rows)}).select([])
+
+
+def _project(table: pa.Table, columns: list[str]) -> pa.Table:
+    if not columns:
+        return _rows_only(table.num_rows)
+    return pa.Table.from_arrays([table.column(c) for c in columns], names=list(columns))
+
+
+def _fsync_directory(directory: str) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
