@@ -38,6 +38,7 @@ class Catalog:
         self.journal = Journal(meta_dir)
         self.dbs: dict[str, Database] = {}
         self.next_id = 10000
+        self.last_txn_id = 0
         self.backends = [FIRST_BACKEND_ID + i for i in range(backend_num)]
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -60,6 +61,7 @@ class Catalog:
 
     def _load_state(self, state: dict) -> None:
         self.next_id = state["next_id"]
+        self.last_txn_id = state.get("last_txn_id", 0)
         for d in state["databases"]:
             db = Database.from_dict(d)
             self.dbs[db.name] = db
@@ -76,7 +78,7 @@ class Catalog:
                     self.engine.restore_tablet(tid, schema, published)
 
     def state(self) -> dict:
-        return {"next_id": self.next_id, "databases": [d.to_dict() for d in self.dbs.values()]}
+        return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "databases": [d.to_dict() for d in self.dbs.values()]}
 
     def close(self) -> None:
         self.journal.close()
@@ -88,6 +90,12 @@ class Catalog:
             _APPLY[op](self, data)
             if self.journal.entries_since_image >= self.edit_log_roll_num:
                 self.journal.checkpoint(self.state())
+
+    def begin_txn(self) -> int:
+        """A transaction id: unique across restarts (the publish entry records it)."""
+        with self.lock:
+            self.last_txn_id += 1
+            return self.last_txn_id
 
     def _alloc_id(self) -> int:
         self.next_id += 1
@@ -196,11 +204,12 @@ class Catalog:
             self._log("drop_table", {"db": db.name, "name": name})
 
     # -- loads ---------------------------------------------------------------------------------
-    def publish(self, db_name: str, table_name: str, partition_versions: dict[int, int],
+    def publish(self, db_name: str, table_name: str, txn_id: int,
+                partition_versions: dict[int, int],
                 rowsets: list[tuple[int, int, RowsetMeta]]) -> None:
         """Make a load visible: new partition versions and (partition, tablet, rowset) at once."""
         self._log("publish", {
-            "db": db_name, "table": table_name, "time": self.clock(),
+            "db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
             "partitions": {str(k): v for k, v in partition_versions.items()},
             "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                         for pid, tid, meta in rowsets]})
@@ -242,6 +251,7 @@ def _apply_drop_table(cat: Catalog, data: dict) -> None:
 
 
 def _apply_publish(cat: Catalog, data: dict) -> None:
+    cat.last_txn_id = max(cat.last_txn_id, data.get("txn_id", 0))
     table = cat.dbs[data["db"]].tables[data["table"]]
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:

@@ -15,7 +15,6 @@ Loads into one table are serialised by a per-table lock (versions are allocated 
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections import defaultdict
 
@@ -30,7 +29,6 @@ from catalog.values import coerce_array, parse_value
 from storage import bucket_ids
 
 _table_locks: dict[int, threading.Lock] = defaultdict(threading.Lock)
-_txn_ids = itertools.count(1)
 
 
 def _complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
@@ -54,15 +52,17 @@ def _complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now) -> int:
-    """Load `data` (columns named as the table's, any subset) into the table; returns rows."""
+def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now) -> tuple[int, int]:
+    """Load `data` (columns named as the table's, any subset) into the table.
+
+    Returns (rows loaded, transaction id)."""
     with catalog.lock:
         table = catalog.get_table(db_name, table_name)
     for name in data.column_names:
         if table.column(name) is None:
             raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
     if data.num_rows == 0:
-        return 0
+        return 0, 0
     full = _complete_columns(table, data, now)
     with _table_locks[table.table_id]:
         with catalog.lock:
@@ -76,7 +76,7 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
         bounds = np.flatnonzero(np.diff(keys)) + 1
         starts = np.concatenate(([0], bounds))
         ends = np.concatenate((bounds, [len(keys)]))
-        txn_id = next(_txn_ids)
+        txn_id = catalog.begin_txn()
         rowsets = []
         touched: set[int] = set()
         for s, e in zip(starts, ends):
@@ -89,8 +89,8 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
                 rowsets.append((p.partition_id, tid, meta))
             touched.add(p.partition_id)
         versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}
-        catalog.publish(db_name, table.name, versions, rowsets)
-    return full.num_rows
+        catalog.publish(db_name, table.name, txn_id, versions, rowsets)
+    return full.num_rows, txn_id
 
 
 def _buckets(table: OlapTable, data: pa.Table, parts: list, part_idx: np.ndarray) -> np.ndarray:

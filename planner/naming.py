@@ -23,4 +23,18 @@ def output_name(item: exp.Expression) -> str:
         return item.alias
     if isinstance(item, exp.Column) and not isinstance(item.this, exp.Star):
         return item.name
-    return item.sql(dialect="doris", normalize_functions="lower")
+    return _parenthesise(item.copy()).sql(dialect="doris", normalize_functions="lower")
+
+
+def _parenthesise(node: exp.Expression) -> exp.Expression:
+    """Doris (Nereids) prints every binary operation in parentheses: `(1 + 1)`, `(a + (b * c))`."""
+    if isinstance(node, exp.Paren) and isinstance(node.this, exp.Binary):
+        return _parenthesise(node.this)
+    for key, value in list(node.args.items()):
+        if isinstance(value, exp.Expression):
+            node.set(key, _parenthesise(value))
+        elif isinstance(value, list):
+            node.set(key, [_parenthesise(v) if isinstance(v, exp.Expression) else v for v in value])
+    if isinstance(node, exp.Binary) and not isinstance(node, exp.Dot):
+        return exp.Paren(this=node)
+    return node

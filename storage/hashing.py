@@ -95,7 +95,7 @@ def _as_array(arr: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
 
 
 def _fixed_bytes(arr: pa.Array, dtype: DataType) -> np.ndarray:
-    """(n, width) uint8 matrix of little-endian values (values under NULLs are overwritten later)."""
+    """(n, width) uint8 matrix of little-endian values (NULL rows are re-hashed later)."""
     width = _WIDTH[dtype.kind]
     n = len(arr)
     if dtype.kind == "BOOLEAN":

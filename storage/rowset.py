@@ -80,8 +80,9 @@ def row_bytes(table: pa.Table) -> np.ndarray:
     for col in table.columns:
         arr = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
         if pa.types.is_string(arr.type):
-            offsets = np.frombuffer(arr.buffers()[1], np.int32)[arr.offset:arr.offset + len(arr) + 1]
-            sizes += np.diff(offsets.astype(np.int64)) + 4
+            offsets = np.frombuffer(arr.buffers()[1], np.int32)
+            offsets = offsets[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)
+            sizes += np.diff(offsets) + 4
         else:
             sizes += max(1, arr.type.bit_width // 8)
     return sizes
@@ -98,7 +99,8 @@ def segment_bounds(table: pa.Table, max_segment_size: int) -> list[tuple[int, in
 
 
 def write_segments(directory: str, rowset_id: int, table: pa.Table, schema: TabletSchema,
-                   options: SegmentOptions, max_segment_size: int) -> tuple[list[str], list[int], int]:
+                   options: SegmentOptions,
+                   max_segment_size: int) -> tuple[list[str], list[int], int]:
     """Write `table` (flushed) as segment files; returns (file names, rows per file, bytes)."""
     if table.num_rows == 0:
         return [], [], 0

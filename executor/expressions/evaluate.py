@@ -165,12 +165,13 @@ def literal_value(expr: exp.Expression, ctx: EvalContext | None = None) -> Any:
     return evaluate(expr, _ONE_ROW, ctx or EvalContext())[0].as_py()
 
 
-# Nodes never folded: not values by themselves, or not deterministic.
+# A sub-expression containing one of these is not constant (or not deterministic).
 _NOT_FOLDABLE = (exp.Column, exp.Rand, exp.Uuid, exp.AggFunc, exp.Subquery, exp.Query, exp.Star,
-                 exp.Placeholder, exp.Parameter, exp.Var, exp.DataType, exp.Interval,
-                 exp.Identifier, exp.Tuple, exp.Window)
+                 exp.Placeholder, exp.Parameter, exp.Window)
 _NONDETERMINISTIC = {"RAND", "RANDOM", "UUID"}
-_LEAVES = (exp.Literal, exp.Null, exp.Boolean)
+# Already literals, or parts of a larger node rather than values (units, types, intervals).
+_LEAVES = (exp.Literal, exp.Null, exp.Boolean, exp.Var, exp.DataType, exp.DataTypeParam,
+           exp.Interval, exp.Identifier, exp.Tuple)
 
 
 def _foldable(node: exp.Expression) -> bool:

@@ -7,6 +7,8 @@ each through the expression evaluator.
 
 from __future__ import annotations
 
+import uuid
+
 import pyarrow as pa
 from sqlglot import exp
 
@@ -98,5 +100,8 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
         if result.num_columns != len(names):
             raise AnalysisError("Column count doesn't match value count")
         data = result.rename_columns(names)
-    rows = load_table(ctx.catalog, db, table.name, data, ctx.now.replace(tzinfo=None))
-    return OkResult(affected_rows=rows)
+    rows, txn_id = load_table(ctx.catalog, db, table.name, data, ctx.now.replace(tzinfo=None))
+    label = f"insert_{uuid.uuid4().hex[:16]}"
+    status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
+    return OkResult(affected_rows=rows,
+                    info=f"{{'label':'{label}', 'status':'{status}', 'txnId':'{txn_id}'}}")

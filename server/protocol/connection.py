@@ -17,7 +17,7 @@ import struct
 
 from mysql_mimic import packets
 from mysql_mimic.connection import Connection
-from mysql_mimic.types import Capabilities, ServerStatus
+from mysql_mimic.types import Capabilities, ServerStatus, str_len
 
 from catalog.errors import DorisError
 from server.protocol.format import column_definition, to_text
@@ -38,8 +38,12 @@ class DorisConnection(Connection):
                 await self.stream.write(self.error_packet(result))
                 return
             if isinstance(result, OkResult):
-                await self.stream.write(self.ok(affected_rows=result.affected_rows,
-                                                warnings=result.warnings, flags=more))
+                packet = self.ok(affected_rows=result.affected_rows, warnings=result.warnings,
+                                 flags=more)
+                if result.info and Capabilities.CLIENT_SESSION_TRACK not in self.capabilities:
+                    # Length-encoded, as Doris sends it and as MariaDB's client reads it.
+                    packet += str_len(result.info.encode())
+                await self.stream.write(packet)
             else:
                 await self.write_rows(result, more)
 
