@@ -10,6 +10,7 @@ from catalog.errors import NotSupported
 from catalog.statements import CreateTableStmt, DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
 from server.handlers import ddl, insert, query, set_var, show
 from server.handlers.context import StatementContext
+from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
 
@@ -35,6 +36,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Subquery: query.query,
     exp.Union: query.query,
     exp.Insert: insert.insert,
+    FastInsert: insert.fast_insert,
     exp.Create: ddl.create,
     exp.Drop: ddl.drop,
     exp.Use: ddl.use,

@@ -16,6 +16,7 @@ from mysql_mimic.session import BaseSession
 from catalog.errors import DorisError, InternalError, UnknownDatabase
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
+from server.parser.fast_values import parse_fast_insert
 from server.parser.statement import parse_statement, split_statements
 from server.results import OkResult
 from server.variables import new_session_variables
@@ -50,17 +51,19 @@ class DorisSession(BaseSession):
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
         out: list = []
+        fast = parse_fast_insert(sql)
         try:
-            statements = split_statements(sql)
+            statements = [(sql, None)] if fast is not None else split_statements(sql)
         except DorisError as e:
             return [e]
         if not statements:
             return [OkResult()]
         for text, tokens in statements:
             try:
-                stmt = parse_statement(text, tokens)
+                stmt = fast if fast is not None else parse_statement(text, tokens)
                 ctx = StatementContext(self.services.catalog, self.services.engine,
-                                       self.services.pool, self, datetime.now(timezone.utc).astimezone(), text)
+                                       self.services.pool, self,
+                                       datetime.now(timezone.utc).astimezone(), text)
                 out.append(run_statement(stmt, ctx))
             except DorisError as e:
                 out.append(e)

@@ -76,9 +76,11 @@ class PreparedPredicate:
         if self.never_true:
             return pa.repeat(False, len(arr)) if isinstance(arr, pa.Array) else \
                 pa.chunked_array([pa.repeat(False, len(arr))], pa.bool_())
+        if self.op == "in" and self.key_values is not None:
+            value_set = pa.array(self.key_values, type=self.dtype.arrow())
+            return pc.is_in(arr, value_set=value_set, skip_nulls=True)  # NULL x: false
         if self.op == "in":
-            masks = [self.compare("=", arr, s) for s in self.scalars]
-            mask = reduce(pc.or_kleene, masks)
+            mask = reduce(pc.or_kleene, [self.compare("=", arr, s) for s in self.scalars])
         else:
             mask = self.compare(self.op, arr, self.scalars[0])
         return pc.fill_null(mask, False)

@@ -189,14 +189,14 @@ def _to_string(arr: pa.Array, target: pa.DataType) -> pa.Array:
 
 def datetime_to_string(arr: pa.Array) -> pa.Array:
     """'YYYY-MM-DD HH:MM:SS', with '.ffffff' only where the value has microseconds."""
-    base = temporal.format_datetime(arr, "%Y-%m-%d %H:%i:%s")
-    micros = pc.cast(arr, pa.int64())
-    has_fraction = pc.not_equal(pc.subtract(micros, pc.multiply(
-        pc.divide(micros, temporal.US_PER_SECOND), temporal.US_PER_SECOND)), 0)
+    base = temporal.canonical_text(arr)
+    micros = pc.subtract(arr.cast(pa.int64()),
+                         pc.floor_temporal(arr, unit="second").cast(pa.int64()))
+    has_fraction = pc.not_equal(micros, 0)
     if not pc.any(has_fraction).as_py():
         return base
-    with_fraction = temporal.format_datetime(arr, "%Y-%m-%d %H:%i:%s.%f")
-    return pc.if_else(has_fraction, with_fraction, base)
+    fraction = pc.utf8_lpad(micros.cast(pa.string()), width=6, padding="0")
+    return pc.if_else(has_fraction, pc.binary_join_element_wise(base, fraction, "."), base)
 
 
 def _to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:

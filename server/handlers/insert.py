@@ -16,6 +16,7 @@ from catalog.errors import AnalysisError, NotSupported
 from catalog.load import load_table
 from server.handlers.context import StatementContext
 from server.handlers.query import eval_context, run_query
+from server.parser.fast_values import FastInsert
 from server.results import OkResult
 
 
@@ -88,10 +89,7 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     if stmt.args.get("partition"):
         raise NotSupported("INSERT ... PARTITION is not supported yet")
     db = table_expr.db or ctx.db
-    with ctx.catalog.lock:
-        table = ctx.catalog.get_table(db, table_expr.name)
-        all_names = [c.name for c in table.columns]
-    names = names or all_names
+    names = _target_columns(ctx, db, table_expr.name, names)
     source = stmt.expression
     if isinstance(source, exp.Values):
         data = _values_table(source, names, ctx)
@@ -100,7 +98,28 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
         if result.num_columns != len(names):
             raise AnalysisError("Column count doesn't match value count")
         data = result.rename_columns(names)
-    rows, txn_id = load_table(ctx.catalog, db, table.name, data, ctx.now.replace(tzinfo=None))
+    return _load(ctx, db, table_expr.name, data)
+
+
+def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
+    """The literal-tuples fast path (`server/parser/fast_values.py`)."""
+    db = stmt.db or ctx.db
+    names = _target_columns(ctx, db, stmt.table, stmt.columns)
+    if len(stmt.values) != len(names):
+        raise AnalysisError("Column count doesn't match value count")
+    data = pa.Table.from_arrays([_column_array(v) for v in stmt.values], names=names)
+    return _load(ctx, db, stmt.table, data)
+
+
+def _target_columns(ctx: StatementContext, db: str | None, table: str,
+                    names: list[str] | None) -> list[str]:
+    with ctx.catalog.lock:
+        t = ctx.catalog.get_table(db, table)
+        return names or [c.name for c in t.columns]
+
+
+def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table) -> OkResult:
+    rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None))
     label = f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
     return OkResult(affected_rows=rows,

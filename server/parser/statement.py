@@ -37,7 +37,7 @@ def split_statements(sql: str) -> list[tuple[str, list]]:
 
 
 def parse_statement(text: str, tokens: list) -> object:
-    cur = TokenCursor(text, _rebase(tokens, text))
+    cur = TokenCursor(text, _rebase(tokens, text))  # positions relative to the statement
     for words, parser in _OWN_PARSERS:
         if cur.is_word(*words):
             return parser(cur)
@@ -51,8 +51,16 @@ def parse_statement(text: str, tokens: list) -> object:
 
 
 def _rebase(tokens: list, text: str) -> list:
-    """Tokens re-tokenized against the statement's own text (positions relative to it)."""
-    return tokenize(text)
+    """The statement's tokens with positions relative to its own text."""
+    if not tokens:
+        return tokens
+    base = tokens[0].start
+    if base == 0:
+        return tokens
+    for t in tokens:
+        t.start -= base
+        t.end -= base
+    return tokens
 
 
 def _syntax_message(text: str, e: Exception) -> str:
