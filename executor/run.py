@@ -12,18 +12,30 @@ from typing import Callable
 import pyarrow as pa
 
 from executor.env import ExecEnv
+from executor.errors import ExecutionError
 from executor.operators.aggregate import run_aggregate
 from executor.operators.filter import run_filter
 from executor.operators.join import run_join
 from executor.operators.limit import run_distinct, run_limit
 from executor.operators.project import run_project
 from executor.operators.scan import run_scan
+from executor.operators.set_op import run_set_op
 from executor.operators.sort import run_sort
 from planner import logical as L
 
 
 def execute(node: object, env: ExecEnv) -> pa.Table:
     return _HANDLERS[type(node)](node, env)
+
+
+def _scalar_subquery(node: L.ScalarSubquery, env: ExecEnv) -> pa.Table:
+    table = execute(node.input, env)
+    if table.num_rows > 1:
+        raise ExecutionError("Expected EQ 1 to be returned by expression: subquery returned "
+                                  f"{table.num_rows} rows")
+    if table.num_rows == 0:
+        return pa.Table.from_arrays([pa.nulls(1, f.type) for f in table.schema], names=table.column_names)
+    return table
 
 
 def _rename(node: L.Rename, env: ExecEnv) -> pa.Table:
@@ -42,4 +54,6 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.Limit: lambda n, env: run_limit(execute(n.input, env), n.limit, n.offset),
     L.Distinct: lambda n, env: run_distinct(execute(n.input, env)),
     L.Rename: _rename,
+    L.ScalarSubquery: _scalar_subquery,
+    L.SetOp: lambda n, env: run_set_op(execute(n.left, env), execute(n.right, env), n.kind, n.distinct),
 }

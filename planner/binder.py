@@ -12,14 +12,15 @@ The life of a SELECT in this module (`bind_query`):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
 from catalog.catalog import Catalog
-from catalog.errors import AnalysisError, NotSupported
+from catalog.errors import AnalysisError, NotSupported, UnknownColumn
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
+from planner.decorrelate import unnest
 from planner.naming import NameGen, output_name
 from planner.pushdown import to_storage_predicates
 from planner.scope import Scope, ScopeColumn, referenced
@@ -30,20 +31,50 @@ class BindContext:
     catalog: Catalog
     db: str | None
     names: NameGen
+    ctes: dict[str, exp.Expression] = field(default_factory=dict)
+
+
+class _NeedsUnnest(Exception):
+    """An IN subquery turned out to be correlated: plan the SELECT through unnesting."""
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
+    with_ = node.args.get("with_") or node.args.get("with")
+    if with_ is not None:
+        ctes = dict(ctx.ctes)
+        for cte in with_.expressions:
+            ctes[cte.alias] = cte.this
+        ctx = replace(ctx, ctes=ctes)
     if isinstance(node, exp.Subquery):
         return bind_query(node.this, ctx)
     if isinstance(node, exp.Select):
-        return _bind_select(node, ctx)
+        try:
+            return _bind_select(node, ctx, force_unnest=False)
+        except _NeedsUnnest:
+            pass
+        try:
+            return _bind_select(node, ctx, force_unnest=True)
+        except _NeedsUnnest:
+            raise NotSupported("This correlated subquery is not supported yet") from None
+    if isinstance(node, (exp.Union, exp.Intersect, exp.Except)):
+        from planner.set_operations import bind_set_operation
+        return bind_set_operation(node, ctx)
     raise NotSupported(f"Unsupported query: {type(node).__name__}")
 
 
-def _bind_select(select: exp.Select, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
-    if select.args.get("with"):
-        raise NotSupported("WITH is not supported yet")
+def _bind_select(select: exp.Select, ctx: BindContext,
+                 force_unnest: bool) -> tuple[object, list[L.ResultColumnInfo]]:
+    select, names = unnest(select, ctx.catalog, ctx.db, set(ctx.ctes), force_unnest)
+    plan, cols = _bind_select_body(select, ctx)
+    if names is not None and len(names) == len(cols):
+        for c, name in zip(cols, names):
+            c.name = name
+    return plan, cols
+
+
+def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     plan, scope, null_supplied = _bind_from(select, ctx)
+    select, plan = _bind_scalar_subqueries(select, plan, scope, ctx)
     plan = _apply_where(select, plan, scope, null_supplied, ctx)
     items = _expand_select_list(select, scope)
     having = select.args.get("having")
@@ -79,18 +110,24 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
                 raise AnalysisError(f"Not unique table/alias: '{c.relation}'")
         side = (join.side or "").upper()
         kind = (join.kind or "").upper()
-        left_scope = Scope(list(scope.columns))
-        scope.columns.extend(right_scope.columns)
-        if kind in ("SEMI", "ANTI"):
-            raise NotSupported("SEMI/ANTI JOIN is not supported yet")
         if join.args.get("using"):
             raise NotSupported("JOIN ... USING is not supported yet")
+        left_scope = Scope(list(scope.columns))
+        both = Scope(left_scope.columns + right_scope.columns)
+        join_kind = _JOIN_KINDS.get((side, kind), "inner")
         on = join.args.get("on")
-        join_kind = {"LEFT": "left outer", "RIGHT": "right outer", "FULL": "full outer"}.get(side, "inner")
         if on is None:
-            plan = L.Join(plan, right, "cross" if join_kind == "inner" else join_kind, [], [])
+            if join_kind != "inner":
+                raise AnalysisError(f"{side} {kind} JOIN requires an ON condition".replace("  ", " "))
+            plan = L.Join(plan, right, "cross", [], [])
         else:
-            plan = _equi_join(plan, right, join_kind, scope.bind(on), left_scope, right_scope)
+            plan = _equi_join(plan, right, join_kind, both.bind(on), left_scope, right_scope)
+        if join_kind in ("left semi", "left anti"):
+            continue  # only the left side stays visible
+        if join_kind in ("right semi", "right anti"):
+            scope.columns[:] = right_scope.columns
+            continue
+        scope.columns.extend(right_scope.columns)
         if join_kind in ("left outer", "full outer"):
             null_supplied.update(right_scope.relations())
         if join_kind in ("right outer", "full outer"):
@@ -98,23 +135,44 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
     return plan, scope, null_supplied
 
 
+_JOIN_KINDS = {
+    ("LEFT", ""): "left outer", ("LEFT", "OUTER"): "left outer",
+    ("RIGHT", ""): "right outer", ("RIGHT", "OUTER"): "right outer",
+    ("FULL", ""): "full outer", ("FULL", "OUTER"): "full outer",
+    ("LEFT", "SEMI"): "left semi", ("LEFT", "ANTI"): "left anti",
+    ("RIGHT", "SEMI"): "right semi", ("RIGHT", "ANTI"): "right anti",
+    ("", "SEMI"): "left semi", ("", "ANTI"): "left anti",
+    ("", "INNER"): "inner", ("", "CROSS"): "inner", ("", ""): "inner",
+}
+
+
 def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext) -> object:
+    if isinstance(node, exp.Table) and not node.db and node.name in ctx.ctes:
+        return _bind_derived(ctx.ctes[node.name], node.alias or node.name, scope, ctx)
     if isinstance(node, exp.Table):
         return _bind_table(node, scope, ctx)
     if isinstance(node, exp.Subquery):
         alias = node.alias
         if not alias:
             raise AnalysisError("Every derived table must have its own alias")
-        plan, cols = bind_query(node.this, ctx)
-        internals = []
-        for c in cols:
-            internal = f"{alias}.{c.name}"
-            if any(x.internal == internal for x in scope.columns):
-                raise AnalysisError(f"Duplicate column name '{c.name}'")
-            scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
-            internals.append(internal)
-        return L.Rename(plan, [c.internal for c in cols], internals)
+        return _bind_derived(node.this, alias, scope, ctx)
     raise NotSupported(f"Unsupported FROM item: {node.sql(dialect='doris')}")
+
+
+def _bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindContext) -> object:
+    """A derived table or CTE reference: its columns exposed as `alias.name`."""
+    plan, cols = bind_query(query, ctx)
+    instance = ctx.names.new("")
+    internals = []
+    seen: set[str] = set()
+    for c in cols:
+        if c.name.lower() in seen:
+            raise AnalysisError(f"Duplicate column name '{c.name}'")
+        seen.add(c.name.lower())
+        internal = f"{alias}.{c.name}#{instance}"
+        scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
+        internals.append(internal)
+    return L.Rename(plan, [c.internal for c in cols], internals, relation=alias)
 
 
 def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> L.OlapScan:
@@ -149,12 +207,19 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
         if pair:
             lkeys.append(pair[0])
             rkeys.append(pair[1])
+            continue
+        refs = referenced(conj)
+        # A condition on the inner (non-preserved) side alone filters that side before joining.
+        if refs and refs <= right_names and kind in ("inner", "left outer", "left semi", "left anti"):
+            right = L.Filter(right, conj)
+        elif refs and refs <= left_names and kind in ("inner", "right outer", "right semi", "right anti"):
+            left = L.Filter(left, conj)
         else:
             rest.append(conj)
     residual = exp.and_(*rest) if rest else None
     if not lkeys:
         if kind != "inner":
-            raise NotSupported("Outer join without an equality condition is not supported yet")
+            raise NotSupported(f"{kind.upper()} JOIN without an equality condition is not supported yet")
         return L.Join(left, right, "cross", [], [], residual)
     return L.Join(left, right, kind, lkeys, rkeys, residual)
 
@@ -210,6 +275,33 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     return plan
 
 
+def _bind_scalar_subqueries(select: exp.Select, plan: object, scope: Scope,
+                            ctx: BindContext) -> tuple[exp.Select, object]:
+    """Each uncorrelated scalar subquery becomes a one-row relation cross-joined in; the
+    subquery in the AST becomes a reference to its column."""
+    found = [n for n in select.find_all(exp.Subquery)
+             if n.parent_select is select and not isinstance(n.parent, (exp.From, exp.Join, exp.In))]
+    if not found:
+        return select, plan
+    select = select.copy()
+    found = [n for n in select.find_all(exp.Subquery)
+             if n.parent_select is select and not isinstance(n.parent, (exp.From, exp.Join, exp.In))]
+    for node in found:
+        try:
+            sub_plan, cols = bind_query(node.this, ctx)
+        except UnknownColumn:
+            raise _NeedsUnnest() from None
+        if len(cols) != 1:
+            raise AnalysisError("Operand should contain 1 column(s)")
+        alias = ctx.names.new("__sq")
+        internal = f"{alias}.{alias}"
+        scope.columns.append(ScopeColumn(alias, alias, internal, cols[0].type))
+        right = L.ScalarSubquery(L.Rename(sub_plan, [cols[0].internal], [internal], relation=alias))
+        plan = L.Join(plan, right, "cross", [], [])
+        node.replace(exp.column(alias, alias))
+    return select, plan
+
+
 def _in_subquery(conj: exp.Expression, ctx: BindContext) -> tuple | None:
     """`col [NOT] IN (SELECT ...)` (uncorrelated) as a semi / null-aware anti join."""
     negated = isinstance(conj, exp.Not)
@@ -218,8 +310,11 @@ def _in_subquery(conj: exp.Expression, ctx: BindContext) -> tuple | None:
         return None
     if not isinstance(node.this, exp.Column):
         raise NotSupported("IN (subquery) on an expression is not supported yet")
-    sub_plan, cols = bind_query(node.args["query"].this if isinstance(node.args["query"], exp.Subquery)
-                                else node.args["query"], ctx)
+    query = node.args["query"]
+    try:
+        sub_plan, cols = bind_query(query.this if isinstance(query, exp.Subquery) else query, ctx)
+    except UnknownColumn:
+        raise _NeedsUnnest() from None
     if len(cols) != 1:
         raise AnalysisError("Operand should contain 1 column(s)")
     kind = "null aware left anti" if negated else "left semi"
@@ -246,7 +341,7 @@ def _is_relation(node: object, relation: str) -> bool:
     if isinstance(node, L.OlapScan):
         return node.alias == relation
     if isinstance(node, L.Rename):
-        return bool(node.aliases) and node.aliases[0].split(".", 1)[0] == relation
+        return node.relation == relation
     return False
 
 
@@ -290,7 +385,7 @@ def _relations_of(node: object) -> set[str]:
     if isinstance(node, L.OlapScan):
         return {node.alias}
     if isinstance(node, L.Rename):
-        return {a.split(".", 1)[0] for a in node.aliases}
+        return {node.relation}
     if isinstance(node, L.Join):
         return _relations_of(node.left) | _relations_of(node.right)
     if isinstance(node, L.Filter):
@@ -351,6 +446,27 @@ def _finish(select: exp.Select, plan: object, items: list, order_bound: list | N
         plan = L.Rename(plan, names, names)
     cols = [L.ResultColumnInfo(n, internal, t) for (n, _, t), internal in zip(items, names)]
     return plan, cols
+
+
+def order_and_limit(node: exp.Expression, plan: object, cols: list[L.ResultColumnInfo],
+                    ctx: BindContext) -> object:
+    """ORDER BY (ordinals or output names) and LIMIT/OFFSET over a finished relation."""
+    items = [(c.name, exp.column(c.name), c.type) for c in cols]
+    names = [c.internal for c in cols]
+    order = node.args.get("order")
+    keys = []
+    for o in order.expressions if order is not None else []:
+        target = _order_target(o.this, items, names)
+        if target is None:
+            raise AnalysisError(f"ORDER BY term '{o.this.sql(dialect='doris')}' must be an output "
+                                f"column of the set operation")
+        keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+    limit, offset = _limit(node)
+    if keys:
+        plan = L.Sort(plan, keys, None if limit is None else limit + offset)
+    if limit is not None or offset:
+        plan = L.Limit(plan, limit, offset)
+    return plan
 
 
 def _order_target(e: exp.Expression, items: list, names: list[str]) -> str | None:

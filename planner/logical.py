@@ -108,12 +108,30 @@ class Distinct:
 
 
 @dataclass
+class ScalarSubquery:
+    """Exactly one row of `input` (no row: one row of NULLs; more than one: an error)."""
+
+    input: object
+
+
+@dataclass
+class SetOp:
+    """UNION / INTERSECT / EXCEPT of two inputs with identical column names."""
+
+    kind: str                    # union, intersect, except
+    distinct: bool
+    left: object
+    right: object
+
+
+@dataclass
 class Rename:
     """Expose `input`'s columns `names` under `aliases` and keep only those (derived tables)."""
 
     input: object
     names: list[str]
     aliases: list[str]
+    relation: str = ""  # the derived table's alias, when it is one
 
 
 @dataclass

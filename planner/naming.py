@@ -7,6 +7,11 @@ import itertools
 from sqlglot import exp
 
 
+# Functions sqlglot normalises to nodes whose SQL text differs from what the user wrote.
+_FUNCTION_NAMES = {exp.CurrentSchema: "database()", exp.CurrentUser: "current_user()",
+                   exp.CurrentVersion: "version()"}
+
+
 class NameGen:
     """Fresh internal names (`__o1`, `__g2`, ...) unique within one query."""
 
@@ -23,6 +28,11 @@ def output_name(item: exp.Expression) -> str:
         return item.alias
     if isinstance(item, exp.Column) and not isinstance(item.this, exp.Star):
         return item.name
+    if isinstance(item, exp.SessionParameter):
+        kind = item.text("kind")
+        return f"@@{kind.lower() + '.' if kind else ''}{item.name}"
+    if type(item) in _FUNCTION_NAMES:
+        return _FUNCTION_NAMES[type(item)]
     return _parenthesise(item.copy()).sql(dialect="doris", normalize_functions="lower")
 
 

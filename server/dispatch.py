@@ -35,6 +35,8 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Select: query.query,
     exp.Subquery: query.query,
     exp.Union: query.query,
+    exp.Intersect: query.query,
+    exp.Except: query.query,
     exp.Insert: insert.insert,
     FastInsert: insert.fast_insert,
     exp.Create: ddl.create,

@@ -14,6 +14,7 @@ from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
 
 from catalog.errors import DorisError, InternalError, UnknownDatabase
+from executor.expressions.errors import ExpressionError
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
 from server.parser.fast_values import parse_fast_insert
@@ -65,7 +66,7 @@ class DorisSession(BaseSession):
                                        self.services.pool, self,
                                        datetime.now(timezone.utc).astimezone(), text)
                 out.append(run_statement(stmt, ctx))
-            except DorisError as e:
+            except (DorisError, ExpressionError) as e:
                 out.append(e)
                 break
             except Exception as e:  # the connection loop boundary: log, report 1105

@@ -31,7 +31,7 @@ from sqlglot import exp
 
 from executor.expressions import datetime_functions
 from executor.expressions.casts import (MAX_PRECISION, TEMPORAL, cast_value, decimal_of, kind,
-                                        numeric_common, rescale_decimal)
+                                        number_literal, numeric_common, rescale_decimal)
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError
 from executor.expressions.vectors import from_numpy, null_of, on_arrays, to_numpy, valid_mask
@@ -185,16 +185,35 @@ def _wide(arr: pa.Array) -> pa.Array:
     return arr.cast(pa.decimal256(arr.type.precision, arr.type.scale))
 
 
+def _shrunk(arr: pa.Array) -> pa.Array:
+    """decimal256 with the precision the data actually needs: Arrow sizes intermediate results
+    from declared precisions, which for two DECIMAL(38, s) operands can exceed even 76."""
+    largest = pc.max(pc.abs(arr)).as_py()
+    int_digits = max(largest.adjusted() + 1, 1) if largest else 1
+    return arr.cast(pa.decimal256(int_digits + arr.type.scale, arr.type.scale))
+
+
 def _decimal_kernel(op: str, a: pa.Array, b: pa.Array, out: pa.DataType) -> pa.Array:
-    """Compute in decimal256 (76 digits, no intermediate overflow), then fit into `out`."""
+    """Compute in decimal128 when Arrow's exact result type fits 38 digits, else in decimal256
+    (76 digits, no intermediate overflow); then round/check into `out`."""
     zero = None
     try:
         if op in "+-*":
-            result = _PLAIN[op](_wide(a), _wide(b))
+            p1, s1, p2, s2 = a.type.precision, a.type.scale, b.type.precision, b.type.scale
+            exact = p1 + p2 + 1 if op == "*" else max(p1 - s1, p2 - s2) + max(s1, s2) + 1
+            if exact > 76:
+                a, b = _shrunk(a), _shrunk(b)
+            elif exact > MAX_PRECISION:
+                a, b = _wide(a), _wide(b)
+            result = _PLAIN[op](a, b)
         else:
             zero = pc.equal(b, 0)
             b = pc.if_else(zero, pa.scalar(Decimal(1), b.type), b)
-            result = _decimal_divide(a, b, out.scale) if op == "/" else _decimal_mod(a, b)
+            kernel = _decimal_divide if op == "/" else _decimal_mod
+            try:
+                result = kernel(a, b, out.scale, wide=False)
+            except (pa.ArrowInvalid, ValueError):  # decimal128 cannot hold the intermediate
+                result = kernel(_shrunk(a), _shrunk(b), out.scale, wide=True)
     except pa.ArrowInvalid as e:
         raise ArithmeticOverflow(f"decimal {op}") from e
     if op == "/" and result.type.scale > out.scale:
@@ -205,19 +224,21 @@ def _decimal_kernel(op: str, a: pa.Array, b: pa.Array, out: pa.DataType) -> pa.A
     return fitted
 
 
-def _decimal_divide(a: pa.Array, b: pa.Array, scale: int) -> pa.Array:
+def _decimal_divide(a: pa.Array, b: pa.Array, scale: int, wide: bool) -> pa.Array:
     # Arrow's decimal division yields scale max(4, s1 + p2 - s2 + 1), truncating; pre-scale the
     # dividend so that this is at least the wanted scale.
     p1, s1, p2, s2 = a.type.precision, a.type.scale, b.type.precision, b.type.scale
     extra = max(0, scale - (s1 + p2 - s2 + 1))
-    dividend = a.cast(pa.decimal256(min(p1 + extra, 76), s1 + extra))
-    return pc.divide(dividend, _wide(b))
+    if wide:
+        return pc.divide(a.cast(pa.decimal256(min(p1 + extra, 76), s1 + extra)), _wide(b))
+    return pc.divide(a.cast(pa.decimal128(p1 + extra, s1 + extra)), b)
 
 
-def _decimal_mod(a: pa.Array, b: pa.Array) -> pa.Array:
+def _decimal_mod(a: pa.Array, b: pa.Array, scale: int, wide: bool) -> pa.Array:
     scale = max(a.type.scale, b.type.scale)
-    wa = a.cast(pa.decimal256(a.type.precision - a.type.scale + scale, scale))
-    wb = b.cast(pa.decimal256(b.type.precision - b.type.scale + scale, scale))
+    make = pa.decimal256 if wide else pa.decimal128
+    wa = a.cast(make(a.type.precision - a.type.scale + scale, scale))
+    wb = b.cast(make(b.type.precision - b.type.scale + scale, scale))
     quotient = pc.trunc(pc.divide(wa, wb))
     return pc.subtract(wa, pc.multiply(quotient, wb))
 
@@ -236,7 +257,11 @@ def _binary(op: str) -> Callable[[exp.Binary, Frame], Value]:
 
 
 def eval_neg(node: exp.Neg, frame: Frame) -> Value:
-    v = frame.eval(node.this)
+    inner = node.this
+    if isinstance(inner, exp.Literal) and not inner.is_string:
+        # Type '-9223372036854775808' as the literal it is (BIGINT), not as -(LARGEINT).
+        return number_literal("-" + inner.this)
+    v = frame.eval(inner)
     k = kind(v.type)
     if k == "null":
         return v

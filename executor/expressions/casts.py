@@ -23,7 +23,8 @@ give yyyymmdd[hhmmss]; CHAR/VARCHAR lengths in CAST are ignored (no truncation).
 
 from __future__ import annotations
 
-from decimal import Decimal
+import re
+from decimal import Decimal, InvalidOperation
 from typing import Callable, Sequence
 
 import numpy as np
@@ -40,7 +41,6 @@ from storage.types import ALIASES, DataType
 MAX_PRECISION = 38
 TIMESTAMP = temporal.TIMESTAMP
 DATE = temporal.DATE
-_INT_ORDER = [pa.int8(), pa.int16(), pa.int32(), pa.int64()]
 _INT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}
 _NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 _INTEGER_RE = r"^[+-]?\d+$"
@@ -78,9 +78,9 @@ def normalize_column(arr: pa.Array) -> pa.Array:
         return normalize_column(arr.dictionary_decode())
     if pa.types.is_large_string(t):
         return arr.cast(pa.string())
-    if pa.types.is_unsigned_integer(t):
-        return arr.cast(pa.decimal128(20, 0) if t.bit_width == 64 else
-                        _INT_ORDER[min(_INT_ORDER.index(pa.int64()), t.bit_width // 8)])
+    if pa.types.is_unsigned_integer(t):  # no unsigned types in Doris: the next wider signed
+        wider = {8: pa.int16(), 16: pa.int32(), 32: pa.int64()}.get(t.bit_width)
+        return arr.cast(wider or pa.decimal128(20, 0))
     if pa.types.is_date64(t):
         return arr.cast(DATE)
     if pa.types.is_timestamp(t) and t != TIMESTAMP:
@@ -163,6 +163,35 @@ def union_type(values: Sequence[Value]) -> pa.DataType:
     return pa.string()
 
 
+_MAX_BIGINT = 2 ** 63 - 1
+
+
+def number_literal(text: str) -> pa.Scalar:
+    """Doris literal typing: BIGINT, then LARGEINT (decimal128(38,0)); `1.5` is DECIMAL(2,1);
+    exponent forms and decimals wider than 38 digits are DOUBLE."""
+    if re.fullmatch(r"-?\d+", text):
+        value = int(text)
+        if -_MAX_BIGINT - 1 <= value <= _MAX_BIGINT:
+            return pa.scalar(value, pa.int64())
+        if len(text.lstrip("-0")) <= MAX_PRECISION:
+            return pa.scalar(Decimal(value), pa.decimal128(MAX_PRECISION, 0))
+        return pa.scalar(float(text), pa.float64())
+    if re.fullmatch(r"-?\d*\.\d*", text) and re.search(r"\d", text):
+        try:
+            value = Decimal(text)
+        except InvalidOperation as e:
+            raise ExpressionError(f"Invalid number literal {text}") from e
+        digits = value.as_tuple().digits
+        scale = max(-int(value.as_tuple().exponent), 0)
+        precision = max(len(digits), scale, 1)
+        if precision <= MAX_PRECISION:
+            return pa.scalar(value, pa.decimal128(precision, scale))
+    try:
+        return pa.scalar(float(text), pa.float64())
+    except ValueError as e:
+        raise ExpressionError(f"Invalid number literal {text}") from e
+
+
 # -- conversions ---------------------------------------------------------------------------------
 def cast_value(v: Value, target: pa.DataType) -> Value:
     """Convert a value to `target` with Doris's non-strict CAST semantics."""
@@ -209,7 +238,11 @@ def _to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
         truncated = pc.trunc(arr)
         return _int_in_range(truncated, truncated, target)
     if k == "decimal":
-        truncated = pc.trunc(arr)
+        # Integral after truncation: drop the scale so comparing with the bounds stays within
+        # 38 digits even for DECIMAL(38, 37).
+        t = arr.type
+        make = pa.decimal256 if isinstance(t, pa.Decimal256Type) else pa.decimal128
+        truncated = pc.trunc(arr).cast(make(max(t.precision - t.scale, 1), 0))
         return _int_in_range(truncated, truncated, target)
     if k == "string":
         text = pc.utf8_trim_whitespace(arr)
@@ -292,9 +325,13 @@ def rescale_decimal(arr: pa.Array, target: pa.DataType, overflow_to_null: bool) 
         arr = pc.round(arr, target.scale, round_mode="half_towards_infinity")
     int_digits = target.precision - target.scale
     if source.precision - source.scale > int_digits or source.scale > target.scale:
-        wide = arr.cast(pa.decimal256(76, arr.type.scale))
-        bound = pa.scalar(Decimal(10) ** int_digits, pa.decimal256(int_digits + 1, 0))
-        ok = pc.less(pc.abs(wide), bound)
+        scale = arr.type.scale
+        if max(arr.type.precision - scale, int_digits + 1) + scale <= MAX_PRECISION:
+            bound = pa.scalar(Decimal(10) ** int_digits, pa.decimal128(int_digits + 1, 0))
+            ok = pc.and_(pc.less(arr, bound), pc.greater(arr, pc.negate(bound)))
+        else:
+            bound = pa.scalar(Decimal(10) ** int_digits, pa.decimal256(int_digits + 1, 0))
+            ok = pc.less(pc.abs(arr.cast(pa.decimal256(76, arr.type.scale))), bound)
         if pc.all(ok).as_py() is False:  # None: no non-null values to check
             if not overflow_to_null:
                 raise ArithmeticOverflow(f"value does not fit in decimal({target.precision},"

@@ -91,18 +91,6 @@ def _parts_fn(fn: Callable[[Parts], np.ndarray], out: pa.DataType) -> Callable[[
     return apply
 
 
-def _part(fn: Callable[[Parts], np.ndarray], out: pa.DataType) -> Callable[[exp.Func, Frame], Value]:
-    apply = _parts_fn(fn, out)
-
-    def handler(node: exp.Func, frame: Frame) -> Value:
-        if isinstance(node, exp.Anonymous):
-            if len(node.expressions) != 1:
-                raise ExpressionError(f"Function {str(node.this).upper()} takes 1 argument")
-            return apply(frame.eval(node.expressions[0]), frame)
-        return apply(frame.eval(node.this), frame)
-    return handler
-
-
 _PARTS: dict[str, Callable[[Value, Frame], Value]] = {
     "YEAR": _parts_fn(lambda p: p.year, pa.int16()),
     "QUARTER": _parts_fn(lambda p: (p.month - 1) // 3 + 1, pa.int8()),
@@ -121,6 +109,19 @@ _PARTS["WEEK"] = _parts_fn(lambda p: temporal.week_number(p, 0)[0], pa.int8())
 _PARTS["DAYOFMONTH"] = _PARTS["DAY"]
 _PARTS["DOW"] = _PARTS["DAYOFWEEK"]
 _PARTS["DOY"] = _PARTS["DAYOFYEAR"]
+
+
+def _part(name: str) -> Callable[[exp.Func, Frame], Value]:
+    """Handler for a part function: YEAR(x) nodes, or WEEKDAY(x) left as exp.Anonymous."""
+    apply = _PARTS[name]
+
+    def handler(node: exp.Func, frame: Frame) -> Value:
+        if isinstance(node, exp.Anonymous):
+            if len(node.expressions) != 1:
+                raise ExpressionError(f"Function {name} takes 1 argument")
+            return apply(frame.eval(node.expressions[0]), frame)
+        return apply(frame.eval(node.this), frame)
+    return handler
 
 
 def eval_week(node: exp.Week, frame: Frame) -> Value:
@@ -384,7 +385,7 @@ def _units_diff(unit: str) -> Callable[[exp.Anonymous, Frame], Value]:
 _TRUNC_UNITS = {"SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
 
 
-def eval_timestamp_trunc(node: exp.TimestampTrunc, frame: Frame) -> Value:
+def eval_timestamp_trunc(node: exp.TimestampTrunc | exp.DateTrunc, frame: Frame) -> Value:
     unit = _unit_name(node.args.get("unit"))
     if unit not in _TRUNC_UNITS:
         raise UnsupportedExpression(f"DATE_TRUNC unit {unit}")
@@ -480,30 +481,25 @@ HANDLERS = {
     exp.CurrentTimestamp: eval_now, exp.Localtimestamp: eval_now, exp.Localtime: eval_now,
     exp.CurrentDate: eval_curdate, exp.CurrentTime: eval_curtime,
     exp.UtcTimestamp: eval_utc_timestamp,
-    exp.Year: _part(lambda p: p.year, pa.int16()),
-    exp.Quarter: _part(lambda p: (p.month - 1) // 3 + 1, pa.int8()),
-    exp.Month: _part(lambda p: p.month, pa.int8()), exp.Day: _part(lambda p: p.day, pa.int8()),
-    exp.DayOfMonth: _part(lambda p: p.day, pa.int8()),
-    exp.DayOfWeek: _part(lambda p: (p.weekday + 1) % 7 + 1, pa.int8()),
-    exp.DayOfYear: _part(lambda p: p.day_of_year, pa.int16()),
-    exp.WeekOfYear: _part(lambda p: temporal.week_number(p, 3)[0], pa.int8()),
-    exp.Week: eval_week, exp.Hour: _part(lambda p: p.hour, pa.int8()),
-    exp.Minute: _part(lambda p: p.minute, pa.int8()),
-    exp.Second: _part(lambda p: p.second, pa.int8()), exp.Extract: eval_extract,
+    exp.Year: _part("YEAR"), exp.Quarter: _part("QUARTER"), exp.Month: _part("MONTH"),
+    exp.Day: _part("DAY"), exp.DayOfMonth: _part("DAY"), exp.DayOfWeek: _part("DAYOFWEEK"),
+    exp.DayOfYear: _part("DAYOFYEAR"), exp.WeekOfYear: _part("WEEKOFYEAR"), exp.Week: eval_week,
+    exp.Hour: _part("HOUR"), exp.Minute: _part("MINUTE"), exp.Second: _part("SECOND"),
+    exp.Extract: eval_extract,
     exp.Dayname: eval_dayname, exp.TsOrDsToDate: eval_to_date,
     exp.TsOrDsToTimestamp: eval_to_datetime, exp.Timestamp: eval_to_datetime,
     exp.TimeToStr: eval_time_to_str, exp.StrToDate: eval_str_to_date,
     exp.StrToTime: eval_str_to_date, exp.DateAdd: _date_add(1), exp.DateSub: _date_add(-1),
     exp.TimestampAdd: _date_add(1), exp.AddMonths: eval_add_months,
     exp.DateDiff: eval_date_diff, exp.TimestampDiff: eval_timestamp_diff,
-    exp.TimestampTrunc: eval_timestamp_trunc, exp.LastDay: eval_last_day,
+    exp.TimestampTrunc: eval_timestamp_trunc, exp.DateTrunc: eval_timestamp_trunc,
+    exp.LastDay: eval_last_day,
     exp.UnixToTime: eval_unix_to_time, exp.ConvertTimezone: eval_convert_tz,
 }
 FUNCTIONS = {
     "NOW": eval_now, "CURDATE": eval_curdate, "CURTIME": eval_curtime,
     "UNIX_TIMESTAMP": fn_unix_timestamp, "MAKEDATE": fn_makedate, "FROM_DAYS": fn_from_days,
-    "WEEKDAY": _part(lambda p: p.weekday, pa.int8()),
-    "MICROSECOND": _part(lambda p: p.microsecond, pa.int32()),
+    "WEEKDAY": _part("WEEKDAY"), "MICROSECOND": _part("MICROSECOND"),
 }
 for _unit in ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"):
     FUNCTIONS[f"{_unit}S_ADD"] = _units_add(_unit, 1)

@@ -16,9 +16,7 @@ leaves as `exp.Anonymous`), merged below.
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 import pyarrow as pa
@@ -32,40 +30,11 @@ from executor.expressions.vectors import to_array
 
 Handler = Callable[[Any, Frame], Value]
 
-_MAX_BIGINT = 2 ** 63 - 1
-
-
 # -- leaves --------------------------------------------------------------------------------------
-def number_literal(text: str) -> pa.Scalar:
-    """Doris literal typing: BIGINT, then LARGEINT (decimal128(38,0)); `1.5` is DECIMAL(2,1);
-    exponent forms and decimals wider than 38 digits are DOUBLE."""
-    if re.fullmatch(r"-?\d+", text):
-        value = int(text)
-        if -_MAX_BIGINT - 1 <= value <= _MAX_BIGINT:
-            return pa.scalar(value, pa.int64())
-        if len(text.lstrip("-0")) <= casts.MAX_PRECISION:
-            return pa.scalar(Decimal(value), pa.decimal128(casts.MAX_PRECISION, 0))
-        return pa.scalar(float(text), pa.float64())
-    if re.fullmatch(r"-?\d*\.\d*", text) and re.search(r"\d", text):
-        try:
-            value = Decimal(text)
-        except InvalidOperation as e:
-            raise ExpressionError(f"Invalid number literal {text}") from e
-        digits = value.as_tuple().digits
-        scale = max(-int(value.as_tuple().exponent), 0)
-        precision = max(len(digits), scale, 1)
-        if precision <= casts.MAX_PRECISION:
-            return pa.scalar(value, pa.decimal128(precision, scale))
-    try:
-        return pa.scalar(float(text), pa.float64())
-    except ValueError as e:
-        raise ExpressionError(f"Invalid number literal {text}") from e
-
-
 def eval_literal(node: exp.Literal, frame: Frame) -> Value:
     if node.is_string:
         return pa.scalar(node.this, pa.string())
-    return number_literal(node.this)
+    return casts.number_literal(node.this)
 
 
 def eval_null(node: exp.Null, frame: Frame) -> Value:

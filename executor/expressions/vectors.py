@@ -17,14 +17,6 @@ import pyarrow.compute as pc
 from executor.expressions.context import Value
 
 
-def is_scalar(v: Value) -> bool:
-    return isinstance(v, pa.Scalar)
-
-
-def type_of(v: Value) -> pa.DataType:
-    return v.type
-
-
 def all_scalar(*values: Value) -> bool:
     return all(isinstance(v, pa.Scalar) for v in values)
 
@@ -42,12 +34,6 @@ def to_array(v: Value, n: int) -> pa.Array:
     if isinstance(v, pa.ChunkedArray):
         return v.combine_chunks()
     return v
-
-
-def scalar_py(v: Value) -> Any:
-    """The Python value of a scalar (raises on arrays: callers check `is_scalar` first)."""
-    assert isinstance(v, pa.Scalar)
-    return v.as_py()
 
 
 def on_arrays(fn: Callable[..., pa.Array], *values: Value, n: int) -> Value:
@@ -83,13 +69,6 @@ def to_numpy(arr: pa.Array, fill: Any = 0) -> np.ndarray:
 def from_numpy(values: np.ndarray, valid: np.ndarray | None, t: pa.DataType) -> pa.Array:
     mask = None if valid is None or valid.all() else ~valid
     return pa.array(values, type=t, mask=mask)
-
-
-def with_nulls(arr: pa.Array, valid: np.ndarray) -> pa.Array:
-    """Null out the rows where `valid` is False (keeping existing nulls)."""
-    if valid.all():
-        return arr
-    return pc.if_else(pa.array(valid), arr, pa.scalar(None, arr.type))
 
 
 def map_distinct(v: Value, fn: Callable[[Any], Any], out_type: pa.DataType) -> Value:

@@ -1,8 +1,10 @@
-"""Hash join (pyarrow/Acero) and cross join, with a residual condition on matched pairs.
+"""Hash join (pyarrow/Acero), cross join, and joins with a residual (non-equi) condition.
 
-Equi-keys go to Acero's hash join; NULL keys never match (SQL semantics). The residual (the
-non-equi part of ON) filters matched pairs of an inner join. Outer joins with a residual are
-planned only when the residual is absent (the binder refuses the rest for now).
+Equi-keys go to Acero's hash join; NULL keys never match (SQL semantics). A residual condition
+decides which key-matched pairs really match, so for outer, semi and anti joins it cannot be a
+filter after the join: `_join_with_residual` tags both sides with row ids, finds the matching
+pairs (inner join + residual), and derives every join type from them with vectorised set
+membership (`is_in` on row ids) and null-extension.
 """
 
 from __future__ import annotations
@@ -47,15 +49,52 @@ def run_join(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.Table:
         out = _cross(left, right)
     elif node.kind == "null aware left anti":
         out = _null_aware_anti(left, right, node)
+    elif node.residual is not None and node.kind != "inner":
+        return _join_with_residual(left, right, node, eval_ctx)
     else:
         left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
         out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
                         join_type=node.kind, coalesce_keys=False, use_threads=True)
     if node.residual is not None:
-        if node.kind not in ("inner", "cross"):
-            raise NotImplementedError("residual conditions on outer joins")
         out = run_filter(out, node.residual, eval_ctx)
     return out
+
+
+def _null_extend(table: pa.Table, other: pa.Schema, table_first: bool) -> pa.Table:
+    nulls = [pa.nulls(table.num_rows, f.type) for f in other]
+    if table_first:
+        return pa.Table.from_arrays(table.columns + nulls, names=table.column_names + other.names)
+    return pa.Table.from_arrays(nulls + table.columns, names=other.names + table.column_names)
+
+
+def _join_with_residual(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.Table:
+    lrid = pa.array(np.arange(left.num_rows, dtype=np.int64))
+    rrid = pa.array(np.arange(right.num_rows, dtype=np.int64))
+    left2, right2 = _key_compatible(left.append_column("__lrid", lrid),
+                                    right.append_column("__rrid", rrid),
+                                    node.left_keys, node.right_keys)
+    pairs = left2.join(right2, keys=node.left_keys, right_keys=node.right_keys,
+                       join_type="inner", coalesce_keys=False, use_threads=True)
+    pairs = run_filter(pairs, node.residual, eval_ctx)
+    matched_l = pc.is_in(lrid, value_set=pairs.column("__lrid").combine_chunks())
+    matched_r = pc.is_in(rrid, value_set=pairs.column("__rrid").combine_chunks())
+    kind = node.kind
+    if kind == "left semi":
+        return left.filter(matched_l)
+    if kind == "left anti":
+        return left.filter(pc.invert(matched_l))
+    if kind == "right semi":
+        return right.filter(matched_r)
+    if kind == "right anti":
+        return right.filter(pc.invert(matched_r))
+    inner = pairs.drop_columns(["__lrid", "__rrid"])
+    parts = [inner]
+    if kind in ("left outer", "full outer"):
+        parts.append(_null_extend(left.filter(pc.invert(matched_l)), right.schema, True))
+    if kind in ("right outer", "full outer"):
+        parts.append(_null_extend(right.filter(pc.invert(matched_r)), left.schema, False))
+    schema = pa.schema(list(left.schema) + list(right.schema))
+    return pa.concat_tables([p.select(schema.names).cast(schema) for p in parts])
 
 
 def _null_aware_anti(left: pa.Table, right: pa.Table, node) -> pa.Table:

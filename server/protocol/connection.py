@@ -19,7 +19,6 @@ from mysql_mimic import packets
 from mysql_mimic.connection import Connection
 from mysql_mimic.types import Capabilities, ServerStatus, str_len
 
-from catalog.errors import DorisError
 from server.protocol.format import column_definition, to_text
 from server.protocol.text_rows import encode_rows
 from server.results import OkResult, RowsResult
@@ -34,7 +33,7 @@ class DorisConnection(Connection):
         results = await asyncio.to_thread(self.session.execute, com_query.sql)
         for i, result in enumerate(results):
             more = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(results) - 1 else 0
-            if isinstance(result, DorisError):
+            if isinstance(result, Exception):  # DorisError or ExpressionError: code + message
                 await self.stream.write(self.error_packet(result))
                 return
             if isinstance(result, OkResult):
@@ -47,7 +46,7 @@ class DorisConnection(Connection):
             else:
                 await self.write_rows(result, more)
 
-    def error_packet(self, err: DorisError) -> bytes:
+    def error_packet(self, err) -> bytes:
         msg = err.client_message().encode("utf-8", errors="replace")
         if Capabilities.CLIENT_PROTOCOL_41 in self.capabilities:
             return b"\xff" + struct.pack("<H", err.code) + b"#" + err.sqlstate.encode()[:5] + msg

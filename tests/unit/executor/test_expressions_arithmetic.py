@@ -99,3 +99,19 @@ def test_duckdb_agrees_on_double_arithmetic():
                 "EXP(1)", "LN(10)", "ABS(-3.5e0)"]:
         expected = duckdb.connect().execute(f"SELECT {sql}").fetchone()[0]
         assert ev(sql) == pytest.approx(float(expected), rel=1e-15), sql
+
+
+@pytest.mark.parametrize("sql, expected_type, expected", [
+    ("-9223372036854775808", pa.int64(), -9223372036854775808),
+    ("-1.50", pa.decimal128(3, 2), Decimal("-1.50")),
+    # Doris overflow scales: p = 38+10+4 > 38, p - s1 >= 32 and s1 < 6 -> scale s1 + 4.
+    ("CAST(1 AS DECIMAL(38,0)) / CAST(3 AS DECIMAL(38,10))", pa.decimal128(38, 4),
+     Decimal("0.3333")),
+    ("CAST(10 AS DECIMAL(38,5)) % CAST(3 AS DECIMAL(38,10))", pa.decimal128(38, 5),
+     Decimal("1.00000")),
+    ("CAST(2 AS DECIMAL(20,5)) * CAST(3 AS DECIMAL(21,6))", pa.decimal128(38, 8),
+     Decimal("6.00000000")),
+    ("CAST(1 AS DECIMAL(38,0)) / CAST(0 AS DECIMAL(38,10))", pa.decimal128(38, 4), None),
+])
+def test_wide_decimals(sql, expected_type, expected):
+    assert ev_typed(sql) == (expected_type, expected)

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from expr_helpers import col, col_type, ev, ev_typed
+from expr_helpers import col, col_type, ev_typed
 
 
 @pytest.mark.parametrize("sql, expected_type, expected", [

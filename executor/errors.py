@@ -1,0 +1,10 @@
+"""Errors raised while running a plan, shaped like the catalog's DorisError (code, sqlstate,
+`client_message()`) so the connection reports them without the executor importing the catalog."""
+
+from __future__ import annotations
+
+from executor.expressions.errors import ExpressionError
+
+
+class ExecutionError(ExpressionError):
+    """A query failed at run time (a scalar subquery returned several rows, a memory limit...)."""
