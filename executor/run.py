@@ -21,6 +21,7 @@ from executor.operators.project import run_project
 from executor.operators.scan import run_scan
 from executor.operators.set_op import run_set_op
 from executor.operators.sort import run_sort
+from executor.operators.window import run_window
 from planner import logical as L
 
 
@@ -35,6 +36,13 @@ def _scalar_subquery(node: L.ScalarSubquery, env: ExecEnv) -> pa.Table:
                                   f"{table.num_rows} rows")
     if table.num_rows == 0:
         return pa.Table.from_arrays([pa.nulls(1, f.type) for f in table.schema], names=table.column_names)
+    return table
+
+
+def _extend(table: pa.Table, node: L.Extend, env: ExecEnv) -> pa.Table:
+    extra = run_project(table, node.exprs, node.names, env.eval_ctx)
+    for name in node.names:
+        table = table.append_column(name, extra.column(name))
     return table
 
 
@@ -54,6 +62,8 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.Limit: lambda n, env: run_limit(execute(n.input, env), n.limit, n.offset),
     L.Distinct: lambda n, env: run_distinct(execute(n.input, env)),
     L.Rename: _rename,
+    L.Window: lambda n, env: run_window(execute(n.input, env), n.calls),
+    L.Extend: lambda n, env: _extend(execute(n.input, env), n, env),
     L.ScalarSubquery: _scalar_subquery,
     L.SetOp: lambda n, env: run_set_op(execute(n.left, env), execute(n.right, env), n.kind, n.distinct),
 }

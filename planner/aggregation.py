@@ -25,7 +25,12 @@ def has_aggregates(items: list, having: exp.Expression | None, order: exp.Expres
         nodes.append(having)
     if order is not None:
         nodes.append(order)
-    return any(n.find(exp.AggFunc) is not None for n in nodes)
+    return any(_is_group_aggregate(a) for n in nodes for a in n.find_all(exp.AggFunc))
+
+
+def _is_group_aggregate(node: exp.AggFunc) -> bool:
+    """An aggregate call that is not the function of a window (`sum(x) OVER (...)`)."""
+    return not (isinstance(node.parent, exp.Window) and node.arg_key == "this")
 
 
 def _group_exprs(select: exp.Select, items: list) -> list[exp.Expression]:
@@ -96,7 +101,7 @@ def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list
         for e, name in group_map:
             if node == e:
                 return exp.column(name, quoted=True)
-        if isinstance(node, exp.AggFunc):
+        if isinstance(node, exp.AggFunc) and _is_group_aggregate(node):
             return agg_column(node)
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):

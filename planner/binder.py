@@ -23,6 +23,7 @@ from planner.aggregation import has_aggregates, plan_aggregation
 from planner.decorrelate import unnest
 from planner.naming import NameGen, output_name
 from planner.pushdown import to_storage_predicates
+from planner.window import has_windows, plan_windows
 from planner.scope import Scope, ScopeColumn, referenced
 
 
@@ -91,6 +92,13 @@ def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, lis
         order_bound = None
     if having_bound is not None:
         plan = L.Filter(plan, having_bound)
+    exprs = [e for _, e, _ in items] + [o for o in order_bound or [] if o is not None]
+    if has_windows(exprs):
+        plan, rewritten = plan_windows(plan, exprs, ctx.names)
+        items = [(n, rewritten[i], t) for i, (n, _, t) in enumerate(items)]
+        if order_bound is not None:
+            rest = iter(rewritten[len(items):])
+            order_bound = [next(rest) if o is not None else None for o in order_bound]
     return _finish(select, plan, items, order_bound, scope_out, ctx)
 
 

@@ -59,6 +59,23 @@ class Project:
 
 
 @dataclass
+class Extend:
+    """All of `input`'s columns plus computed ones."""
+
+    input: object
+    exprs: list[exp.Expression]
+    names: list[str]
+
+
+@dataclass
+class Window:
+    """Window functions (planner.window.WindowCall) added as columns to `input`."""
+
+    input: object
+    calls: list
+
+
+@dataclass
 class AggCall:
     func: str                    # count_all, count, count_distinct, sum, min, max, mean
     arg: str | None              # internal input column name

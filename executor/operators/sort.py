@@ -15,6 +15,14 @@ import pyarrow.compute as pc
 def run_sort(table: pa.Table, keys: list, limit: int | None) -> pa.Table:
     if table.num_rows <= 1:
         return table
+    indices = sort_indices(table, keys)
+    if limit is not None:
+        indices = indices[:limit]
+    return table.take(indices)
+
+
+def sort_indices(table: pa.Table, keys: list) -> pa.Array:
+    """Row order for `keys` (objects with .name and .descending), MySQL NULL placement."""
     columns: dict[str, pa.ChunkedArray] = {}
     sort_keys = []
     for i, k in enumerate(keys):
@@ -27,7 +35,4 @@ def run_sort(table: pa.Table, keys: list, limit: int | None) -> pa.Table:
         key = f"__key{i}"
         columns[key] = col
         sort_keys.append((key, "descending" if k.descending else "ascending"))
-    indices = pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
-    if limit is not None:
-        indices = indices[:limit]
-    return table.take(indices)
+    return pc.sort_indices(pa.table(columns), sort_keys=sort_keys)
