@@ -33,27 +33,65 @@ def _is_group_aggregate(node: exp.AggFunc) -> bool:
     return not (isinstance(node.parent, exp.Window) and node.arg_key == "this")
 
 
-def _group_exprs(select: exp.Select, items: list) -> list[exp.Expression]:
+def _resolve_group_item(g: exp.Expression, items: list) -> exp.Expression:
+    if isinstance(g, exp.Literal) and not g.is_string:
+        pos = int(g.this)
+        if not 1 <= pos <= len(items):
+            raise AnalysisError(f"Unknown column '{pos}' in 'group statement'")
+        return items[pos - 1][1]
+    return g
+
+
+def _set_members(e: exp.Expression) -> list[exp.Expression]:
+    if isinstance(e, (exp.Tuple, exp.Paren)):
+        return list(e.expressions) if isinstance(e, exp.Tuple) else [e.this]
+    return [e]
+
+
+def _group_exprs(select: exp.Select, items: list) -> tuple[list[exp.Expression], list[list[int]] | None]:
+    """The distinct grouping expressions, and the grouping sets as index lists (None: plain)."""
     group = select.args.get("group")
     if group is None:
-        return []
-    if group.args.get("rollup") or group.args.get("cube") or group.args.get("grouping_sets"):
-        raise NotSupported("ROLLUP/CUBE/GROUPING SETS are not supported yet")
-    out = []
+        return [], None
+    exprs: list[exp.Expression] = []
+
+    def index(e: exp.Expression) -> int:
+        e = _resolve_group_item(e, items)
+        for i, x in enumerate(exprs):
+            if x == e:
+                return i
+        exprs.append(e)
+        return len(exprs) - 1
+
+    # Each GROUP BY element contributes a list of alternatives; the sets are their product.
+    alternatives: list[list[list[int]]] = []
+    special = False
     for g in group.expressions:
-        if isinstance(g, exp.Literal) and not g.is_string:
-            pos = int(g.this)
-            if not 1 <= pos <= len(items):
-                raise AnalysisError(f"Unknown column '{pos}' in 'group statement'")
-            out.append(items[pos - 1][1])
+        if isinstance(g, exp.Rollup):
+            cols = [index(c) for c in g.expressions]
+            alternatives.append([cols[:i] for i in range(len(cols), -1, -1)])
+            special = True
+        elif isinstance(g, exp.Cube):
+            cols = [index(c) for c in g.expressions]
+            alternatives.append([[c for bit, c in enumerate(cols) if mask >> (len(cols) - 1 - bit) & 1]
+                                 for mask in range((1 << len(cols)) - 1, -1, -1)])
+            special = True
+        elif isinstance(g, exp.GroupingSets):
+            alternatives.append([[index(m) for m in _set_members(x)] for x in g.expressions])
+            special = True
         else:
-            out.append(g)
-    return out
+            alternatives.append([[index(g)]])
+    if not special:
+        return exprs, None
+    sets: list[list[int]] = [[]]
+    for alts in alternatives:
+        sets = [a + b for a in sets for b in alts]
+    return exprs, [sorted(set(x)) for x in sets]
 
 
 def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list,
                      names: NameGen):
-    group_unbound = _group_exprs(select, items)
+    group_unbound, set_indexes = _group_exprs(select, items)
     aliases = {name.lower(): e for name, e, _ in items}
     group_bound = []
     for g in group_unbound:
@@ -69,31 +107,45 @@ def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list
     group_names: list[str] = []
     group_map: list[tuple[exp.Expression, str]] = []
     for g in group_bound:
-        if any(g == e for e, _ in group_map):
-            continue
         name = names.new("__g")
         pre_exprs.append(g)
         pre_names.append(name)
         group_names.append(name)
         group_map.append((g, name))
+    grouping_sets = None if set_indexes is None else [[group_names[i] for i in s] for s in set_indexes]
 
     calls: list[L.AggCall] = []
     call_map: list[tuple[exp.Expression, str]] = []
 
-    def agg_column(node: exp.AggFunc) -> exp.Expression:
+    def argument(e: exp.Expression) -> str:
+        if e.find(exp.AggFunc):
+            raise AnalysisError("aggregate function cannot contain aggregate parameters")
+        for g, name in group_map:
+            if g == e:
+                return name
+        name = names.new("__a")
+        pre_exprs.append(e)
+        pre_names.append(name)
+        return name
+
+    def agg_column(node: exp.Expression) -> exp.Expression:
         for e, name in call_map:
             if e == node:
                 return exp.column(name, quoted=True)
-        func, arg_expr = _agg_spec(node)
-        arg_name = None
-        if arg_expr is not None:
-            if arg_expr.find(exp.AggFunc):
-                raise AnalysisError("aggregate function cannot contain aggregate parameters")
-            arg_name = names.new("__a")
-            pre_exprs.append(arg_expr)
-            pre_names.append(arg_name)
         out = names.new("__agg")
-        calls.append(L.AggCall(func, arg_name, out))
+        if isinstance(node, (exp.Grouping, exp.GroupingId)):
+            if grouping_sets is None:
+                raise AnalysisError("GROUPING functions require GROUPING SETS, ROLLUP or CUBE")
+            keys = []
+            for a in node.expressions:
+                key = next((n for g, n in group_map if g == a), None)
+                if key is None:
+                    raise AnalysisError(f"Argument of GROUPING must be a grouping column: {a.sql()}")
+                keys.append(key)
+            call = L.AggCall("grouping_id", None, out, args=keys)
+        else:
+            call = _agg_call(node, out, argument)
+        calls.append(call)
         call_map.append((node, out))
         return exp.column(out, quoted=True)
 
@@ -101,7 +153,8 @@ def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list
         for e, name in group_map:
             if node == e:
                 return exp.column(name, quoted=True)
-        if isinstance(node, exp.AggFunc) and _is_group_aggregate(node):
+        if isinstance(node, exp.AggFunc) and _is_group_aggregate(node) \
+                or isinstance(node, (exp.Grouping, exp.GroupingId)):
             return agg_column(node)
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
@@ -136,7 +189,7 @@ def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list
             except UnknownColumn:
                 order_bound.append(None)
     agg_scope = Scope(scope.columns)
-    plan = L.Aggregate(L.Project(plan, pre_exprs, pre_names), group_names, calls)
+    plan = L.Aggregate(L.Project(plan, pre_exprs, pre_names), group_names, calls, grouping_sets)
     return plan, new_items, having_bound, order_bound, agg_scope
 
 
@@ -152,23 +205,55 @@ def _alias_expand(e: exp.Expression, aliases: dict, scope: Scope) -> exp.Express
     return e.copy().transform(repl, copy=False)
 
 
-def _agg_spec(node: exp.AggFunc) -> tuple[str, exp.Expression | None]:
+def _agg_call(node: exp.AggFunc, out: str, argument) -> L.AggCall:
+    """The AggCall computing `node`; `argument(expr)` names a pre-projected input column."""
     if isinstance(node, exp.Count):
         arg = node.this
         if arg is None or isinstance(arg, exp.Star):
-            return "count_all", None
+            return L.AggCall("count_all", None, out)
         if isinstance(arg, exp.Distinct):
-            if len(arg.expressions) != 1:
-                raise NotSupported("COUNT(DISTINCT) over several columns is not supported yet")
-            return "count_distinct", arg.expressions[0]
-        return "count", arg
+            if len(arg.expressions) == 1:
+                return L.AggCall("count_distinct", argument(arg.expressions[0]), out)
+            return L.AggCall("count_distinct_multi", None, out,
+                             args=[argument(e) for e in arg.expressions])
+        return L.AggCall("count", argument(arg), out)
     if isinstance(node, exp.ApproxDistinct):
-        return "count_distinct", node.this
+        return L.AggCall("count_distinct", argument(node.this), out)
+    if isinstance(node, exp.GroupConcat):
+        return _group_concat(node, out, argument)
     for cls, func in _SIMPLE.items():
         if type(node) is cls:
-            if isinstance(node.this, exp.Distinct):
+            arg = node.this
+            if isinstance(arg, exp.Distinct):
+                inner = argument(arg.expressions[0])
                 if func in ("min", "max"):
-                    return func, node.this.expressions[0]
-                raise NotSupported(f"{func.upper()}(DISTINCT) is not supported yet")
-            return func, node.this
+                    return L.AggCall(func, inner, out)
+                return L.AggCall(f"{func}_distinct", inner, out)
+            return L.AggCall(func, argument(arg), out)
+    extra = {exp.Stddev: "stddev_samp", exp.StddevPop: "stddev", exp.StddevSamp: "stddev_samp",
+             exp.Variance: "variance_samp", exp.VariancePop: "variance",
+             exp.AnyValue: "first", exp.LogicalAnd: "all", exp.LogicalOr: "any"}
+    func = extra.get(type(node))
+    if func is not None:
+        return L.AggCall(func, argument(node.this), out)
     raise NotSupported(f"Aggregate function {node.sql(dialect='doris')} is not supported yet")
+
+
+def _group_concat(node: exp.GroupConcat, out: str, argument) -> L.AggCall:
+    this = node.this
+    order: list = []
+    distinct = False
+    if isinstance(this, exp.Order):
+        order = [L.SortKey(argument(o.this), bool(o.args.get("desc"))) for o in this.expressions]
+        this = this.this
+    if isinstance(this, exp.Distinct):
+        distinct = True
+        this = this.expressions[0]
+    sep_node = node.args.get("separator")
+    separator = ","
+    if sep_node is not None:
+        if not (isinstance(sep_node, exp.Literal) and sep_node.is_string):
+            raise NotSupported("group_concat separator must be a string constant")
+        separator = sep_node.this
+    return L.AggCall("group_concat", argument(this), out, separator=separator,
+                     distinct=distinct, order=order)

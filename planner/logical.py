@@ -77,9 +77,14 @@ class Window:
 
 @dataclass
 class AggCall:
-    func: str                    # count_all, count, count_distinct, sum, min, max, mean
+    func: str                    # count_all, count, count_distinct, sum, min, max, mean,
+                                 # sum_distinct, mean_distinct, group_concat, grouping, ...
     arg: str | None              # internal input column name
     output: str
+    args: list[str] = field(default_factory=list)  # multi-argument calls (count(DISTINCT a, b))
+    separator: str = ","         # group_concat
+    distinct: bool = False       # group_concat(DISTINCT ...)
+    order: list = field(default_factory=list)      # group_concat(... ORDER BY ...): SortKeys
 
 
 @dataclass
@@ -87,6 +92,7 @@ class Aggregate:
     input: object
     group_names: list[str]       # internal input columns to group by (already projected)
     calls: list[AggCall]
+    grouping_sets: list[list[str]] | None = None  # GROUPING SETS / ROLLUP / CUBE
 
 
 @dataclass
