@@ -17,13 +17,15 @@ from dataclasses import dataclass, field, replace
 from sqlglot import exp
 
 from catalog.catalog import Catalog
-from catalog.errors import AnalysisError, NotSupported, UnknownColumn
+from catalog import information_schema
+from catalog.errors import AnalysisError, NotSupported, UnknownColumn, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.decorrelate import unnest
 from planner.naming import NameGen, output_name
 from planner.pushdown import to_storage_predicates
 from planner.window import has_windows, plan_windows
+from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, referenced
 
 
@@ -33,6 +35,7 @@ class BindContext:
     db: str | None
     names: NameGen
     ctes: dict[str, exp.Expression] = field(default_factory=dict)
+    variables: list = field(default_factory=list)  # session variables (information_schema)
 
 
 class _NeedsUnnest(Exception):
@@ -183,8 +186,22 @@ def _bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindCont
     return L.Rename(plan, [c.internal for c in cols], internals, relation=alias)
 
 
-def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> L.OlapScan:
+def _bind_information_schema(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
+    if information_schema.schema_of(node.name) is None:
+        raise UnknownTable(node.name, information_schema.NAME)
+    table = information_schema.build(node.name, ctx.catalog, ctx.variables)
+    alias = node.alias or node.name
+    instance = ctx.names.new("")
+    internals = [f"{alias}.{c}#{instance}" for c in table.column_names]
+    for name, internal, f in zip(table.column_names, internals, table.schema):
+        scope.columns.append(ScopeColumn(alias, name, internal, from_arrow(f.type)))
+    return L.InlineTable(table.rename_columns(internals), alias)
+
+
+def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     db_name = node.db or ctx.db
+    if db_name and db_name.lower() == information_schema.NAME:
+        return _bind_information_schema(node, scope, ctx)
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(db_name, node.name)
         alias = node.alias or node.name
@@ -346,7 +363,7 @@ def _push_into(plan: object, relation: str, conj: exp.Expression) -> bool:
 def _is_relation(node: object, relation: str) -> bool:
     if isinstance(node, L.Filter):
         return _is_relation(node.input, relation)
-    if isinstance(node, L.OlapScan):
+    if isinstance(node, (L.OlapScan, L.InlineTable)):
         return node.alias == relation
     if isinstance(node, L.Rename):
         return node.relation == relation
@@ -390,7 +407,7 @@ def _join_cross(plan: object, conj: exp.Expression, owner: dict[str, str]) -> bo
 
 
 def _relations_of(node: object) -> set[str]:
-    if isinstance(node, L.OlapScan):
+    if isinstance(node, (L.OlapScan, L.InlineTable)):
         return {node.alias}
     if isinstance(node, L.Rename):
         return {node.relation}

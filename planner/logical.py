@@ -41,6 +41,14 @@ class OlapScan:
 
 
 @dataclass
+class InlineTable:
+    """Rows computed at planning time (information_schema tables)."""
+
+    table: object                # pa.Table with the output names
+    alias: str
+
+
+@dataclass
 class OneRow:
     """The single empty row that SELECT without FROM runs over."""
 

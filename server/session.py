@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
 
+from catalog import information_schema
 from catalog.errors import DorisError, InternalError, UnknownDatabase
 from executor.expressions.errors import ExpressionError
 from server.dispatch import run_statement
@@ -39,13 +40,19 @@ class DorisSession(BaseSession):
 
     async def init(self, connection) -> None:
         self.connection = connection
+        if self.database:  # the handshake named a database: it must exist (as in Doris)
+            await self.use(self.database)
 
     async def close(self) -> None:
         self.connection = None
 
     async def use(self, database: str) -> None:
+        if database.lower() == information_schema.NAME:
+            self.database = information_schema.NAME
+            return
         if database not in self.services.catalog.dbs:
             err = UnknownDatabase(database)
+            self.database = None
             raise MysqlError(err.client_message(), code=err.code)
         self.database = database
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from catalog import information_schema
 from catalog.errors import NotSupported
 from catalog.statements import CreateTableStmt
 from server.handlers.context import StatementContext
@@ -40,6 +41,9 @@ def drop(stmt: exp.Drop, ctx: StatementContext) -> OkResult:
 
 def use(stmt: exp.Use, ctx: StatementContext) -> OkResult:
     name = stmt.this.name if stmt.this is not None else ""
-    ctx.catalog.get_db(name)
+    if name.lower() == information_schema.NAME:
+        name = information_schema.NAME
+    else:
+        ctx.catalog.get_db(name)
     ctx.session.database = name
     return OkResult()

@@ -18,7 +18,8 @@ from storage.types import from_arrow
 def run_query(stmt, ctx: StatementContext) -> tuple[pa.Table, list]:
     """The result table (columns in select order) and the planner's result column infos."""
     stmt = inline_session_values(stmt, ctx)
-    plan, columns = bind_query(stmt, BindContext(ctx.catalog, ctx.db, NameGen()))
+    plan, columns = bind_query(stmt, BindContext(ctx.catalog, ctx.db, NameGen(),
+                                                 variables=ctx.session.variables.list()))
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool)
     table = execute(plan, env)
     table = pa.Table.from_arrays([table.column(c.internal) for c in columns],

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlglot import exp
 
+from catalog import information_schema
 from catalog.errors import NotSupported
 from catalog.partitions import format_range, partition_types
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
@@ -47,10 +48,13 @@ def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     db_name = stmt.text("db") or ctx.db
     keep = like_filter(_like(stmt))
-    with ctx.catalog.lock:
-        db = ctx.catalog.get_db(db_name)
-        names = sorted(n for n in db.tables if keep(n))
-    header = f"Tables_in_{db.name}"
+    if db_name and db_name.lower() == information_schema.NAME:
+        db_name, names = information_schema.NAME, [n for n in information_schema.table_names() if keep(n)]
+    else:
+        with ctx.catalog.lock:
+            db = ctx.catalog.get_db(db_name)
+            db_name, names = db.name, sorted(n for n in db.tables if keep(n))
+    header = f"Tables_in_{db_name}"
     if stmt.args.get("full"):
         return text_columns([header, "Table_type"], [(n, "BASE TABLE") for n in names])
     return text_columns([header], [(n,) for n in names])

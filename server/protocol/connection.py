@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import struct
 
-from mysql_mimic import packets
+from mysql_mimic import context, packets
+from mysql_mimic.constants import KillKind
+from mysql_mimic.errors import ErrorCode, MysqlError
 from mysql_mimic.connection import Connection
 from mysql_mimic.types import Capabilities, ServerStatus, str_len
 
@@ -27,6 +29,27 @@ ROWS_PER_WRITE = 8192
 
 
 class DorisConnection(Connection):
+    async def _start(self) -> None:
+        """As mysql-mimic's, but a failed handshake reports its own error number (e.g. 1049
+        for an unknown database in the handshake) instead of 1043."""
+        context.connection_id.set(self.connection_id)
+        try:
+            await self.connection_phase()
+            await self.session.init(self)
+        except MysqlError as e:
+            await self.stream.write(self.error(msg=e.msg, code=e.code))
+            return
+        try:
+            await self.command_phase()
+        except asyncio.CancelledError:
+            if self._kill != KillKind.CONNECTION:
+                raise
+            await self.stream.write(self.error(msg="Session was killed",
+                                               code=ErrorCode.SESSION_WAS_KILLED))
+            self._kill = None
+        finally:
+            await self.session.close()
+
     async def handle_query(self, data: bytes) -> None:
         com_query = packets.parse_com_query(
             capabilities=self.capabilities, client_charset=self.client_charset, data=data)

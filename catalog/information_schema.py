@@ -1,0 +1,215 @@
+"""information_schema: MySQL's metadata tables, built from the catalog when a query reads them.
+
+BI tools, JDBC's DatabaseMetaData and ORMs discover schemas through these tables. Each is an
+Arrow table made on demand from a catalog snapshot (SCHEMATA, TABLES, COLUMNS, PARTITIONS,
+STATISTICS ...); tables that minidoris has nothing to put in (VIEWS, ROUTINES, TRIGGERS, ...)
+exist with MySQL's columns and no rows, so the queries tools send succeed. The planner scans
+them like any relation, so filters, joins and ORDER BY work.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable
+
+import pyarrow as pa
+
+from catalog.model import OlapTable
+
+NAME = "information_schema"
+_S, _I = pa.string(), pa.int64()
+
+
+def _schema(*cols: str) -> pa.Schema:
+    return pa.schema([pa.field(c.split(":")[0], _I if c.endswith(":i") else
+                               pa.timestamp("us") if c.endswith(":t") else _S) for c in cols])
+
+
+_SCHEMAS = {
+    "SCHEMATA": _schema("CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME",
+                        "DEFAULT_COLLATION_NAME", "SQL_PATH", "DEFAULT_ENCRYPTION"),
+    "TABLES": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE",
+                      "VERSION:i", "ROW_FORMAT", "TABLE_ROWS:i", "AVG_ROW_LENGTH:i",
+                      "DATA_LENGTH:i", "MAX_DATA_LENGTH:i", "INDEX_LENGTH:i", "DATA_FREE:i",
+                      "AUTO_INCREMENT:i", "CREATE_TIME:t", "UPDATE_TIME:t", "CHECK_TIME:t",
+                      "TABLE_COLLATION", "CHECKSUM:i", "CREATE_OPTIONS", "TABLE_COMMENT"),
+    "COLUMNS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME",
+                       "ORDINAL_POSITION:i", "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE",
+                       "CHARACTER_MAXIMUM_LENGTH:i", "CHARACTER_OCTET_LENGTH:i",
+                       "NUMERIC_PRECISION:i", "NUMERIC_SCALE:i", "DATETIME_PRECISION:i",
+                       "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE", "COLUMN_KEY",
+                       "EXTRA", "PRIVILEGES", "COLUMN_COMMENT", "COLUMN_SIZE:i",
+                       "DECIMAL_DIGITS:i", "GENERATION_EXPRESSION", "SRS_ID:i"),
+    "PARTITIONS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME",
+                          "SUBPARTITION_NAME", "PARTITION_ORDINAL_POSITION:i",
+                          "PARTITION_METHOD", "PARTITION_EXPRESSION", "PARTITION_DESCRIPTION",
+                          "TABLE_ROWS:i", "PARTITION_COMMENT"),
+    "STATISTICS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE:i",
+                          "INDEX_SCHEMA", "INDEX_NAME", "SEQ_IN_INDEX:i", "COLUMN_NAME",
+                          "COLLATION", "CARDINALITY:i", "SUB_PART:i", "PACKED", "NULLABLE",
+                          "INDEX_TYPE", "COMMENT", "INDEX_COMMENT"),
+    "VIEWS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION",
+                     "CHECK_OPTION", "IS_UPDATABLE", "DEFINER", "SECURITY_TYPE",
+                     "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION"),
+    "ROUTINES": _schema("SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME",
+                        "ROUTINE_TYPE", "DTD_IDENTIFIER", "ROUTINE_BODY", "ROUTINE_DEFINITION",
+                        "EXTERNAL_NAME", "EXTERNAL_LANGUAGE", "PARAMETER_STYLE",
+                        "IS_DETERMINISTIC", "SQL_DATA_ACCESS", "SQL_PATH", "SECURITY_TYPE",
+                        "CREATED:t", "LAST_ALTERED:t", "SQL_MODE", "ROUTINE_COMMENT",
+                        "DEFINER", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION",
+                        "DATABASE_COLLATION"),
+    "PARAMETERS": _schema("SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME",
+                          "ORDINAL_POSITION:i", "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE",
+                          "DTD_IDENTIFIER", "ROUTINE_TYPE"),
+    "TRIGGERS": _schema("TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME",
+                        "EVENT_MANIPULATION", "EVENT_OBJECT_TABLE", "ACTION_STATEMENT",
+                        "ACTION_TIMING"),
+    "EVENTS": _schema("EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER", "STATUS"),
+    "KEY_COLUMN_USAGE": _schema("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
+                                "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME",
+                                "ORDINAL_POSITION:i", "POSITION_IN_UNIQUE_CONSTRAINT:i",
+                                "REFERENCED_TABLE_SCHEMA", "REFERENCED_TABLE_NAME",
+                                "REFERENCED_COLUMN_NAME"),
+    "TABLE_CONSTRAINTS": _schema("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
+                                 "TABLE_SCHEMA", "TABLE_NAME", "CONSTRAINT_TYPE"),
+    "REFERENTIAL_CONSTRAINTS": _schema("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA",
+                                       "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG",
+                                       "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME",
+                                       "MATCH_OPTION", "UPDATE_RULE", "DELETE_RULE",
+                                       "TABLE_NAME", "REFERENCED_TABLE_NAME"),
+    "ENGINES": _schema("ENGINE", "SUPPORT", "COMMENT", "TRANSACTIONS", "XA", "SAVEPOINTS"),
+    "CHARACTER_SETS": _schema("CHARACTER_SET_NAME", "DEFAULT_COLLATE_NAME", "DESCRIPTION",
+                              "MAXLEN:i"),
+    "COLLATIONS": _schema("COLLATION_NAME", "CHARACTER_SET_NAME", "ID:i", "IS_DEFAULT",
+                          "IS_COMPILED", "SORTLEN:i"),
+    "PROCESSLIST": _schema("ID:i", "USER", "HOST", "DB", "COMMAND", "TIME:i", "STATE", "INFO"),
+    "USER_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "PRIVILEGE_TYPE", "IS_GRANTABLE"),
+    "SCHEMA_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "PRIVILEGE_TYPE",
+                                 "IS_GRANTABLE"),
+    "TABLE_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
+                                "PRIVILEGE_TYPE", "IS_GRANTABLE"),
+    "COLUMN_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
+                                 "COLUMN_NAME", "PRIVILEGE_TYPE", "IS_GRANTABLE"),
+    "FILES": _schema("FILE_ID:i", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "ENGINE"),
+    "GLOBAL_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE"),
+    "SESSION_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE"),
+}
+
+
+def table_names() -> list[str]:
+    return sorted(_SCHEMAS)
+
+
+def schema_of(name: str) -> pa.Schema | None:
+    return _SCHEMAS.get(name.upper())
+
+
+def _data_type(t) -> str:
+    return "text" if t.kind == "STRING" else t.kind.lower()
+
+
+def _column_rows(db: str, table: OlapTable) -> list[dict]:
+    rows = []
+    for i, c in enumerate(table.columns, 1):
+        t = c.type
+        char_len = t.length if t.is_string else None
+        precision = t.precision if t.kind == "DECIMAL" else {
+            "TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19, "LARGEINT": 39,
+            "FLOAT": 12, "DOUBLE": 22, "BOOLEAN": 1}.get(t.kind)
+        scale = t.scale if t.kind == "DECIMAL" else (0 if t.is_integer else None)
+        rows.append({
+            "TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": table.name,
+            "COLUMN_NAME": c.name, "ORDINAL_POSITION": i, "COLUMN_DEFAULT": c.default,
+            "IS_NULLABLE": "YES" if c.nullable else "NO", "DATA_TYPE": _data_type(t),
+            "CHARACTER_MAXIMUM_LENGTH": char_len,
+            "CHARACTER_OCTET_LENGTH": char_len * 4 if char_len else None,
+            "NUMERIC_PRECISION": precision, "NUMERIC_SCALE": scale,
+            "DATETIME_PRECISION": t.scale if t.kind == "DATETIME" else None,
+            "CHARACTER_SET_NAME": "utf8mb4" if t.is_string else None,
+            "COLLATION_NAME": "utf8mb4_0900_bin" if t.is_string else None,
+            "COLUMN_TYPE": t.sql(), "COLUMN_KEY": "UNI" if c.is_key and table.keys_type == "UNIQUE_KEYS"
+            else ("DUP" if c.is_key else ""),
+            "EXTRA": c.aggregation if c.aggregation and table.keys_type == "AGG_KEYS" else "",
+            "PRIVILEGES": "SELECT", "COLUMN_COMMENT": c.comment, "COLUMN_SIZE": char_len or precision,
+            "DECIMAL_DIGITS": scale, "GENERATION_EXPRESSION": None, "SRS_ID": None})
+    return rows
+
+
+def build(name: str, catalog, variables: list[tuple[str, object]]) -> pa.Table:
+    """The rows of information_schema.<name> now (visible databases only)."""
+    schema = _SCHEMAS[name.upper()]
+    builder = _BUILDERS.get(name.upper())
+    rows: list[dict] = []
+    if builder is not None:
+        with catalog.lock:
+            rows = builder(catalog, variables)
+    columns = {f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in schema}
+    return pa.table(columns, schema=schema)
+
+
+def _schemata(catalog, variables) -> list[dict]:
+    return [{"CATALOG_NAME": "internal", "SCHEMA_NAME": n, "DEFAULT_CHARACTER_SET_NAME": "utf8mb4",
+             "DEFAULT_COLLATION_NAME": "utf8mb4_0900_bin", "DEFAULT_ENCRYPTION": "NO"}
+            for n in [NAME, *sorted(catalog.dbs)]]
+
+
+def _tables(catalog, variables) -> list[dict]:
+    rows = [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": NAME, "TABLE_NAME": n,
+             "TABLE_TYPE": "SYSTEM VIEW", "ENGINE": "SYSTEM VIEW", "TABLE_ROWS": 0}
+            for n in table_names()]
+    for db in catalog.dbs.values():
+        for t in db.tables.values():
+            rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
+                         "TABLE_NAME": t.name, "TABLE_TYPE": "BASE TABLE", "ENGINE": "Doris",
+                         "VERSION": 10, "ROW_FORMAT": "", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
+                         "DATA_LENGTH": 0, "MAX_DATA_LENGTH": 0, "INDEX_LENGTH": 0,
+                         "DATA_FREE": 0, "CREATE_TIME": datetime.fromtimestamp(t.create_time),
+                         "TABLE_COLLATION": "utf8mb4_0900_bin", "CREATE_OPTIONS": "",
+                         "TABLE_COMMENT": t.comment})
+    return rows
+
+
+def _columns(catalog, variables) -> list[dict]:
+    return [r for db in catalog.dbs.values() for t in db.tables.values()
+            for r in _column_rows(db.name, t)]
+
+
+def _partitions(catalog, variables) -> list[dict]:
+    rows = []
+    for db in catalog.dbs.values():
+        for t in db.tables.values():
+            for i, p in enumerate(t.sorted_partitions(), 1):
+                rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
+                             "TABLE_NAME": t.name, "PARTITION_NAME": p.name,
+                             "PARTITION_ORDINAL_POSITION": i,
+                             "PARTITION_METHOD": t.partition_info.kind,
+                             "PARTITION_EXPRESSION": ", ".join(t.partition_info.columns),
+                             "TABLE_ROWS": 0})
+    return rows
+
+
+def _engines(catalog, variables) -> list[dict]:
+    return [{"ENGINE": "Doris", "SUPPORT": "DEFAULT", "COMMENT": "Doris OLAP engine",
+             "TRANSACTIONS": "YES", "XA": "NO", "SAVEPOINTS": "NO"}]
+
+
+def _charsets(catalog, variables) -> list[dict]:
+    return [{"CHARACTER_SET_NAME": "utf8mb4", "DEFAULT_COLLATE_NAME": "utf8mb4_0900_bin",
+             "DESCRIPTION": "UTF-8 Unicode", "MAXLEN": 4}]
+
+
+def _collations(catalog, variables) -> list[dict]:
+    return [{"COLLATION_NAME": "utf8mb4_0900_bin", "CHARACTER_SET_NAME": "utf8mb4", "ID": 309,
+             "IS_DEFAULT": "Yes", "IS_COMPILED": "Yes", "SORTLEN": 1}]
+
+
+def _variables(catalog, variables) -> list[dict]:
+    return [{"VARIABLE_NAME": k, "VARIABLE_VALUE": None if v is None else str(v)}
+            for k, v in variables]
+
+
+_BUILDERS: dict[str, Callable] = {
+    "SCHEMATA": _schemata, "TABLES": _tables, "COLUMNS": _columns, "PARTITIONS": _partitions,
+    "ENGINES": _engines, "CHARACTER_SETS": _charsets, "COLLATIONS": _collations,
+    "GLOBAL_VARIABLES": _variables, "SESSION_VARIABLES": _variables,
+}

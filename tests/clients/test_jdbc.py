@@ -1,0 +1,64 @@
+"""JDBC (MariaDB Connector/J, Debian's libmariadb-java) against the server: connect, metadata,
+typed results, updates, client-side prepared statements with quoting, DatabaseMetaData through
+information_schema. Spark JDBC reads use the same driver and the same code paths."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+JAR = Path("/usr/share/java/mariadb-java-client.jar")
+SOURCE = Path(__file__).parent / "java" / "JdbcClient.java"
+
+
+def _require_java() -> None:
+    missing = [what for what, ok in (("javac", shutil.which("javac")), ("java", shutil.which("java")),
+                                     (str(JAR), JAR.exists())) if not ok]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"JDBC test needs {', '.join(missing)} in CI (.ci/run installs them)")
+        pytest.skip(f"missing {', '.join(missing)} (apt-get install default-jdk-headless libmariadb-java)")
+
+
+@pytest.fixture(scope="module")
+def jdbc_client(tmp_path_factory):
+    _require_java()
+    out = tmp_path_factory.mktemp("jdbc")
+    subprocess.run(["javac", "-cp", str(JAR), "-d", str(out), str(SOURCE)], check=True)
+
+    def run(url: str, *statements: str) -> list[str]:
+        proc = subprocess.run(["java", "-cp", f"{JAR}:{out}", "JdbcClient", url, *statements],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc.stdout.splitlines()
+    return run
+
+
+def test_jdbc_queries_metadata_and_updates(server, fresh_db, jdbc_client):
+    url = f"jdbc:mysql://{server.host}:{server.port}/{fresh_db}?user=root"
+    lines = jdbc_client(
+        url,
+        "CREATE TABLE t (k INT, name VARCHAR(20), amount DECIMAL(10, 2), d DATE) "
+        "DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ('replication_num' = '1')",
+        "INSERT INTO t VALUES (1, 'it''s', 1.50, '2024-01-02'), (2, 'b', NULL, NULL)",
+        "SELECT k, name, amount, d FROM t ORDER BY k",
+        "SELECT count(*) AS n, sum(amount) AS s FROM t",
+        "prepared:SELECT k FROM t WHERE name = ? AND k >= ?",
+        f"tables:{fresh_db}",
+        f"columns:{fresh_db}.t",
+    )
+    assert lines[0] == "product=MySQL 5.7.99"
+    assert lines[1] == "update=0"
+    assert lines[2] == "update=2"
+    assert lines[3] == "k:INTEGER\tname:VARCHAR\tamount:DECIMAL\td:DATE"
+    assert lines[4:6] == ["1\tit's\t1.50\t2024-01-02", "2\tb\tnull\tnull"]
+    assert lines[6] == "n:BIGINT\ts:DECIMAL"
+    assert lines[7] == "2\t1.50"
+    assert lines[8:10] == ["k:INTEGER", "1"]
+    assert "table=t" in lines
+    assert [x for x in lines if x.startswith("column=")] == [
+        "column=k INT", "column=name VARCHAR", "column=amount DECIMAL", "column=d DATE"]
