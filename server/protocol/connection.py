@@ -21,11 +21,16 @@ from mysql_mimic.errors import ErrorCode, MysqlError
 from mysql_mimic.connection import Connection
 from mysql_mimic.types import Capabilities, ServerStatus, str_len
 
-from server.protocol.format import column_definition, to_text
+from catalog.errors import InternalError
+from mysql_mimic.prepared import PreparedStatement
+from server.protocol.format import column_definition, mysql_type, to_text
+from server.protocol.prepared import binary_row, bind_sql, placeholders, read_params
+from storage.types import DataType
 from server.protocol.text_rows import encode_rows
 from server.results import OkResult, RowsResult
 
 ROWS_PER_WRITE = 8192
+VARCHAR = DataType("VARCHAR", length=65533)
 
 
 class DorisConnection(Connection):
@@ -68,6 +73,59 @@ class DorisConnection(Connection):
                 await self.stream.write(packet)
             else:
                 await self.write_rows(result, more)
+
+    async def handle_stmt_prepare(self, data: bytes) -> None:
+        sql = self.client_charset.decode(data)
+        try:
+            spots = placeholders(sql)
+        except Exception as e:  # noqa: BLE001 - a tokenizer error is the client's syntax error
+            await self.stream.write(self.error_packet(e if hasattr(e, "code") else
+                                                      InternalError(str(e))))
+            return
+        stmt = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=sql,
+                                 num_params=len(spots))
+        stmt.spots, stmt.types = spots, None
+        self.prepared_stmts[stmt.stmt_id] = stmt
+        packets_out = [packets.make_com_stmt_prepare_ok(stmt)]
+        if stmt.num_params:
+            packets_out += [column_definition("?", VARCHAR)] * stmt.num_params
+            if not self.deprecate_eof():  # an EOF here breaks MariaDB Connector/J otherwise
+                packets_out.append(self.eof())
+        self.stream.write_many(packets_out)
+        await self.stream.drain()
+
+    async def handle_stmt_execute(self, data: bytes) -> None:
+        stmt_id = struct.unpack_from("<I", data)[0]
+        stmt = self.get_stmt(stmt_id)
+        _, use_cursor, values, stmt.types = read_params(
+            data, stmt.num_params, stmt.types, self.capabilities, "utf-8")
+        sql = bind_sql(stmt.sql, stmt.spots, values)
+        results = await asyncio.to_thread(self.session.execute, sql)
+        result = results[-1]
+        if isinstance(result, Exception):
+            await self.stream.write(self.error_packet(result))
+            return
+        if isinstance(result, OkResult):
+            await self.stream.write(self.ok(affected_rows=result.affected_rows))
+            return
+        types = [mysql_type(c.type) for c in result.columns]
+        header = [packets.make_column_count(capabilities=self.capabilities,
+                                            column_count=len(result.columns))]
+        header += [column_definition(c.name, c.type, c.nullable) for c in result.columns]
+        if not self.deprecate_eof():
+            header.append(self.eof())
+        self.stream.write_many(header)
+        rows = [binary_row(list(r), types) for b in result.batches
+                for r in zip(*[b.column(i).to_pylist() for i in range(b.num_columns)])]
+        if use_cursor:
+            async def cursor():
+                for r in rows:
+                    yield r
+            stmt.cursor = cursor()
+            await self.stream.write(self.ok_or_eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
+            return
+        self.stream.write_many(rows)
+        await self.stream.write(self.ok_or_eof(affected_rows=0))
 
     def error_packet(self, err) -> bytes:
         msg = err.client_message().encode("utf-8", errors="replace")

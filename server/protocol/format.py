@@ -47,6 +47,10 @@ def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
     return pc.cast(array, pa.string())
 
 
+def mysql_type(dtype: DataType) -> int:
+    return _MYSQL_TYPE.get(dtype.kind, ColumnType.VAR_STRING)
+
+
 def column_definition(name: str, dtype: DataType, nullable: bool = True) -> bytes:
     kind = dtype.kind
     mtype = _MYSQL_TYPE.get(kind, ColumnType.VAR_STRING)
