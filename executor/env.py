@@ -14,3 +14,4 @@ class ExecEnv:
     eval_ctx: object                 # executor.expressions.EvalContext
     pool: ThreadPoolExecutor
     scan_stats: ScanStats = field(default_factory=ScanStats)
+    mem_limit: int = 0               # exec_mem_limit in bytes; 0 = unlimited

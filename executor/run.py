@@ -26,7 +26,17 @@ from planner import logical as L
 
 
 def execute(node: object, env: ExecEnv) -> pa.Table:
-    return _HANDLERS[type(node)](node, env)
+    return check_memory(_HANDLERS[type(node)](node, env), env)
+
+
+def check_memory(table: pa.Table, env: ExecEnv) -> pa.Table:
+    """exec_mem_limit: a materialised intermediate result larger than the limit fails the query
+    (a clear error instead of the process running out of memory)."""
+    if env.mem_limit and table.nbytes > env.mem_limit:
+        raise ExecutionError(
+            f"[MEM_LIMIT_EXCEEDED]Query memory usage {table.nbytes} bytes exceeds "
+            f"exec_mem_limit {env.mem_limit} bytes; raise it with SET exec_mem_limit = ...")
+    return table
 
 
 def _scalar_subquery(node: L.ScalarSubquery, env: ExecEnv) -> pa.Table:

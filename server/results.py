@@ -8,6 +8,7 @@ MySQL column metadata (type code, length, decimals, flags).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import pyarrow as pa
 
@@ -31,11 +32,9 @@ class ResultColumn:
 @dataclass
 class RowsResult:
     columns: list[ResultColumn]
-    batches: list[pa.Table] = field(default_factory=list)  # column i of each = columns[i]
-
-    @property
-    def num_rows(self) -> int:
-        return sum(b.num_rows for b in self.batches)
+    # Column i of each batch is columns[i]. A list, or an iterator that computes batches as
+    # they are consumed (a streaming query: consume it off the event loop).
+    batches: Iterable[pa.Table] = field(default_factory=list)
 
 
 def rows_from_python(names: list[str], types: list[DataType], rows: list[tuple]) -> RowsResult:

@@ -13,22 +13,29 @@ from executor.env import ExecEnv
 from storage import ScanStats
 
 
+def scan_schema(node) -> pa.Schema:
+    return pa.schema([pa.field(o, node.column_types[c].arrow())
+                      for c, o in zip(node.columns, node.output)])
+
+
+def read_tablet(node, st, env: ExecEnv, schema: pa.Schema) -> tuple[pa.Table, ScanStats]:
+    """One tablet's rows at its snapshot version, renamed to the scan's internal names, with
+    the tablet's scan counters (merged by the caller's thread: no shared counters here)."""
+    stats = ScanStats()
+    table = env.engine.get_tablet(st.tablet_id).read(st.version, list(node.columns),
+                                                     list(node.predicates), stats)
+    return table.rename_columns(node.output).cast(schema), stats
+
+
 def run_scan(node, env: ExecEnv) -> pa.Table:
-    columns = list(node.columns)
-    schema = pa.schema([pa.field(o, node.column_types[c].arrow())
-                        for c, o in zip(node.columns, node.output)])
-
-    def read(st) -> tuple[pa.Table, ScanStats]:
-        stats = ScanStats()
-        tablet = env.engine.get_tablet(st.tablet_id)
-        return tablet.read(st.version, columns, list(node.predicates), stats), stats
-
-    parts = list(env.pool.map(read, node.tablets)) if len(node.tablets) > 1 else [read(t) for t in node.tablets]
-    tables = []
-    for table, stats in parts:
+    schema = scan_schema(node)
+    if len(node.tablets) > 1:
+        parts = list(env.pool.map(lambda st: read_tablet(node, st, env, schema), node.tablets))
+    else:
+        parts = [read_tablet(node, st, env, schema) for st in node.tablets]
+    for _, stats in parts:
         env.scan_stats.merge(stats)
-        if table.num_rows:
-            tables.append(table.rename_columns(node.output).cast(schema))
+    tables = [t for t, _ in parts if t.num_rows]
     if not tables:
         return schema.empty_table()
     return pa.concat_tables(tables)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pyarrow as pa
 
 from executor.env import ExecEnv
 from executor.expressions import EvalContext
-from executor.run import execute
+from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner.naming import NameGen
 from server.handlers.context import StatementContext
@@ -15,15 +17,24 @@ from server.results import ResultColumn, RowsResult
 from storage.types import from_arrow
 
 
-def run_query(stmt, ctx: StatementContext) -> tuple[pa.Table, list]:
-    """The result table (columns in select order) and the planner's result column infos."""
+def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv]:
     stmt = inline_session_values(stmt, ctx)
     plan, columns = bind_query(stmt, BindContext(ctx.catalog, ctx.db, NameGen(),
                                                  variables=ctx.session.variables.list()))
-    env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool)
-    table = execute(plan, env)
-    table = pa.Table.from_arrays([table.column(c.internal) for c in columns],
-                                 names=[c.name for c in columns])
+    env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool,
+                  mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0))
+    return plan, columns, env
+
+
+def _select(batch: pa.Table, columns: list) -> pa.Table:
+    return pa.Table.from_arrays([batch.column(c.internal) for c in columns],
+                                names=[c.name for c in columns])
+
+
+def run_query(stmt, ctx: StatementContext) -> tuple[pa.Table, list]:
+    """The whole result table (columns in select order) and the result column infos."""
+    plan, columns, env = _plan(stmt, ctx)
+    table = pa.concat_tables([_select(b, columns) for b in stream(plan, env)])
     return table, columns
 
 
@@ -33,10 +44,14 @@ def eval_context(ctx: StatementContext) -> EvalContext:
 
 
 def query(stmt, ctx: StatementContext) -> RowsResult:
-    table, columns = run_query(stmt, ctx)
+    """Rows as a stream: the first batch is computed here (it fixes the result types and
+    surfaces early errors), the rest as the connection sends them."""
+    plan, columns, env = _plan(stmt, ctx)
+    batches = (_select(b, columns) for b in stream(plan, env))
+    first = next(batches)
     result_cols = []
-    for info, field in zip(columns, table.schema):
+    for info, field in zip(columns, first.schema):
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \
             else from_arrow(field.type)
         result_cols.append(ResultColumn(info.name, dtype))
-    return RowsResult(result_cols, [table])
+    return RowsResult(result_cols, itertools.chain([first], batches))

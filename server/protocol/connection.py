@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import struct
 
 from mysql_mimic import context, packets
@@ -115,8 +116,14 @@ class DorisConnection(Connection):
         if not self.deprecate_eof():
             header.append(self.eof())
         self.stream.write_many(header)
-        rows = [binary_row(list(r), types) for b in result.batches
-                for r in zip(*[b.column(i).to_pylist() for i in range(b.num_columns)])]
+        def encode() -> list[bytes]:
+            return [binary_row(list(r), types) for b in result.batches
+                    for r in zip(*[b.column(i).to_pylist() for i in range(b.num_columns)])]
+        try:
+            rows = await asyncio.to_thread(encode)
+        except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+            await self.stream.write(self.error_packet(_report(e)))
+            return
         if use_cursor:
             async def cursor():
                 for r in rows:
@@ -140,7 +147,16 @@ class DorisConnection(Connection):
         if not self.deprecate_eof():
             header.append(self.eof(flags=more))
         self.stream.write_many(header)
-        for batch in result.batches:
+        batches = iter(result.batches)
+        lazy = not isinstance(result.batches, (list, tuple))
+        while True:
+            try:
+                batch = await asyncio.to_thread(next, batches, None) if lazy else next(batches, None)
+            except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+                await self.stream.write(self.error_packet(_report(e)))
+                return
+            if batch is None:
+                break
             for start in range(0, batch.num_rows, ROWS_PER_WRITE):
                 chunk = batch.slice(start, ROWS_PER_WRITE)
                 texts = [to_text(chunk.column(i), c.type) for i, c in enumerate(result.columns)]
@@ -150,3 +166,11 @@ class DorisConnection(Connection):
                 self.stream._buffer = bytearray()  # noqa: SLF001
                 await self.stream.writer.drain()
         await self.stream.write(self.ok_or_eof(affected_rows=0, flags=more), drain=True)
+
+
+def _report(e: Exception):
+    """An error raised while streaming rows: its own code if it has one, else logged as 1105."""
+    if hasattr(e, "client_message") and hasattr(e, "code"):
+        return e
+    logging.getLogger(__name__).exception("internal error while streaming a result")
+    return InternalError(f"Unexpected exception: {type(e).__name__}: {e}")

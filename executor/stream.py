@@ -1,0 +1,96 @@
+"""Streaming execution: the pipeline above the scans runs batch by batch.
+
+A plan whose top is a chain of Filter / Project / Extend / Rename / Limit over OlapScans (the
+shape of every plain SELECT ... WHERE) is run as a generator: each tablet's rows are filtered,
+projected and handed to the connection before the next tablet is read (the next one is read
+ahead in the pool meanwhile), so a large result never sits in memory whole and its first rows
+reach the client early. Blocking operators (sort, aggregate, join, window, set operations)
+materialise their input through `executor.run.execute` and yield their result once.
+A stream always yields at least one (possibly empty) batch, so result types are known.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable, Iterator
+
+import pyarrow as pa
+
+from executor.env import ExecEnv
+from executor.operators.filter import run_filter
+from executor.operators.project import run_project
+from executor.operators.scan import read_tablet, scan_schema
+from executor.run import check_memory, execute
+from planner import logical as L
+
+READ_AHEAD = 2
+
+
+def stream(node: object, env: ExecEnv) -> Iterator[pa.Table]:
+    handler = _STREAMERS.get(type(node))
+    if handler is None:
+        yield execute(node, env)
+        return
+    yield from handler(node, env)
+
+
+def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
+    schema = scan_schema(node)
+    pending: deque = deque()
+    tablets = iter(node.tablets)
+    yielded = False
+    while True:
+        while len(pending) < READ_AHEAD:
+            st = next(tablets, None)
+            if st is None:
+                break
+            pending.append(env.pool.submit(read_tablet, node, st, env, schema))
+        if not pending:
+            break
+        table, stats = pending.popleft().result()
+        env.scan_stats.merge(stats)
+        if table.num_rows:
+            check_memory(table, env)
+            yielded = True
+            yield table
+    if not yielded:
+        yield schema.empty_table()
+
+
+def _limit(node: L.Limit, env: ExecEnv) -> Iterator[pa.Table]:
+    skip, left = node.offset, node.limit
+    empty = None
+    for batch in stream(node.input, env):
+        empty = batch.slice(0, 0)
+        if skip:
+            cut = min(skip, batch.num_rows)
+            batch, skip = batch.slice(cut), skip - cut
+        if left is not None:
+            batch = batch.slice(0, left)
+            left -= batch.num_rows
+        if batch.num_rows:
+            yield batch
+        if left == 0:
+            return
+    if empty is not None:
+        yield empty
+
+
+def _extend(node: L.Extend, env: ExecEnv) -> Iterator[pa.Table]:
+    for batch in stream(node.input, env):
+        extra = run_project(batch, node.exprs, node.names, env.eval_ctx)
+        for name in node.names:
+            batch = batch.append_column(name, extra.column(name))
+        yield batch
+
+
+_STREAMERS: dict[type, Callable[[object, ExecEnv], Iterator[pa.Table]]] = {
+    L.OlapScan: _scan,
+    L.Filter: lambda n, env: (run_filter(b, n.condition, env.eval_ctx) for b in stream(n.input, env)),
+    L.Project: lambda n, env: (run_project(b, n.exprs, n.names, env.eval_ctx)
+                               for b in stream(n.input, env)),
+    L.Rename: lambda n, env: (pa.Table.from_arrays([b.column(x) for x in n.names], names=n.aliases)
+                              for b in stream(n.input, env)),
+    L.Extend: _extend,
+    L.Limit: _limit,
+}
