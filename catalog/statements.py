@@ -101,3 +101,11 @@ class AdminStmt:
     words: list[str]
     properties: dict[str, str] = field(default_factory=dict)
     sql: str = ""
+
+
+@dataclass
+class ExplainStmt:
+    """EXPLAIN [VERBOSE | GRAPH] <query> and DESC <query>; `query` is a sqlglot AST."""
+
+    query: object
+    level: str = "NORMAL"

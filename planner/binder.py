@@ -133,6 +133,8 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
             plan = L.Join(plan, right, "cross", [], [])
         else:
             plan = _equi_join(plan, right, join_kind, both.bind(on), left_scope, right_scope)
+        if isinstance(plan, L.Join):
+            plan.hint = _join_hint(join)
         if join_kind in ("left semi", "left anti"):
             continue  # only the left side stays visible
         if join_kind in ("right semi", "right anti"):
@@ -144,6 +146,15 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
         if join_kind in ("right outer", "full outer"):
             null_supplied.update(left_scope.relations())
     return plan, scope, null_supplied
+
+
+def _join_hint(join: exp.Join) -> str | None:
+    """`JOIN [broadcast]` arrives as a `join_hint:broadcast` comment (see server/parser)."""
+    for c in join.comments or []:
+        c = c.strip().lstrip("+").strip()
+        if c.lower().startswith("join_hint:"):
+            return c.split(":", 1)[1].strip().lower()
+    return None
 
 
 _JOIN_KINDS = {

@@ -111,6 +111,7 @@ class Join:
     left_keys: list[str]
     right_keys: list[str]
     residual: exp.Expression | None = None  # non-equi part of ON, applied to matched pairs
+    hint: str | None = None      # JOIN [broadcast] / [shuffle] / [bucket] / [colocate]
 
 
 @dataclass

@@ -7,8 +7,9 @@ from typing import Callable
 from sqlglot import exp
 
 from catalog.errors import NotSupported
-from catalog.statements import CreateTableStmt, DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
-from server.handlers import ddl, insert, query, set_var, show
+from catalog.statements import (CreateTableStmt, DescStmt, ExplainStmt, ShowCreateTableStmt,
+                                ShowPartitionsStmt)
+from server.handlers import ddl, explain, insert, query, set_var, show
 from server.handlers.context import StatementContext
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -16,10 +17,6 @@ from server.results import OkResult, RowsResult
 
 def _ok(stmt, ctx: StatementContext) -> OkResult:
     return OkResult()
-
-
-def _explain(stmt: exp.Describe, ctx: StatementContext) -> RowsResult:
-    raise NotSupported("EXPLAIN is not supported yet (it arrives with distributed planning)")
 
 
 def _command(stmt: exp.Command, ctx: StatementContext):
@@ -32,6 +29,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     ShowPartitionsStmt: show.show_partitions,
     ShowCreateTableStmt: show.show_create_table,
     DescStmt: show.desc,
+    ExplainStmt: explain.explain,
     exp.Select: query.query,
     exp.Subquery: query.query,
     exp.Union: query.query,
@@ -44,7 +42,6 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Use: ddl.use,
     exp.Show: show.show,
     exp.Set: set_var.set_statement,
-    exp.Describe: _explain,
     exp.Transaction: _ok,
     exp.Commit: _ok,
     exp.Rollback: _ok,

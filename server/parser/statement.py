@@ -15,7 +15,8 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from catalog.errors import SyntaxError_
-from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
+from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
+                                ShowPartitionsStmt)
 from server.parser.create_table import parse_create_table
 from server.parser.tokens import TokenCursor, tokenize
 
@@ -41,6 +42,10 @@ def parse_statement(text: str, tokens: list) -> object:
     for words, parser in _OWN_PARSERS:
         if cur.is_word(*words):
             return parser(cur)
+    return parse_sqlglot(_join_hints_as_comments(text, cur.tokens))
+
+
+def parse_sqlglot(text: str) -> object:
     try:
         parsed = sqlglot.parse_one(text, read="doris")
     except (ParseError, TokenError) as e:
@@ -48,6 +53,38 @@ def parse_statement(text: str, tokens: list) -> object:
     if parsed is None:
         raise SyntaxError_("Syntax error in line 1:\nempty statement")
     return parsed
+
+
+def _join_hints_as_comments(text: str, tokens: list) -> str:
+    """Doris's `JOIN [broadcast]` (which sqlglot cannot parse) becomes `JOIN /*+join_hint:
+    broadcast*/`; sqlglot keeps the comment on the Join node, where the binder reads it."""
+    out, pos = [], 0
+    for i, t in enumerate(tokens[:-3]):
+        if t.token_type == TokenType.JOIN and tokens[i + 1].token_type == TokenType.L_BRACKET \
+                and tokens[i + 3].token_type == TokenType.R_BRACKET:
+            out.append(text[pos:tokens[i + 1].start])
+            out.append(f"/*+join_hint:{tokens[i + 2].text}*/")
+            pos = tokens[i + 3].end + 1
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _explain(cur: TokenCursor) -> ExplainStmt:
+    cur.next()  # EXPLAIN / DESC / DESCRIBE
+    level = "NORMAL"
+    for word in ("VERBOSE", "GRAPH", "ANALYZE", "PARSED", "ANALYZED", "REWRITTEN", "OPTIMIZED",
+                 "PHYSICAL", "SHAPE", "MEMO", "DISTRIBUTED", "ALL"):
+        if cur.accept(word):
+            level = word
+            cur.accept("PLAN")
+            break
+    start = cur.peek()
+    if start is None:
+        raise cur.error("Expected a query")
+    rest = cur.sql[start.start:]
+    return ExplainStmt(parse_sqlglot(_join_hints_as_comments(rest, tokenize(rest))), level)
 
 
 def _rebase(tokens: list, text: str) -> list:
@@ -91,13 +128,13 @@ def _show_create_table(cur: TokenCursor) -> ShowCreateTableStmt:
 
 
 def _desc(cur: TokenCursor) -> object:
-    """DESC t [ALL] goes here; DESC/EXPLAIN <query> goes to sqlglot."""
+    """DESC t [ALL]; DESC <query> is EXPLAIN <query> (Doris prints the same plan)."""
     start = cur.i
     cur.next()
     if cur.is_word("SELECT") or cur.is_word("WITH") or cur.is_type(TokenType.L_PAREN) \
             or cur.is_word("VERBOSE") or cur.is_word("GRAPH"):
         cur.i = start
-        return sqlglot.parse_one(cur.sql, read="doris")
+        return _explain(cur)
     db, table = cur.qualified_name()
     all_ = cur.accept("ALL")
     cur.expect_end()
@@ -110,6 +147,7 @@ _OWN_PARSERS = (
     (("SHOW", "PARTITIONS"), _show_partitions),
     (("SHOW", "TEMPORARY", "PARTITIONS"), _show_partitions),
     (("SHOW", "CREATE", "TABLE"), _show_create_table),
+    (("EXPLAIN",), _explain),
     (("DESC",), _desc),
     (("DESCRIBE",), _desc),
 )

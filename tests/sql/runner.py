@@ -428,7 +428,7 @@ def _check_explain(record: Record, out: Outcome) -> Failure | None:
         return Failure(record, f"EXPLAIN must return one column, got {len(out.names)}: {out.names}")
     lines = []
     for row in out.rows:
-        lines.extend((text_value(row[0]) or "NULL").split("\n"))
+        lines.extend(("NULL" if row[0] is None else text_value(row[0])).split("\n"))
     if record.mode == "contains":
         missing = contains_in_order(record.expected, lines)
         if missing is None:
