@@ -43,6 +43,7 @@ class Catalog:
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
         self._placement_cursor = 0
+        self.replaying = False  # True while the journal is replayed: storage is not touched
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:
@@ -50,13 +51,20 @@ class Catalog:
         if state is not None:
             self._load_state(state)
         replayed = 0
+        # Replay changes the catalog only; storage is restored once from the final state, so
+        # a tablet created, loaded and dropped within the journal never needs its files.
+        self.replaying = True
         for op, data in self.journal.replay():
             _APPLY[op](self, data)
             replayed += 1
+        self.replaying = False
+        known: set[int] = set()
         for table in self.all_tables():
-            for p in table.partitions.values():
-                for t in p.tablets.values():
-                    self.engine.remove_orphans(t.tablet_id)
+            self._restore_tablets(table)
+            known |= {tid for p in table.partitions.values() for tid in p.tablets}
+        self.engine.remove_unknown_tablets(known)
+        for tid in known:
+            self.engine.remove_orphans(tid)
         log.info("catalog opened: %d databases, %d journal entries replayed", len(self.dbs), replayed)
 
     def _load_state(self, state: dict) -> None:
@@ -65,8 +73,6 @@ class Catalog:
         for d in state["databases"]:
             db = Database.from_dict(d)
             self.dbs[db.name] = db
-            for table in db.tables.values():
-                self._restore_tablets(table)
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.partitions.values():
@@ -232,6 +238,8 @@ def _apply_create_table(cat: Catalog, data: dict) -> None:
     table = OlapTable.from_dict(data["table"])
     cat.dbs[data["db"]].tables[table.name] = table
     cat.next_id = max(cat.next_id, data["next_id"])
+    if cat.replaying:
+        return
     for p in table.partitions.values():
         for index_id, tablet_ids in p.tablets_by_index.items():
             schema = table.tablet_schema(index_id)
@@ -240,6 +248,8 @@ def _apply_create_table(cat: Catalog, data: dict) -> None:
 
 
 def _drop_tablets(cat: Catalog, table: OlapTable) -> None:
+    if cat.replaying:
+        return
     for p in table.partitions.values():
         for tid in p.tablets:
             cat.engine.drop_tablet(tid)
@@ -261,7 +271,8 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         if any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"] for x in tablet.rowsets):
             continue
         tablet.rowsets.append({"meta": r["meta"], "version": version})
-        cat.engine.get_tablet(r["tablet"]).publish(RowsetMeta.from_dict(r["meta"]), version)
+        if not cat.replaying:
+            cat.engine.get_tablet(r["tablet"]).publish(RowsetMeta.from_dict(r["meta"]), version)
     for pid, version in versions.items():
         p = table.partitions[pid]
         p.visible_version = max(p.visible_version, version)

@@ -24,6 +24,7 @@ from planner.aggregation import has_aggregates, plan_aggregation
 from planner.decorrelate import unnest
 from planner.naming import NameGen, output_name
 from planner.pushdown import to_storage_predicates
+from planner.reorder_joins import Relation, base_rows, build_join_tree
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, referenced
@@ -79,7 +80,10 @@ def _bind_select(select: exp.Select, ctx: BindContext,
 def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     plan, scope, null_supplied = _bind_from(select, ctx)
     select, plan = _bind_scalar_subqueries(select, plan, scope, ctx)
-    plan = _apply_where(select, plan, scope, null_supplied, ctx)
+    if isinstance(plan, _Flat):
+        plan = _reorder_where(select, plan, scope, ctx)
+    else:
+        plan = _apply_where(select, plan, scope, null_supplied, ctx)
     items = _expand_select_list(select, scope)
     having = select.args.get("having")
     order = select.args.get("order")
@@ -106,11 +110,41 @@ def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, lis
 
 
 # -- FROM -------------------------------------------------------------------------------------
+@dataclass
+class _Flat:
+    """Inner/comma-joined relations whose join tree `reorder_joins` builds from the WHERE."""
+
+    relations: list[tuple[object, set[str]]]
+    on: list[exp.Expression]
+
+
+def _reorderable(joins: list[exp.Join]) -> bool:
+    return all(not j.side and (j.kind or "").upper() in ("", "INNER", "CROSS")
+               and not j.args.get("using") and _join_hint(j) is None for j in joins)
+
+
+def _bind_flat(from_: exp.From, joins: list[exp.Join], scope: Scope, ctx: BindContext) -> _Flat:
+    flat = _Flat([], [])
+    for item in [from_.this] + [j.this for j in joins]:
+        item_scope = Scope()
+        plan = _bind_relation(item, item_scope, ctx)
+        for c in item_scope.columns:
+            if any(c.relation == x.relation for x in scope.columns):
+                raise AnalysisError(f"Not unique table/alias: '{c.relation}'")
+        scope.columns.extend(item_scope.columns)
+        flat.relations.append((plan, {c.internal for c in item_scope.columns}))
+    flat.on = [j.args["on"] for j in joins if j.args.get("on") is not None]
+    return flat
+
+
 def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set[str]]:
     from_ = select.args.get("from_")
     scope = Scope()
     if from_ is None:
         return L.OneRow(), scope, set()
+    joins = select.args.get("joins") or []
+    if joins and _reorderable(joins):
+        return _bind_flat(from_, joins, scope, ctx), scope, set()
     plan = _bind_relation(from_.this, scope, ctx)
     null_supplied: set[str] = set()
     for join in select.args.get("joins") or []:
@@ -311,6 +345,26 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     return plan
 
 
+def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindContext) -> object:
+    """WHERE and ON conjuncts over inner-joined relations: `reorder_joins` builds the tree."""
+    where = select.args.get("where")
+    conjuncts = [c for on in flat.on for c in _conjuncts(scope.bind(on))]
+    if where is not None:
+        conjuncts += _conjuncts(scope.bind(where.this))
+    if any(c.find(exp.AggFunc) for c in conjuncts):
+        raise AnalysisError("WHERE clause cannot contain aggregate functions")
+    semis, kept = [], []
+    for conj in conjuncts:
+        semi = _in_subquery(conj, ctx)
+        (semis if semi is not None else kept).append(semi if semi is not None else conj)
+    relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog))
+                 for p, names in flat.relations]
+    plan = build_join_tree(relations, kept, _filter_scan)
+    for kind, sub_plan, left_key, right_key in semis:
+        plan = L.Join(plan, sub_plan, kind, [left_key], [right_key])
+    return plan
+
+
 def _bind_scalar_subqueries(select: exp.Select, plan: object, scope: Scope,
                             ctx: BindContext) -> tuple[exp.Select, object]:
     """Each uncorrelated scalar subquery becomes a one-row relation cross-joined in; the
@@ -333,7 +387,10 @@ def _bind_scalar_subqueries(select: exp.Select, plan: object, scope: Scope,
         internal = f"{alias}.{alias}"
         scope.columns.append(ScopeColumn(alias, alias, internal, cols[0].type))
         right = L.ScalarSubquery(L.Rename(sub_plan, [cols[0].internal], [internal], relation=alias))
-        plan = L.Join(plan, right, "cross", [], [])
+        if isinstance(plan, _Flat):
+            plan.relations.append((right, {internal}))
+        else:
+            plan = L.Join(plan, right, "cross", [], [])
         node.replace(exp.column(alias, alias))
     return select, plan
 

@@ -13,6 +13,7 @@ before publishing.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 
 from storage.errors import StorageError
@@ -82,6 +83,16 @@ class StorageEngine:
     def remove_orphans(self, tablet_id: int) -> list[str]:
         """Delete files of the tablet's unpublished, not-in-flight rowsets; returns their names."""
         return self.get_tablet(tablet_id).remove_orphans()
+
+    def remove_unknown_tablets(self, keep: set[int]) -> list[int]:
+        """Delete tablet directories the catalog does not know (a drop interrupted by a
+        crash, or a create that never got journaled); returns their ids."""
+        removed = []
+        for name in os.listdir(self.data_dir):
+            if name.isdigit() and int(name) not in keep and not self.has_tablet(int(name)):
+                shutil.rmtree(os.path.join(self.data_dir, name), ignore_errors=True)
+                removed.append(int(name))
+        return removed
 
     def _directory(self, tablet_id: int) -> str:
         if isinstance(tablet_id, bool) or not isinstance(tablet_id, int) or tablet_id < 0:

@@ -94,3 +94,27 @@ def test_restart_of_an_empty_data_dir(server_factory):
     conn = srv.connect()
     assert query(conn, "SELECT 1") == ((1,),)
     conn.close()
+
+
+def test_restart_after_drop_and_recreate(server_factory):
+    """The journal replays a table that was loaded and then dropped (its files are gone) and a
+    new table with the same name: the restart succeeds and only the new rows remain."""
+    srv = server_factory().start()
+    conn = srv.connect()
+    query(conn, "CREATE DATABASE redo")
+    query(conn, "USE redo")
+    query(conn, DUP_DDL)
+    query(conn, "INSERT INTO log VALUES (1, 'old')")
+    query(conn, "DROP TABLE log")
+    query(conn, DUP_DDL)
+    query(conn, "INSERT INTO log VALUES (2, 'new')")
+    query(conn, "DROP DATABASE redo")
+    query(conn, "CREATE DATABASE redo")
+    query(conn, "USE redo")
+    query(conn, DUP_DDL)
+    query(conn, "INSERT INTO log VALUES (3, 'newest')")
+    conn.close()
+    srv.kill9()
+    srv.start()
+    conn = srv.connect("redo")
+    assert query(conn, "SELECT * FROM log") == ((3, "newest"),)
