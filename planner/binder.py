@@ -23,6 +23,7 @@ from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.decorrelate import unnest
 from planner.naming import NameGen, output_name
+from planner.prune_buckets import prune_buckets
 from planner.pushdown import to_storage_predicates
 from planner.reorder_joins import Relation, base_rows, build_join_tree
 from planner.window import has_windows, plan_windows
@@ -71,6 +72,7 @@ def _bind_select(select: exp.Select, ctx: BindContext,
                  force_unnest: bool) -> tuple[object, list[L.ResultColumnInfo]]:
     select, names = unnest(select, ctx.catalog, ctx.db, set(ctx.ctes), force_unnest)
     plan, cols = _bind_select_body(select, ctx)
+    _finalize_scans(plan, ctx)
     if names is not None and len(names) == len(cols):
         for c, name in zip(cols, names):
             c.name = name
@@ -253,9 +255,9 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
         tablets = []
         parts = table.sorted_partitions()
         for p in parts:
-            for tid in p.tablets_by_index[table.base_index_id]:
+            for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
-                                            p.tablets[tid].replicas[0]))
+                                            p.tablets[tid].replicas[0], bucket))
     columns = [c.name for c in table.columns]
     instance = ctx.names.new("")  # the same table may be scanned twice (self join, subquery)
     output = [f"{alias}.{c}#{instance}" for c in columns]
@@ -335,7 +337,11 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
             continue
         rels = {owner[n] for n in referenced(conj) if n in owner}
         if len(rels) == 1 and not (rels & null_supplied) and not conj.find(exp.Subquery):
-            if _push_into(plan, next(iter(rels)), conj):
+            relation = next(iter(rels))
+            if _is_relation(plan, relation):
+                plan = _filter_scan(plan, conj)
+                continue
+            if _push_into(plan, relation, conj):
                 continue
         if len(rels) == 2 and _join_cross(plan, conj, owner):
             continue
@@ -363,6 +369,24 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
     for kind, sub_plan, left_key, right_key in semis:
         plan = L.Join(plan, sub_plan, kind, [left_key], [right_key])
     return plan
+
+
+def _finalize_scans(plan: object, ctx: BindContext) -> None:
+    """Per-scan rules that need the pushed-down predicates: bucket pruning."""
+    if isinstance(plan, L.OlapScan):
+        if plan.tablets_total == 0:
+            plan.tablets_total = len(plan.tablets)
+            with ctx.catalog.lock:
+                table = ctx.catalog.get_table(plan.db or None, plan.table)
+                dist = table.distribution.columns if table.distribution.kind == "HASH" else []
+                buckets = {t.partition_id: table.partitions[t.partition_id].buckets
+                           for t in plan.tablets}
+            prune_buckets(plan, dist, buckets)
+        return
+    for attr in ("input", "left", "right"):
+        child = getattr(plan, attr, None)
+        if child is not None:
+            _finalize_scans(child, ctx)
 
 
 def _bind_scalar_subqueries(select: exp.Select, plan: object, scope: Scope,

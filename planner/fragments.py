@@ -124,9 +124,13 @@ class _Builder:
         row_size = sum(_SLOT_BYTES.get(n.column_types[c].kind, 16) for c in n.columns)
         preagg = "ON" if n.keys_type == "DUP_KEYS" else "OFF. Reason: No AggregateInfo"
         details = [f"TABLE: {n.table}", f"PREAGGREGATION: {preagg}"]
-        tablets = stats.tablets_total if stats.partitions_with_data else 0
-        details += [f"partitions={stats.partitions_with_data}/{n.partitions_total}",
-                    f"rollup: {n.table}", f"buckets={tablets}/{tablets}",
+        with cat.lock:
+            data_parts = {pid for pid in part_ids
+                          if scan_statistics(table, [pid], table.base_index_id).rows}
+            total = sum(table.partitions[pid].buckets for pid in data_parts)
+        selected = sum(1 for t in n.tablets if t.partition_id in data_parts)
+        details += [f"partitions={len(data_parts)}/{n.partitions_total}",
+                    f"rollup: {n.table}", f"buckets={selected}/{total}",
                     f"cardinality={stats.rows}", f"avgRowSize={float(row_size):.1f}",
                     f"numNodes={stats.backends}", f"tuple ids: {tuple_id}"]
         node = self.node("OlapScanNode", details, tuples=[tuple_id])

@@ -23,6 +23,7 @@ class ScanTablet:
     version: int
     partition_id: int
     backend_id: int
+    bucket: int = 0
 
 
 @dataclass
@@ -38,6 +39,7 @@ class OlapScan:
     partitions_selected: int = 0
     keys_type: str = ""
     column_types: dict[str, DataType] = field(default_factory=dict)
+    tablets_total: int = 0       # tablets of the selected partitions before bucket pruning
 
 
 @dataclass
