@@ -15,3 +15,13 @@ class ExecEnv:
     pool: ThreadPoolExecutor
     scan_stats: ScanStats = field(default_factory=ScanStats)
     mem_limit: int = 0               # exec_mem_limit in bytes; 0 = unlimited
+    exchange_bytes: dict = field(default_factory=dict)  # join distribution -> bytes moved
+    # EXPLAIN ANALYZE: id(logical node) -> [rows, seconds, exchange bytes]; None = not profiling
+    profile: dict | None = None
+
+    def record(self, node: object, rows: int = 0, seconds: float = 0.0, moved: int = 0) -> None:
+        if self.profile is not None:
+            entry = self.profile.setdefault(id(node), [0, 0.0, 0])
+            entry[0] += rows
+            entry[1] += seconds
+            entry[2] += moved

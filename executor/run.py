@@ -7,6 +7,7 @@ exchanges replace it in the distributed planning issue.
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import pyarrow as pa
@@ -15,7 +16,7 @@ from executor.env import ExecEnv
 from executor.errors import ExecutionError
 from executor.operators.aggregate import run_aggregate
 from executor.operators.filter import run_filter
-from executor.operators.join import run_join
+from executor.distributed import run_distributed_join
 from executor.operators.limit import run_distinct, run_limit
 from executor.operators.project import run_project
 from executor.operators.scan import run_scan
@@ -26,7 +27,12 @@ from planner import logical as L
 
 
 def execute(node: object, env: ExecEnv) -> pa.Table:
-    return check_memory(_HANDLERS[type(node)](node, env), env)
+    if env.profile is None:
+        return check_memory(_HANDLERS[type(node)](node, env), env)
+    start = time.perf_counter()
+    table = check_memory(_HANDLERS[type(node)](node, env), env)
+    env.record(node, table.num_rows, time.perf_counter() - start)
+    return table
 
 
 def check_memory(table: pa.Table, env: ExecEnv) -> pa.Table:
@@ -69,7 +75,7 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.Project: lambda n, env: run_project(execute(n.input, env), n.exprs, n.names, env.eval_ctx),
     L.Aggregate: lambda n, env: run_aggregate(execute(n.input, env), n.group_names, n.calls,
                                               n.grouping_sets),
-    L.Join: lambda n, env: run_join(execute(n.left, env), execute(n.right, env), n, env.eval_ctx),
+    L.Join: lambda n, env: run_distributed_join(n, env),
     L.Sort: lambda n, env: run_sort(execute(n.input, env), n.keys, n.limit),
     L.Limit: lambda n, env: run_limit(execute(n.input, env), n.limit, n.offset),
     L.Distinct: lambda n, env: run_distinct(execute(n.input, env)),

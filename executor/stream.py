@@ -11,6 +11,7 @@ A stream always yields at least one (possibly empty) batch, so result types are 
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Callable, Iterator
 
@@ -31,7 +32,17 @@ def stream(node: object, env: ExecEnv) -> Iterator[pa.Table]:
     if handler is None:
         yield execute(node, env)
         return
-    yield from handler(node, env)
+    if env.profile is None:
+        yield from handler(node, env)
+        return
+    batches = handler(node, env)
+    while True:  # EXPLAIN ANALYZE: rows and time (inclusive of the inputs) per node
+        start = time.perf_counter()
+        batch = next(batches, None)
+        if batch is None:
+            return
+        env.record(node, batch.num_rows, time.perf_counter() - start)
+        yield batch
 
 
 def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:

@@ -263,7 +263,9 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     output = [f"{alias}.{c}#{instance}" for c in columns]
     for c, internal in zip(table.columns, output):
         scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
+    bucket_counts = {p.buckets for p in parts}
     return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
+                      num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
                       partitions_total=len(parts), partitions_selected=len(parts),
                       keys_type=table.keys_type,
                       column_types={c.name: c.type for c in table.columns})

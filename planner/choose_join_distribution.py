@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 COLOCATE, BUCKET_SHUFFLE, BROADCAST, SHUFFLE = "COLOCATE", "BUCKET_SHUFFLE", "BROADCAST", "PARTITIONED"
-_NO_BROADCAST = ("right outer", "full outer", "right semi", "right anti", "null aware left anti")
+_NO_BROADCAST = ("right outer", "full outer", "right semi", "right anti")
 
 
 @dataclass
@@ -55,6 +55,8 @@ def choose(left: SideInfo, right: SideInfo, join_kind: str, left_keys: list[str]
     reason = _colocate_reason(left, right, left_keys, right_keys, hint, session, fe_config)
     if not reason:
         return JoinDistribution(COLOCATE, "")
+    if join_kind == "null aware left anti":
+        return JoinDistribution(BROADCAST, reason)  # NOT IN needs every right row in one place
     if hint == "broadcast" and join_kind not in _NO_BROADCAST:
         return JoinDistribution(BROADCAST, reason)
     if hint == "shuffle":

@@ -18,8 +18,8 @@ from sqlglot import exp
 
 from catalog.information_schema import NAME as INFO_SCHEMA
 from planner import logical as L
-from planner.choose_join_distribution import (BROADCAST, BUCKET_SHUFFLE, COLOCATE, SHUFFLE,
-                                              SideInfo, choose)
+from planner.choose_join_distribution import (BROADCAST, BUCKET_SHUFFLE, COLOCATE, SideInfo,
+                                              _covers, choose)
 from planner.statistics import scan_statistics
 
 UNPARTITIONED, RANDOM = "UNPARTITIONED", "RANDOM"
@@ -35,6 +35,7 @@ class PNode:
     details: list[str]
     children: list[PNode] = field(default_factory=list)  # joins: [probe, build]
     tuple_ids: list[int] = field(default_factory=list)
+    source: int | None = None    # id() of the logical node whose output this node shows
 
 
 @dataclass
@@ -108,7 +109,10 @@ class _Builder:
 
     # -- visiting ------------------------------------------------------------------------------
     def visit(self, n: object) -> _Open:
-        return getattr(self, f"_{type(n).__name__}")(n)
+        opened = getattr(self, f"_{type(n).__name__}")(n)
+        if opened.node.source is None:
+            opened.node.source = id(n)
+        return opened
 
     def _OlapScan(self, n: L.OlapScan) -> _Open:
         cat = self.ctx.catalog
@@ -157,6 +161,7 @@ class _Builder:
         line = f"{label}: {self.text(n.condition)}"
         if child.node.name == "OlapScanNode":
             child.node.details.insert(2, line)
+            child.node.source = id(n)  # the scan's rows are the filtered rows
         else:
             child.node.details.insert(0, line)
         return child
@@ -199,7 +204,9 @@ class _Builder:
         if n.kind == "cross":
             return self._cross_join(n, left, right)
         dist = choose(left.side, right.side, n.kind, n.left_keys, n.right_keys,
-                      getattr(n, "hint", None), self.ctx.session, self.ctx.fe_config)
+                      n.hint, self.ctx.session, self.ctx.fe_config)
+        n.distribution = dist.kind
+        n.bucket_right_keys = _covers(n.left_keys, n.right_keys, left.side.dist_columns)
         preds = [f"{self.name(a)} = {self.name(b)}" for a, b in zip(n.left_keys, n.right_keys)]
         colocate = "colocate: true" if dist.kind == COLOCATE else f"colocate: false, reason: {dist.colocate_reason}"
         details = [f"join op: {op} ({dist.kind})", "hash predicates:", colocate]

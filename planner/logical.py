@@ -40,6 +40,7 @@ class OlapScan:
     keys_type: str = ""
     column_types: dict[str, DataType] = field(default_factory=dict)
     tablets_total: int = 0       # tablets of the selected partitions before bucket pruning
+    num_buckets: int = 0         # buckets per partition when all partitions agree, else 0
 
 
 @dataclass
@@ -114,6 +115,8 @@ class Join:
     right_keys: list[str]
     residual: exp.Expression | None = None  # non-equi part of ON, applied to matched pairs
     hint: str | None = None      # JOIN [broadcast] / [shuffle] / [bucket] / [colocate]
+    distribution: str | None = None   # set by planner/fragments.py: COLOCATE, BROADCAST, ...
+    bucket_right_keys: list[str] | None = None  # right keys in the left's distribution order
 
 
 @dataclass

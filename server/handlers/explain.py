@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from catalog.statements import ExplainStmt
+from executor.env import ExecEnv
+from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner.explain import render
 from planner.fragments import FragmentContext, build_fragments
@@ -26,5 +30,35 @@ def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(stmt.query, ctx)
     plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
                                                   variables=ctx.session.variables.list()))
-    lines = render(build_fragments(plan, columns, fragment_context(ctx)))
+    fragments = build_fragments(plan, columns, fragment_context(ctx))
+    summary: list[str] = []
+    if stmt.level == "ANALYZE":
+        summary = _analyze(plan, fragments, ctx)
+    lines = render(fragments) + summary
     return text_columns(["Explain String"], [(line,) for line in lines])
+
+
+def _analyze(plan: object, fragments: list, ctx: StatementContext) -> list[str]:
+    """Run the query, then put each node's actual rows, time and exchanged bytes in the plan."""
+    from server.handlers.query import eval_context  # noqa: PLC0415 - query imports this module
+    env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool, profile={},
+                  mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0))
+    start = time.perf_counter()
+    rows = sum(b.num_rows for b in stream(plan, env))
+    total = time.perf_counter() - start
+
+    def annotate(node) -> None:
+        entry = env.profile.get(node.source)
+        if entry is not None and not node.name.endswith("EXCHANGE"):
+            line = f"actual rows={entry[0]}, time={entry[1] * 1000:.1f}ms"
+            if node.name == "HASH JOIN":
+                line += f", exchange bytes={entry[2]}"
+            node.details.append(line)
+        for child in node.children:
+            annotate(child)
+    for f in fragments:
+        annotate(f.root)
+    moved = ", ".join(f"{k}={v}" for k, v in sorted(env.exchange_bytes.items())) or "none"
+    counters = ", ".join(f"{k}={v}" for k, v in env.scan_stats.profile().items() if v)
+    return ["", "QUERY PROFILE", f"  rows returned: {rows}", f"  total time: {total * 1000:.1f}ms",
+            f"  exchange bytes: {moved}", f"  scan: {counters}"]

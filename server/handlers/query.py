@@ -10,8 +10,10 @@ from executor.env import ExecEnv
 from executor.expressions import EvalContext
 from executor.stream import stream
 from planner.binder import BindContext, bind_query
+from planner.fragments import build_fragments
 from planner.naming import NameGen
 from server.handlers.context import StatementContext
+from server.handlers.explain import fragment_context
 from server.handlers.session_values import inline_session_values
 from server.results import ResultColumn, RowsResult
 from storage.types import from_arrow
@@ -21,6 +23,8 @@ def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv]:
     stmt = inline_session_values(stmt, ctx)
     plan, columns = bind_query(stmt, BindContext(ctx.catalog, ctx.db, NameGen(),
                                                  variables=ctx.session.variables.list()))
+    # The distributed plan decides each join's distribution; the executor carries it out.
+    build_fragments(plan, columns, fragment_context(ctx))
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool,
                   mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0))
     return plan, columns, env

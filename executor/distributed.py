@@ -1,0 +1,152 @@
+"""Joins executed the way the plan distributes them, with the bytes each exchange moves.
+
+`planner/fragments.py` decides each hash join's distribution (`Join.distribution`); here it is
+carried out over instances, one per bucket of the probe table:
+
+    COLOCATE        bucket i of the left joins bucket i of the right: nothing moves
+    BUCKET_SHUFFLE  the right side is hashed to the left's buckets (`storage.bucket_ids`, the
+                    function that placed the left rows): right bytes move
+    BROADCAST       every left instance receives the whole right side: right bytes x instances
+    PARTITIONED     both sides are hashed on the join keys into N partitions: left + right bytes
+
+`instances(node)` gives a subtree's output split by bucket when it is a scan, possibly under
+filters/projections and bucket-preserving joins; anything else is one instance. Per-instance
+joins run in the pool (Acero releases the GIL). `env.exchange_bytes` counts what moved, per
+strategy; a COLOCATE join adds 0.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+import numpy as np
+import pyarrow as pa
+
+from executor.operators.filter import run_filter
+from executor.operators.join import run_join
+from executor.operators.project import run_project
+from executor.operators.scan import read_tablet, scan_schema
+from planner import logical as L
+from storage import bucket_ids
+from storage.types import from_arrow
+
+DEFAULT_SHUFFLE_PARTITIONS = 4
+
+
+def _scan_instances(node: L.OlapScan, env) -> list[pa.Table] | None:
+    """One table per bucket index (all of the table's buckets; pruned ones empty)."""
+    if not node.num_buckets:
+        return None
+    schema = scan_schema(node)
+    start = time.perf_counter()
+    parts = list(env.pool.map(lambda st: read_tablet(node, st, env, schema), node.tablets))
+    env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start)
+    tables: dict[int, list[pa.Table]] = defaultdict(list)
+    for st, (table, stats) in zip(node.tablets, parts):
+        env.scan_stats.merge(stats)
+        tables[st.bucket].append(table)
+    return [pa.concat_tables(tables[b]) if tables[b] else schema.empty_table()
+            for b in range(node.num_buckets)]
+
+
+def instances(node: object, env) -> list[pa.Table] | None:
+    """The subtree's output split by the probe table's buckets, or None if not bucketed."""
+    if isinstance(node, L.OlapScan):
+        return _scan_instances(node, env)
+    if isinstance(node, (L.Filter, L.Project, L.Rename)):
+        parts = instances(node.input, env)
+        if parts is None:
+            return None
+        if isinstance(node, L.Filter):
+            return [run_filter(p, node.condition, env.eval_ctx) for p in parts]
+        if isinstance(node, L.Project):
+            return [run_project(p, node.exprs, node.names, env.eval_ctx) for p in parts]
+        return [pa.Table.from_arrays([p.column(x) for x in node.names], names=node.aliases)
+                for p in parts]
+    if isinstance(node, L.Join) and node.distribution in ("COLOCATE", "BUCKET_SHUFFLE", "BROADCAST"):
+        return join_instances(node, env)
+    return None
+
+
+def _hash_split(table: pa.Table, keys: list[str], types: list, n: int) -> list[pa.Table]:
+    if table.num_rows == 0:
+        return [table] * n
+    cols = [table.column(k).combine_chunks() for k in keys]
+    target = np.asarray(bucket_ids(cols, types, n))
+    order = np.argsort(target, kind="stable")
+    counts = np.bincount(target, minlength=n)
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    taken = table.take(pa.array(order))
+    return [taken.slice(int(bounds[i]), int(counts[i])) for i in range(n)]
+
+
+def _key_types(table: pa.Table, keys: list[str]) -> list:
+    return [from_arrow(table.schema.field(k).type) for k in keys]
+
+
+def _count(env, node: L.Join, kind: str, nbytes: int) -> None:
+    env.exchange_bytes[kind] = env.exchange_bytes.get(kind, 0) + int(nbytes)
+    env.record(node, moved=int(nbytes))
+
+
+def join_instances(node: L.Join, env) -> list[pa.Table]:
+    from executor.run import execute
+    kind = node.distribution
+    left_parts = instances(node.left, env)
+    if kind == "COLOCATE":
+        right_parts = instances(node.right, env)
+        if left_parts is not None and right_parts is not None and len(left_parts) == len(right_parts):
+            _count(env, node, kind, 0)
+            return _join_pairs(left_parts, right_parts, node, env)
+        kind = "PARTITIONED"
+    if kind == "BUCKET_SHUFFLE" and left_parts is not None and node.bucket_right_keys:
+        right = execute(node.right, env)
+        # Hash the right rows exactly as the left table's rows were bucketed: its distribution
+        # columns' types and order, modulo its bucket count.
+        left_keys = [node.left_keys[node.right_keys.index(r)] for r in node.bucket_right_keys]
+        types = _key_types(left_parts[0], left_keys)
+        keys = node.bucket_right_keys
+        right_parts = _hash_split(_cast_keys(right, keys, types), keys, types, len(left_parts))
+        _count(env, node, kind, right.nbytes)
+        return _join_pairs(left_parts, right_parts, node, env)
+    if kind == "BROADCAST":
+        right = execute(node.right, env)
+        if left_parts is None:
+            left_parts = [execute(node.left, env)]
+        _count(env, node, kind, right.nbytes * len(left_parts))
+        return _join_pairs(left_parts, [right] * len(left_parts), node, env)
+    left = pa.concat_tables(left_parts) if left_parts is not None else execute(node.left, env)
+    right = execute(node.right, env)
+    n = DEFAULT_SHUFFLE_PARTITIONS
+    types = _key_types(left, node.left_keys)
+    left_split = _hash_split(left, node.left_keys, types, n)
+    right_split = _hash_split(_cast_keys(right, node.right_keys, types), node.right_keys, types, n)
+    _count(env, node, "PARTITIONED", left.nbytes + right.nbytes)
+    return _join_pairs(left_split, right_split, node, env)
+
+
+def _cast_keys(table: pa.Table, keys: list[str], types: list) -> pa.Table:
+    """Right-side keys cast to the left's types, so equal values hash to the same bucket."""
+    for k, t in zip(keys, types):
+        want = t.arrow()
+        if table.schema.field(k).type != want:
+            i = table.schema.get_field_index(k)
+            table = table.set_column(i, k, table.column(k).cast(want, safe=False))
+    return table
+
+
+def _join_pairs(lefts: list[pa.Table], rights: list[pa.Table], node: L.Join, env) -> list[pa.Table]:
+    pairs = list(zip(lefts, rights))
+    if len(pairs) == 1:
+        return [run_join(pairs[0][0], pairs[0][1], node, env.eval_ctx)]
+    return list(env.pool.map(lambda lr: run_join(lr[0], lr[1], node, env.eval_ctx), pairs))
+
+
+def run_distributed_join(node: L.Join, env) -> pa.Table:
+    from executor.run import execute
+    if node.kind == "cross" or node.distribution is None:
+        return run_join(execute(node.left, env), execute(node.right, env), node, env.eval_ctx)
+    parts = join_instances(node, env)
+    parts = [p for p in parts if p.num_rows] or parts[:1]
+    return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
