@@ -205,6 +205,8 @@ _JOIN_KINDS = {
 
 
 def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext) -> object:
+    if isinstance(node, exp.Table) and not node.db and node.name.lower() == "dual":
+        return L.OneRow()
     if isinstance(node, exp.Table) and not node.db and node.name in ctx.ctes:
         return _bind_derived(ctx.ctes[node.name], node.alias or node.name, scope, ctx)
     if isinstance(node, exp.Table):

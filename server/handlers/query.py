@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from executor.env import ExecEnv
 from executor.expressions import EvalContext
@@ -16,7 +17,7 @@ from server.handlers.context import StatementContext
 from server.handlers.explain import fragment_context
 from server.handlers.session_values import inline_session_values
 from server.results import ResultColumn, RowsResult
-from storage.types import from_arrow
+from storage.types import DataType, from_arrow
 
 
 def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv]:
@@ -47,6 +48,16 @@ def eval_context(ctx: StatementContext) -> EvalContext:
                        time_zone=str(ctx.session.variables.get("time_zone")))
 
 
+def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
+    """The Doris type of a computed column. A DATETIME is shown with fractional seconds only
+    when the first rows have any (NOW() is `2024-01-02 03:04:05`, as in Doris)."""
+    dtype = from_arrow(arrow_type)
+    if dtype.kind == "DATETIME" and len(column):
+        fractional = pc.any(pc.not_equal(pc.microsecond(column), 0)).as_py()
+        dtype = DataType("DATETIME", scale=6 if fractional else 0)
+    return dtype
+
+
 def query(stmt, ctx: StatementContext) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
     surfaces early errors), the rest as the connection sends them."""
@@ -54,8 +65,8 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
     batches = (_select(b, columns) for b in stream(plan, env))
     first = next(batches)
     result_cols = []
-    for info, field in zip(columns, first.schema):
+    for i, (info, field) in enumerate(zip(columns, first.schema)):
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \
-            else from_arrow(field.type)
+            else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
     return RowsResult(result_cols, itertools.chain([first], batches))

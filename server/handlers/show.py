@@ -88,7 +88,75 @@ def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
                 full=bool(stmt.args.get("full")))
 
 
+def _table_status(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    cols = ["Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
+            "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
+            "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment"]
+    keep = like_filter(_like(stmt))
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(stmt.text("db") or ctx.db)
+        rows = [(t.name, "Doris", 10, "", 0, 0, 0, 0, 0, 0, None,
+                 datetime.fromtimestamp(t.create_time).strftime("%Y-%m-%d %H:%M:%S"), None, None,
+                 "utf8mb4_0900_bin", None, "", t.comment or "")
+                for t in sorted(db.tables.values(), key=lambda t: t.name) if keep(t.name)]
+    return text_columns(cols, rows)
+
+
+def _engines(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    return text_columns(["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
+                        [("Olap engine", "DEFAULT", "Default storage engine of palo", "YES", "NO", "NO"),
+                         ("MySQL", "YES", "MySQL server which data is in it", "NO", "NO", "NO")])
+
+
+def _charsets(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    return text_columns(["Charset", "Description", "Default collation", "Maxlen"],
+                        [("utf8mb4", "UTF-8 Unicode", "utf8mb4_0900_bin", 4)])
+
+
+def _collations(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    return text_columns(["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"],
+                        [("utf8mb4_0900_bin", "utf8mb4", 309, "Yes", "Yes", 1)])
+
+
+def _create_database(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    name = stmt.text("target")
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(name)
+    return text_columns(["Database", "Create Database"], [(db.name, f"CREATE DATABASE `{db.name}`")])
+
+
+def _grants(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    return text_columns(["UserIdentity", "Comment", "Password", "Roles", "GlobalPrivs",
+                         "CatalogPrivs", "DatabasePrivs", "TablePrivs", "ColPrivs",
+                         "ResourcePrivs", "CloudClusterPrivs", "WorkloadGroupPrivs"],
+                        [("'root'@'%'", "ROOT", "No", "operator", "Node_priv,Admin_priv", None,
+                          None, None, None, None, None, "normal: Usage_priv")])
+
+
+def show_command(words: list[str], ctx: StatementContext) -> RowsResult | None:
+    """SHOW statements sqlglot leaves raw (exp.Command); None when not one of them."""
+    key = " ".join(w.upper() for w in words[:1])
+    if key == "CATALOGS":
+        return text_columns(["CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime",
+                             "LastUpdateTime", "Comment"],
+                            [(0, "internal", "internal", "Yes", "UNRECORDED", None,
+                              "Doris internal catalog")])
+    if key == "FRONTENDS":
+        cfg = getattr(ctx.catalog, "query_port", 9030)
+        return text_columns(["Name", "Host", "EditLogPort", "HttpPort", "QueryPort", "RpcPort",
+                             "ArrowFlightSqlPort", "Role", "IsMaster", "ClusterId", "Join",
+                             "Alive", "ReplayedJournalId", "LastStartTime", "LastHeartbeat",
+                             "IsHelper", "ErrMsg", "Version", "CurrentConnected"],
+                            [("fe_minidoris", "127.0.0.1", 9010, 8030, cfg, 9020, -1, "FOLLOWER",
+                              "true", 1, "true", "true", ctx.catalog.journal.seq, None, None,
+                              "true", "", "doris-2.1.7-minidoris", "Yes")])
+    return None
+
+
 _SHOW = {
+    "TABLE STATUS": _table_status, "ENGINES": _engines, "CHARACTER SET": _charsets,
+    "CHARSET": _charsets, "COLLATION": _collations, "CREATE DATABASE": _create_database,
+    "GRANTS": _grants,
     "DATABASES": _databases, "SCHEMAS": _databases, "TABLES": _tables,
     "VARIABLES": _variables, "WARNINGS": _warnings, "ERRORS": _warnings,
     "PROCESSLIST": _processlist, "COLUMNS": _columns, "FIELDS": _columns,
