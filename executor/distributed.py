@@ -26,6 +26,7 @@ import pyarrow as pa
 from executor.operators.filter import run_filter
 from executor.operators.join import run_join
 from executor.operators.project import run_project
+from executor.runtime_filter import apply_runtime_filters
 from executor.operators.scan import read_tablet, scan_schema
 from planner import logical as L
 from storage import bucket_ids
@@ -93,15 +94,17 @@ def _count(env, node: L.Join, kind: str, nbytes: int) -> None:
 def join_instances(node: L.Join, env) -> list[pa.Table]:
     from executor.run import execute
     kind = node.distribution
-    left_parts = instances(node.left, env)
     if kind == "COLOCATE":
-        right_parts = instances(node.right, env)
+        left_parts, right_parts = instances(node.left, env), instances(node.right, env)
         if left_parts is not None and right_parts is not None and len(left_parts) == len(right_parts):
             _count(env, node, kind, 0)
             return _join_pairs(left_parts, right_parts, node, env)
         kind = "PARTITIONED"
+    # The build side runs first: its keys become runtime filters on the probe scan.
+    right = execute(node.right, env)
+    left_node = apply_runtime_filters(node, right)
+    left_parts = instances(left_node, env)
     if kind == "BUCKET_SHUFFLE" and left_parts is not None and node.bucket_right_keys:
-        right = execute(node.right, env)
         # Hash the right rows exactly as the left table's rows were bucketed: its distribution
         # columns' types and order, modulo its bucket count.
         left_keys = [node.left_keys[node.right_keys.index(r)] for r in node.bucket_right_keys]
@@ -111,13 +114,11 @@ def join_instances(node: L.Join, env) -> list[pa.Table]:
         _count(env, node, kind, right.nbytes)
         return _join_pairs(left_parts, right_parts, node, env)
     if kind == "BROADCAST":
-        right = execute(node.right, env)
         if left_parts is None:
-            left_parts = [execute(node.left, env)]
+            left_parts = [execute(left_node, env)]
         _count(env, node, kind, right.nbytes * len(left_parts))
         return _join_pairs(left_parts, [right] * len(left_parts), node, env)
-    left = pa.concat_tables(left_parts) if left_parts is not None else execute(node.left, env)
-    right = execute(node.right, env)
+    left = pa.concat_tables(left_parts) if left_parts is not None else execute(left_node, env)
     n = DEFAULT_SHUFFLE_PARTITIONS
     types = _key_types(left, node.left_keys)
     left_split = _hash_split(left, node.left_keys, types, n)
@@ -146,7 +147,8 @@ def _join_pairs(lefts: list[pa.Table], rights: list[pa.Table], node: L.Join, env
 def run_distributed_join(node: L.Join, env) -> pa.Table:
     from executor.run import execute
     if node.kind == "cross" or node.distribution is None:
-        return run_join(execute(node.left, env), execute(node.right, env), node, env.eval_ctx)
+        right = execute(node.right, env)
+        return run_join(execute(apply_runtime_filters(node, right), env), right, node, env.eval_ctx)
     parts = join_instances(node, env)
     parts = [p for p in parts if p.num_rows] or parts[:1]
     return pa.concat_tables(parts) if len(parts) > 1 else parts[0]

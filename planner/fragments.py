@@ -20,6 +20,7 @@ from catalog.information_schema import NAME as INFO_SCHEMA
 from planner import logical as L
 from planner.choose_join_distribution import (BROADCAST, BUCKET_SHUFFLE, COLOCATE, SideInfo,
                                               _covers, choose)
+from planner.runtime_filters import FILTERABLE_JOINS, trace_scan_column
 from planner.statistics import scan_statistics
 
 UNPARTITIONED, RANDOM = "UNPARTITIONED", "RANDOM"
@@ -73,6 +74,8 @@ class _Builder:
         self.fragments: list[Fragment] = []
         self.display: dict[str, str] = {}
         self.exchange_sources: dict[int, Fragment] = {}
+        self.pnode_of: dict[int, PNode] = {}
+        self.next_rf = 0
 
     # -- helpers -------------------------------------------------------------------------------
     def node(self, name: str, details: list[str], children=(), tuples=None) -> PNode:
@@ -112,6 +115,7 @@ class _Builder:
         opened = getattr(self, f"_{type(n).__name__}")(n)
         if opened.node.source is None:
             opened.node.source = id(n)
+        self.pnode_of[id(n)] = opened.node
         return opened
 
     def _OlapScan(self, n: L.OlapScan) -> _Open:
@@ -213,6 +217,7 @@ class _Builder:
         details += [f"  {p}" for p in preds]
         if n.residual is not None:
             details.append(f"other join predicates: {self.text(n.residual)}")
+        details += self._runtime_filters(n)
         rows = max(left.side.rows, right.side.rows) if n.kind != "inner" else left.side.rows
         side = SideInfo(left.side.scan_table if dist.kind in (COLOCATE, BUCKET_SHUFFLE, BROADCAST)
                         else None, left.side.dist_columns, rows,
@@ -237,6 +242,28 @@ class _Builder:
         node = self.node("HASH JOIN", details, [left.node, build])
         node.details.append(f"tuple ids: {' '.join(map(str, node.tuple_ids))}")
         return _Open(node, partition, left.instances, side)
+
+    def _runtime_filters(self, n: L.Join) -> list[str]:
+        """`runtime filters:` lines: on the join (built from the right keys) and on the scan
+        that the left key reads (applied there)."""
+        if n.kind not in FILTERABLE_JOINS:
+            return []
+        built = []
+        for lk, rk in zip(n.left_keys, n.right_keys):
+            path = trace_scan_column(n.left, lk)
+            scan_node = self.pnode_of.get(id(path[-2])) if path else None
+            if scan_node is None:
+                continue
+            rf = f"RF{self.next_rf:03d}[in_or_bloom]"
+            self.next_rf += 1
+            built.append(f"{rf} <- {self.name(rk)}")
+            line = f"{rf} -> {self.name(lk)}"
+            existing = [i for i, d in enumerate(scan_node.details) if d.startswith("runtime filters:")]
+            if existing:
+                scan_node.details[existing[0]] += f", {line}"
+            else:
+                scan_node.details.insert(len(scan_node.details) - 1, f"runtime filters: {line}")
+        return [f"runtime filters: {', '.join(built)}"] if built else []
 
     def _cross_join(self, n: L.Join, left: _Open, right: _Open) -> _Open:
         build = self.exchange(right, UNPARTITIONED)

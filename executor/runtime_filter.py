@@ -1,0 +1,66 @@
+"""Runtime filters: the build side's join keys narrow the probe side's scan, as Doris's RFs do.
+
+For an inner or left semi hash join, the build (right) side runs first; the distinct values of
+each build key become a storage predicate on the probe scan column the left key comes from:
+`col IN (values)` when there are few (at most `MAX_IN_VALUES`), else `col >= min AND col <=
+max`. Storage uses them like any predicate (short key ranges, zone maps, bloom filters), so a
+selective dimension filter skips fact pages instead of joining every fact row.
+
+`planner.runtime_filters.trace_scan_column` finds the scan column a probe key reads (the same
+function gives EXPLAIN its `runtime filters:` lines); a key computed by an expression gets none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from planner import logical as L
+from planner.runtime_filters import FILTERABLE_JOINS, trace_scan_column
+from storage import ColumnPredicate
+
+MAX_IN_VALUES = 1024
+
+
+def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
+    distinct = pc.unique(values.combine_chunks().drop_null())
+    if len(distinct) == 0:
+        return [ColumnPredicate(column, "in", ())]
+    if len(distinct) <= MAX_IN_VALUES:
+        return [ColumnPredicate(column, "in", tuple(distinct.to_pylist()))]
+    low, high = pc.min_max(distinct).values()
+    return [ColumnPredicate(column, ">=", (low.as_py(),)), ColumnPredicate(column, "<=", (high.as_py(),))]
+
+
+def _rebuild(path: list, predicates: list[ColumnPredicate]) -> object:
+    """A copy of the path's top node with the scan at its bottom given extra predicates."""
+    *nodes, scan, _ = path
+    node = dataclasses.replace(scan, predicates=list(scan.predicates) + predicates)
+    for parent in reversed(nodes):
+        attr = "left" if isinstance(parent, L.Join) else "input"
+        node = dataclasses.replace(parent, **{attr: node})
+    return node
+
+
+def apply_runtime_filters(join: L.Join, right: pa.Table) -> object:
+    """The join's left input with runtime filters from the executed right side."""
+    left = join.left
+    if join.kind not in FILTERABLE_JOINS:
+        return left
+    for lk, rk in zip(join.left_keys, join.right_keys):
+        path = trace_scan_column(left, lk)
+        if path is None:
+            continue
+        column_type = path[-2].column_types[path[-1]]
+        if column_type.is_float:
+            continue
+        values = right.column(rk)
+        if values.type != column_type.arrow():
+            try:
+                values = values.cast(column_type.arrow())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                continue
+        left = _rebuild(path, _predicates(path[-1], values))
+    return left
