@@ -15,22 +15,28 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from catalog import backend as backend_ops
+from catalog import colocation
+from catalog.cluster import ClusterMixin
 from catalog.create_table import new_table, plan_partitions, replication_num
+from catalog.dynamic_partition import prepare_create
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
                             UnknownDatabase, UnknownTable)
 from catalog.journal import Journal
 from catalog.model import Database, OlapTable, Partition, TabletMeta
+from catalog.partition_journal import APPLY as PARTITION_APPLY
+from catalog.index_journal import APPLY as INDEX_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
 log = logging.getLogger(__name__)
-FIRST_BACKEND_ID = 10001
 
 
-class Catalog:
+class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, placement, colocation
     def __init__(self, meta_dir: Path, engine: StorageEngine, backend_num: int = 3,
                  edit_log_roll_num: int = 1000, clock: Callable[[], float] = time.time):
         self.lock = threading.RLock()
@@ -39,10 +45,9 @@ class Catalog:
         self.dbs: dict[str, Database] = {}
         self.next_id = 10000
         self.last_txn_id = 0
-        self.backends = [FIRST_BACKEND_ID + i for i in range(backend_num)]
+        self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
-        self._placement_cursor = 0
         self.replaying = False  # True while the journal is replayed: storage is not touched
 
     # -- start-up ------------------------------------------------------------------------------
@@ -58,6 +63,7 @@ class Catalog:
             _APPLY[op](self, data)
             replayed += 1
         self.replaying = False
+        self._bootstrap_backends()
         known: set[int] = set()
         for table in self.all_tables():
             self._restore_tablets(table)
@@ -73,6 +79,9 @@ class Catalog:
         for d in state["databases"]:
             db = Database.from_dict(d)
             self.dbs[db.name] = db
+        self.backends = {b["backend_id"]: backend_ops.Backend.from_dict(b)
+                         for b in state.get("backends", [])}
+        self.colocation.load(state.get("colocation", []))
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.partitions.values():
@@ -84,7 +93,9 @@ class Catalog:
                     self.engine.restore_tablet(tid, schema, published)
 
     def state(self) -> dict:
-        return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "databases": [d.to_dict() for d in self.dbs.values()]}
+        return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "databases": [d.to_dict() for d in self.dbs.values()],
+                "backends": [b.to_dict() for b in self.backends.values()],
+                "colocation": self.colocation.to_dict()}
 
     def close(self) -> None:
         self.journal.close()
@@ -152,7 +163,11 @@ class Catalog:
             self._log("drop_db", {"name": name})
 
     # -- tables --------------------------------------------------------------------------------
-    def create_table(self, db_name: str | None, stmt: CreateTableStmt) -> None:
+    def create_table(self, db_name: str | None, stmt: CreateTableStmt, *,
+                     dynamic_now: datetime | None = None,
+                     max_dynamic_partitions: int = 500) -> None:
+        """`dynamic_now`: the dynamic partition scheduler's clock, for the first partitions of a
+        table with dynamic_partition.* properties (now, when not given)."""
         with self.lock:
             db = self.get_db(stmt.db or db_name)
             if stmt.name in db.tables:
@@ -161,44 +176,66 @@ class Catalog:
                 raise TableExists(stmt.name)
             table = new_table(stmt, self._alloc_id(), self._alloc_id())
             replicas = replication_num(stmt.properties)
-            if replicas > len(self.backends):
-                raise DdlError(
-                    "Failed to find enough backend, please check the replication num,replication "
-                    "tag and storage medium and avail capacity of backends.\nCreate failed "
-                    f"replications:\nreplication tag: {{\"location\" : \"default\"}}, "
-                    f"replication num: {replicas}, storage medium: HDD")
+            self._check_replication(replicas)
             table.properties["replication_num"] = str(replicas)
             table.properties.pop("replication_allocation", None)
-            if table.partition_info.kind == "UNPARTITIONED":
-                specs = [(stmt.name, None, None, None)]
-            else:
-                specs = plan_partitions(table, stmt.partitions, [])
-            for name, lower, upper, values in specs:
-                self._add_partition(table, name, lower, upper, values,
-                                    table.distribution.buckets, replicas)
-            self._log("create_table", {"db": db.name, "table": table.to_dict(),
-                                       "next_id": self.next_id})
+            colocate = self._prepare_colocation(db, table, replicas)  # before any tablet is placed
+            try:
+                self._create_partitions(db, stmt, table, replicas, colocate, dynamic_now,
+                                        max_dynamic_partitions)
+            finally:
+                self._pending_seqs.pop(table.table_id, None)
+
+    def _create_partitions(self, db: Database, stmt: CreateTableStmt, table: OlapTable,
+                           replicas: int, colocate: dict | None, dynamic_now: datetime | None,
+                           max_dynamic_partitions: int) -> None:
+        if table.partition_info.kind == "UNPARTITIONED":
+            specs = [(stmt.name, None, None, None)]
+        else:
+            specs = plan_partitions(table, stmt.partitions, [])
+        for name, lower, upper, values in specs:
+            self._add_partition(table, name, lower, upper, values,
+                                table.distribution.buckets, replicas)
+        self._add_dynamic_partitions(table, replicas, dynamic_now or datetime.now(timezone.utc),
+                                     max_dynamic_partitions)
+        self._log("create_table", {"db": db.name, "table": table.to_dict(),
+                                   "next_id": self.next_id, "colocate": colocate})
+
+    def _add_dynamic_partitions(self, table: OlapTable, replicas: int, now: datetime,
+                                max_partitions: int) -> None:
+        """Check dynamic_partition.* properties; create (and drop) what the rule says now."""
+        dynamic = prepare_create(table, now, max_partitions, len(self.available_backends()))
+        if dynamic is None:
+            return
+        prop, plan = dynamic
+        for name in plan.drop:
+            del table.partitions[table.partition_by_name(name).partition_id]
+        for new in plan.add:
+            self._add_partition(table, new.name, [new.lower], [new.upper], None, prop.buckets,
+                                prop.replication_num or replicas)
 
     def _add_partition(self, table: OlapTable, name: str, lower: list | None,
                        upper: list | None, values: list | None, buckets: int,
                        replicas: int) -> Partition:
+        p = self.new_partition(table, name, lower, upper, values, buckets, replicas)
+        table.partitions[p.partition_id] = p
+        return p
+
+    def new_partition(self, table: OlapTable, name: str, lower: list | None,
+                      upper: list | None, values: list | None, buckets: int,
+                      replicas: int) -> Partition:
+        """A partition of `table` with fresh ids and placed tablets, not yet in the table."""
+        colocation.check_add_partition(self, table, buckets, replicas)
         p = Partition(self._alloc_id(), name, lower, upper, values, buckets, replicas,
                       visible_version=1, visible_version_time=self.clock())
         for index_id in table.indexes:
             tablet_ids = []
-            for _ in range(buckets):
+            for bucket in range(buckets):
                 tid = self._alloc_id()
                 tablet_ids.append(tid)
-                p.tablets[tid] = TabletMeta(tid, self._place(replicas))
+                p.tablets[tid] = TabletMeta(tid, self._place_bucket(table, bucket, replicas))
             p.tablets_by_index[index_id] = tablet_ids
-        table.partitions[p.partition_id] = p
         return p
-
-    def _place(self, replicas: int) -> list[int]:
-        """Round-robin replica placement over the backends (distinct backends per tablet)."""
-        start = self._placement_cursor
-        self._placement_cursor = (self._placement_cursor + 1) % len(self.backends)
-        return [self.backends[(start + i) % len(self.backends)] for i in range(replicas)]
 
     def drop_table(self, db_name: str | None, name: str, if_exists: bool = False) -> None:
         with self.lock:
@@ -231,6 +268,7 @@ def _apply_drop_db(cat: Catalog, data: dict) -> None:
     db = cat.dbs.pop(data["name"], None)
     if db is not None:
         for table in db.tables.values():
+            colocation.remove_table(cat, table.table_id)
             _drop_tablets(cat, table)
 
 
@@ -238,6 +276,8 @@ def _apply_create_table(cat: Catalog, data: dict) -> None:
     table = OlapTable.from_dict(data["table"])
     cat.dbs[data["db"]].tables[table.name] = table
     cat.next_id = max(cat.next_id, data["next_id"])
+    if data.get("colocate"):
+        colocation.APPLY["colocate_join"](cat, data["colocate"])
     if cat.replaying:
         return
     for p in table.partitions.values():
@@ -257,6 +297,7 @@ def _drop_tablets(cat: Catalog, table: OlapTable) -> None:
 
 def _apply_drop_table(cat: Catalog, data: dict) -> None:
     table = cat.dbs[data["db"]].tables.pop(data["name"])
+    colocation.remove_table(cat, table.table_id)
     _drop_tablets(cat, table)
 
 
@@ -285,4 +326,8 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     "create_table": _apply_create_table,
     "drop_table": _apply_drop_table,
     "publish": _apply_publish,
+    **PARTITION_APPLY,  # add/drop partitions, truncate, table properties
+    **backend_ops.APPLY,  # add/decommission/drop backends, replica moves
+    **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
+    **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
 }

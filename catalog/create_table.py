@@ -20,9 +20,10 @@ import time
 from typing import Callable
 
 from catalog.errors import AnalysisError, DdlError
+from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
-from catalog.partitions import check_range, validate_bound
+from catalog.partitions import check_list_values, check_range, validate_bound
 from catalog.statements import CreateTableStmt, PartitionDesc
 from catalog.values import parse_value
 from storage.types import DataType
@@ -179,6 +180,8 @@ def plan_partitions(table: OlapTable, descs: list[PartitionDesc],
         names.add(d.name.lower())
         if d.kind == "IN":
             values = [validate_bound(types, v, d.name) for v in d.values or []]
+            check_list_values(types, values, placed)
+            placed.append(Partition(0, d.name, None, None, values, 0, 0))
             out.append((d.name, None, None, values))
             continue
         upper = validate_bound(types, d.upper or [], d.name)
@@ -216,6 +219,8 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
                       create_time=time.time())
     table.indexes[base_index_id] = MaterializedIndexMeta(
         base_index_id, stmt.name, [c.name for c in columns], keys_type)
+    analyze_bloom_filter(table.properties, columns, keys_type)  # index_rules.py
+    table.table_indexes = create_table_indexes(stmt.indexes, columns, keys_type)
     return table
 
 

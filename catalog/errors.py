@@ -99,6 +99,17 @@ class DdlError(DorisError):
     """DDL validation failures (Doris's DdlException)."""
 
 
+class CodedDdlError(DdlError):
+    """A DdlException Doris raises with its own error number (ErrorReport.reportDdlException
+    with an ErrorCode: 1507 for an unknown partition, 5066 for a bad dynamic partition start,
+    ...); the text keeps the `errCode = 2, detailMessage = ` prefix."""
+
+    def __init__(self, message: str, code: int, sqlstate: str = "42000"):
+        super().__init__(message)
+        self.code = code
+        self.sqlstate = sqlstate
+
+
 class DataQualityError(DorisError):
     """Rows that do not fit the schema or any partition (strict mode)."""
 

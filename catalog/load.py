@@ -31,6 +31,11 @@ from storage import bucket_ids
 _table_locks: dict[int, threading.Lock] = defaultdict(threading.Lock)
 
 
+def table_lock(table_id: int) -> threading.Lock:
+    """The lock that serialises loads into a table (and partition DDL with them)."""
+    return _table_locks[table_id]
+
+
 def _complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
     n = data.num_rows
     given = {name.lower(): name for name in data.column_names}

@@ -8,6 +8,8 @@ the image are made of these dicts.
     OlapTable
       ├─ columns, keys_type, distribution (hash columns, buckets), partition_info
       ├─ indexes: {index_id: MaterializedIndexMeta}   (base index first, then rollups)
+      ├─ table_indexes: [TableIndex]                  (INDEX ... USING BITMAP; bloom filters
+      │                                                 are the bloom_filter_* properties)
       └─ partitions: {partition_id: Partition}
                          └─ tablets_by_index: {index_id: [tablet_id per bucket]}
                          └─ tablets: {tablet_id: TabletMeta(replicas, published rowsets)}
@@ -66,6 +68,28 @@ class MaterializedIndexMeta:
     @staticmethod
     def from_dict(d: dict) -> MaterializedIndexMeta:
         return MaterializedIndexMeta(d["index_id"], d["name"], d["columns"], d["keys_type"])
+
+
+@dataclass
+class TableIndex:
+    """A secondary index on columns (Doris's `Index`): `INDEX name (cols) USING BITMAP`."""
+
+    index_id: int
+    name: str
+    columns: list[str]
+    index_type: str = "BITMAP"
+    comment: str = ""
+    properties: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"index_id": self.index_id, "name": self.name, "columns": self.columns,
+                "index_type": self.index_type, "comment": self.comment,
+                "properties": self.properties}
+
+    @staticmethod
+    def from_dict(d: dict) -> TableIndex:
+        return TableIndex(d["index_id"], d["name"], list(d["columns"]), d["index_type"],
+                          d.get("comment", ""), dict(d.get("properties", {})))
 
 
 @dataclass
@@ -165,6 +189,7 @@ class OlapTable:
     indexes: dict[int, MaterializedIndexMeta] = field(default_factory=dict)
     partitions: dict[int, Partition] = field(default_factory=dict)
     create_time: float = 0.0
+    table_indexes: list[TableIndex] = field(default_factory=list)
 
     # -- lookups -------------------------------------------------------------------------------
     def column(self, name: str) -> Column | None:
@@ -187,10 +212,15 @@ class OlapTable:
         from storage.schema import TabletColumn, TabletSchema
 
         index = self.indexes[index_id or self.base_index_id]
-        cols = [self.column(n) for n in index.columns]
+        cols = [c for c in (self.column(n) for n in index.columns) if c]
+        names = {c.name for c in cols}
+        bloom = [n.strip() for n in self.properties.get("bloom_filter_columns", "").split(",")]
         return TabletSchema(
-            [TabletColumn(c.name, c.type, c.is_key, c.aggregation, c.nullable) for c in cols if c],
-            index.keys_type)
+            [TabletColumn(c.name, c.type, c.is_key, c.aggregation, c.nullable) for c in cols],
+            index.keys_type, tuple(n for n in bloom if n in names),
+            float(self.properties.get("bloom_filter_fpp", "0.05")),
+            {i.columns[0]: i.index_id for i in self.table_indexes
+             if i.index_type == "BITMAP" and i.columns[0] in names})
 
     def to_dict(self) -> dict:
         return {"table_id": self.table_id, "name": self.name,
@@ -200,7 +230,8 @@ class OlapTable:
                 "comment": self.comment, "base_index_id": self.base_index_id,
                 "indexes": [i.to_dict() for i in self.indexes.values()],
                 "partitions": [p.to_dict() for p in self.partitions.values()],
-                "create_time": self.create_time}
+                "create_time": self.create_time,
+                "table_indexes": [i.to_dict() for i in self.table_indexes]}
 
     @staticmethod
     def from_dict(d: dict) -> OlapTable:
@@ -211,6 +242,7 @@ class OlapTable:
         t.indexes = {i["index_id"]: MaterializedIndexMeta.from_dict(i) for i in d["indexes"]}
         t.partitions = {p["partition_id"]: Partition.from_dict(p) for p in d["partitions"]}
         t.create_time = d.get("create_time", 0.0)
+        t.table_indexes = [TableIndex.from_dict(i) for i in d.get("table_indexes", [])]
         return t
 
 

@@ -14,7 +14,7 @@ import functools
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from catalog.errors import DataQualityError, DdlError
+from catalog.errors import CodedDdlError, DataQualityError, DdlError
 from catalog.model import OlapTable, Partition
 from catalog.values import format_value, parse_value
 from storage.types import DataType
@@ -56,6 +56,23 @@ def format_range(types: list[DataType], lower: list, upper: list) -> str:
     return f"[{one(lower)}..{one(upper)})"
 
 
+def format_list(types: list[DataType], values: list[list]) -> str:
+    """Doris's Range text of a LIST partition: its keys, [types: [INT]; keys: [1]; , ...]"""
+    names = ", ".join(t.sql().split("(")[0].upper() for t in types)
+    keys = [", ".join("NULL" if v is None else format_value(t, parse_value(t, v))
+                      for t, v in zip(types, tup)) for tup in values]
+    return "[" + ", ".join(f"types: [{names}]; keys: [{k}]; " for k in keys) + "]"
+
+
+def partitions_in_order(table: OlapTable) -> list[Partition]:
+    """RANGE partitions by range (MIN first), others by id: the order Doris shows them in."""
+    parts = table.sorted_partitions()
+    if table.partition_info.kind != "RANGE":
+        return parts
+    types = partition_types(table)
+    return sorted(parts, key=lambda p: _key(types, p.lower or []))
+
+
 def _min_text(t: DataType) -> str:
     return {"DATE": "0000-01-01", "DATETIME": "0000-01-01 00:00:00", "TINYINT": "-128",
             "SMALLINT": "-32768", "INT": "-2147483648", "BIGINT": "-9223372036854775808",
@@ -82,6 +99,31 @@ def check_range(types: list[DataType], name: str, lower: list, upper: list,
         if compare_bounds(types, lower, p.upper) < 0 and compare_bounds(types, p.lower, upper) < 0:
             raise DdlError(f"Range {format_range(types, lower, upper)} is intersected with range: "
                            f"{format_range(types, p.lower, p.upper)}")
+
+
+def check_list_values(types: list[DataType], values: list[list], existing: list[Partition]) -> None:
+    """Reject a LIST partition whose value tuples meet an existing partition's (Doris's text;
+    values compare typed, so "0" and "-0" conflict on an INT column)."""
+    def typed(tup: list) -> tuple:
+        return tuple(None if v is None else parse_value(t, v) for t, v in zip(types, tup))
+
+    item = "(" + ",".join("(" + ",".join(f"'{v}'" for v in tup) + ")" if len(tup) > 1
+                          else f"'{tup[0]}'" for tup in values) + ")"
+    for p in existing:
+        if p.values is None:
+            continue
+        theirs = {typed(tup) for tup in p.values}
+        for tup in values:
+            if typed(tup) in theirs:
+                key = _key_sql(types, tup)
+                current = "(" + ",".join(_key_sql(types, t) for t in p.values) + ")"
+                raise DdlError(f"The partition key[{key}] in partition item[{item}] is conflict "
+                               f"with current partitionKeys[{current}]")
+
+
+def _key_sql(types: list[DataType], tup: list) -> str:
+    return "(" + ", ".join("NULL" if v is None else f'"{format_value(t, parse_value(t, v))}"'
+                           for t, v in zip(types, tup)) + ")"
 
 
 def validate_bound(types: list[DataType], bound: list, name: str) -> list:
@@ -125,6 +167,10 @@ def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
     n = data.num_rows
     if info.kind == "UNPARTITIONED":
         return pa.array([0] * n, pa.int32()) if n else pa.array([], pa.int32())
+    if not parts:
+        raise CodedDdlError(
+            "data cannot be inserted into table with empty partition. Use `SHOW PARTITIONS FROM "
+            f"{table.name}` to see the currently partitions of this table. ", 5083)
     cols = [data.column(c).combine_chunks() for c in info.columns]
     types = partition_types(table)
     target = pa.nulls(n, pa.int32())

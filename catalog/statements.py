@@ -109,3 +109,97 @@ class ExplainStmt:
 
     query: object
     level: str = "NORMAL"
+
+
+# -- partitions and dynamic partitions (server/parser/alter_table.py, admin.py) -------------------
+@dataclass
+class AddPartitionStmt:
+    """ALTER TABLE t ADD PARTITION ... [DISTRIBUTED BY HASH (cols) | RANDOM [BUCKETS n]]"""
+
+    db: str | None
+    table: str
+    partition: PartitionDesc
+    distribution_kind: str | None = None  # None: the table's distribution
+    distribution_columns: list[str] = field(default_factory=list)
+    buckets: int | None = None
+
+
+@dataclass
+class DropPartitionStmt:
+    """ALTER TABLE t DROP PARTITION [IF EXISTS] p [FORCE]"""
+
+    db: str | None
+    table: str
+    name: str
+    if_exists: bool = False
+    force: bool = False
+
+
+@dataclass
+class AlterTablePropertiesStmt:
+    """ALTER TABLE t SET ("k" = "v", ...)"""
+
+    db: str | None
+    table: str
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ShowDynamicPartitionStmt:
+    """SHOW DYNAMIC PARTITION TABLES [FROM db]"""
+
+    db: str | None = None
+
+
+@dataclass
+class AdminSetConfigStmt:
+    """ADMIN SET [ALL] FRONTEND[S] CONFIG ("k" = "v")"""
+
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class AdminShowConfigStmt:
+    """ADMIN SHOW FRONTEND CONFIG [LIKE 'pattern']"""
+
+    like: str | None = None
+
+
+@dataclass
+class AdminRunDynamicPartitionStmt:
+    """minidoris: ADMIN RUN DYNAMIC PARTITION [FROM db | FOR [db.]table] -- one scheduler
+    pass now, over every table, a database's, or one table."""
+
+    db: str | None = None
+    table: str | None = None
+
+
+@dataclass
+class AdminSetDynamicPartitionTimeStmt:
+    """minidoris: ADMIN SET DYNAMIC PARTITION TIME = 'yyyy-MM-dd HH:mm:ss' | DEFAULT -- fix the
+    dynamic partition scheduler's clock (a wall time in each table's zone), or free it."""
+
+    value: str | None = None
+
+
+# -- backends and colocation (server/parser/system.py) ---------------------------------------------
+@dataclass
+class AlterSystemStmt:
+    """ALTER SYSTEM ADD | DECOMMISSION | DROP | DROPP BACKEND "host:port"[, ...] and
+    CANCEL DECOMMISSION BACKEND "host:port"[, ...]; `action` is ADD, DECOMMISSION, DROP, DROPP or
+    CANCEL_DECOMMISSION."""
+
+    action: str
+    host_ports: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ShowBackendsStmt:
+    """SHOW BACKENDS"""
+
+
+@dataclass
+class ShowProcStmt:
+    """SHOW PROC '/path' (minidoris has /backends, /colocation_group[/<GroupId>])"""
+
+    path: str

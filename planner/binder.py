@@ -22,8 +22,10 @@ from catalog.errors import AnalysisError, NotSupported, UnknownColumn, UnknownTa
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.decorrelate import unnest
+from planner.factor_or import factor_or
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
+from planner.prune_partitions import prune_partitions
 from planner.pushdown import to_storage_predicates
 from planner.reorder_joins import Relation, base_rows, build_join_tree
 from planner.window import has_windows, plan_windows
@@ -314,12 +316,17 @@ def _key_pair(conj: exp.Expression, left: set[str], right: set[str]) -> tuple[st
 
 
 def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed conditions of `e`, with conditions common to all OR branches factored out."""
     if e is None:
         return []
     if isinstance(e, exp.And):
         return _conjuncts(e.this) + _conjuncts(e.expression)
     if isinstance(e, exp.Paren):
         return _conjuncts(e.this)
+    if isinstance(e, exp.Or):
+        factored = factor_or(e)
+        if len(factored) > 1:
+            return [c for f in factored for c in _conjuncts(f)]
     return [e]
 
 
@@ -376,12 +383,13 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
 
 
 def _finalize_scans(plan: object, ctx: BindContext) -> None:
-    """Per-scan rules that need the pushed-down predicates: bucket pruning."""
+    """Per-scan rules that need the pushed-down predicates: partition, then bucket pruning."""
     if isinstance(plan, L.OlapScan):
         if plan.tablets_total == 0:
-            plan.tablets_total = len(plan.tablets)
             with ctx.catalog.lock:
                 table = ctx.catalog.get_table(plan.db or None, plan.table)
+                prune_partitions(plan, table)
+                plan.tablets_total = len(plan.tablets)
                 dist = table.distribution.columns if table.distribution.kind == "HASH" else []
                 buckets = {t.partition_id: table.partitions[t.partition_id].buckets
                            for t in plan.tablets}

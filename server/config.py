@@ -27,6 +27,7 @@ class Config:
     disable_colocate_join: bool = False
     disable_colocate_balance: bool = False
     disable_colocate_relocate: bool = False
+    tablet_schedule_interval_ms: int = 1000
     storage_root_path: str = "storage"
     backend_num: int = 3
     data_page_size: int = 65536

@@ -7,10 +7,17 @@ from typing import Callable
 from sqlglot import exp
 
 from catalog.errors import NotSupported
+from catalog.statements import AlterSystemStmt, ShowBackendsStmt, ShowProcStmt
 from catalog.statements import (CreateTableStmt, DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
-from server.handlers import ddl, explain, insert, query, set_var, show
+from server.handlers import ddl, explain, insert, query, set_var, show, system
+from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
+                                AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
+                                AdminShowConfigStmt, AlterTablePropertiesStmt, DropPartitionStmt,
+                                ShowDynamicPartitionStmt)
+from server.handlers import admin, partition
 from server.handlers.context import StatementContext
+from server.handlers.storage_dispatch import STORAGE_HANDLERS
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -20,11 +27,20 @@ def _ok(stmt, ctx: StatementContext) -> OkResult:
 
 
 def _command(stmt: exp.Command, ctx: StatementContext):
-    text = f"{stmt.this} {stmt.expression.sql() if stmt.expression is not None else ''}".strip()
+    rest = stmt.args.get("expression") or ""
+    rest = rest.sql() if isinstance(rest, exp.Expression) else str(rest)
+    if str(stmt.this).upper() == "SHOW":
+        result = show.show_command(rest.split(), ctx)
+        if result is not None:
+            return result
+    text = f"{stmt.this} {rest}".strip()
     raise NotSupported(f"Unsupported statement: {text[:200]}")
 
 
 HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]] = {
+    AlterSystemStmt: system.alter_system,
+    ShowBackendsStmt: system.show_backends,
+    ShowProcStmt: system.show_proc,
     CreateTableStmt: ddl.create_table,
     ShowPartitionsStmt: show.show_partitions,
     ShowCreateTableStmt: show.show_create_table,
@@ -46,6 +62,17 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Commit: _ok,
     exp.Rollback: _ok,
     exp.Command: _command,
+    # partitions and dynamic partitions
+    AddPartitionStmt: partition.add_partition,
+    DropPartitionStmt: partition.drop_partition,
+    AlterTablePropertiesStmt: partition.alter_properties,
+    exp.TruncateTable: partition.truncate,
+    ShowDynamicPartitionStmt: partition.show_dynamic,
+    AdminSetConfigStmt: admin.set_config,
+    AdminShowConfigStmt: admin.show_config,
+    AdminRunDynamicPartitionStmt: admin.run_dynamic_partition,
+    AdminSetDynamicPartitionTimeStmt: admin.set_dynamic_partition_time,
+    **STORAGE_HANDLERS,  # indexes, DELETE, SHOW QUERY PROFILE
 }
 
 

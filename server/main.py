@@ -1,8 +1,10 @@
 """`minidoris serve`: start the server (FE + simulated BEs in one process).
 
 Start-up: load the config (file, then flags) -> create the data dir -> open the storage engine
--> open the catalog (image + journal replay, tablets restored, orphan rowsets removed) -> listen
-on the query port. SIGTERM / Ctrl-C close the listener and the journal cleanly.
+-> open the catalog (image + journal replay, tablets restored, orphan rowsets removed) -> FE
+configs at runtime (`catalog/fe_config.py`) -> listen on the query port -> start the dynamic
+partition scheduler (an APScheduler interval job). SIGTERM / Ctrl-C stop the scheduler (waiting
+for a running pass), close the listener and the journal cleanly.
 """
 
 from __future__ import annotations
@@ -13,14 +15,18 @@ import logging
 import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mysql_mimic import MysqlServer
 from mysql_mimic.stream import MysqlStream
 
 from catalog.catalog import Catalog
+from catalog.dynamic_scheduler import DynamicPartitionScheduler
+from catalog.fe_config import FeConfig
+from catalog.tablet_scheduler import TabletScheduler
 from server.config import Config, load_config
+from server.handlers.profile import ProfileStore
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
@@ -38,6 +44,10 @@ class Services:
     engine: StorageEngine
     pool: ThreadPoolExecutor
     global_variables: object
+    fe_config: FeConfig | None = None
+    dynamic_scheduler: DynamicPartitionScheduler | None = None
+    tablet_scheduler: TabletScheduler | None = None
+    profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
 
 
 def open_services(cfg: Config) -> Services:
@@ -49,7 +59,13 @@ def open_services(cfg: Config) -> Services:
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
     pool = ThreadPoolExecutor(max_workers=max(cfg.exec_threads, 2), thread_name_prefix="exec")
-    return Services(cfg, catalog, engine, pool, new_global_variables())
+    fe_config = FeConfig.from_object(cfg)
+    fe_config.on_change("edit_log_roll_num", lambda n: setattr(catalog, "edit_log_roll_num", n))
+    scheduler = DynamicPartitionScheduler(catalog, fe_config)
+    catalog.attach_fe_config(fe_config)
+    tablets = TabletScheduler(catalog, fe_config.get)  # relocation, repair, colocate balance
+    return Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
+                    tablets)
 
 
 class DorisServer(MysqlServer):
@@ -80,6 +96,8 @@ async def serve(cfg: Config, host: str) -> None:
     services = open_services(cfg)
     server = DorisServer(services)
     await server.start_server(host=host, port=cfg.query_port)
+    services.dynamic_scheduler.start()
+    services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -88,6 +106,8 @@ async def serve(cfg: Config, host: str) -> None:
     await stop.wait()
     log.info("shutting down")
     server.close()
+    services.dynamic_scheduler.shutdown()
+    services.tablet_scheduler.stop()
     services.pool.shutdown(wait=False, cancel_futures=True)
     services.catalog.close()
 

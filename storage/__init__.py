@@ -6,12 +6,15 @@ Entry points:
         .create_tablet(id, TabletSchema) / .get_tablet / .drop_tablet / .restore_tablet
         .remove_orphans
     Tablet.write_rowset(table, txn_id) -> RowsetMeta      pending, invisible
+    Tablet.write_delete([ColumnPredicate], txn_id)         a pending DELETE version (no files)
     Tablet.publish(meta, version)                          visible at [version, version]
     Tablet.read(version, columns, [ColumnPredicate], ScanStats) -> pa.Table
+    Tablet.set_schema / build_bitmap_index                 optional indexes added or dropped
     bucket_ids(columns, types, num_buckets)                hash distribution (hashing.py)
 
 Layering, bottom-up: types, schema -> segment/ (encoding, page, ordinal, zone_map, short_key,
-footer, writer, reader) -> memtable, merge, rowset -> tablet -> engine. Storage imports neither
+murmur, bloom_filter, bitmap_index, footer, writer, side_index, filters, reader) -> memtable,
+merge, rowset -> tablet -> engine. Storage imports neither
 the catalog, the planner, the executor nor the server. The on-disk format is drawn in
 docs/storage-format.md and in each segment module's docstring.
 """

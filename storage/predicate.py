@@ -6,6 +6,9 @@ exact row filter. Indexes (short key, zone maps) only ever narrow conservatively
 filter then keeps exactly the rows for which the predicate is TRUE (SQL: a comparison with NULL
 is not true, `x IN (..)` is not true for a NULL x).
 
+Values are Python scalars. `to_dict`/`from_dict` give a predicate a JSON form (the catalog journals
+DELETE predicates in it): dates, datetimes and decimals are tagged ({"date": "2024-01-31"}).
+
 Values are Python scalars. A value that converts to the column's type without loss is used as a
 typed scalar (and is eligible for the short key index); otherwise (2.5 against an INT column,
 Decimal('1.005') against DECIMAL(10,2)) pyarrow's comparison kernels compare it in a common type,
@@ -14,7 +17,9 @@ which is exact, and the short key index is not used for that predicate.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import reduce
 
 import pyarrow as pa
@@ -46,6 +51,33 @@ class ColumnPredicate:
             raise ValueError(f"Operator {self.op} takes exactly one value")
         if self.op in ("is_null", "is_not_null") and self.values:
             raise ValueError(f"Operator {self.op} takes no value")
+
+    def to_dict(self) -> dict:
+        return {"column": self.column, "op": self.op, "values": [_to_json(v) for v in self.values]}
+
+    @staticmethod
+    def from_dict(d: dict) -> ColumnPredicate:
+        return ColumnPredicate(d["column"], d["op"], tuple(_from_json(v) for v in d["values"]))
+
+
+_TAGS = {"date": dt.date.fromisoformat, "datetime": dt.datetime.fromisoformat, "decimal": Decimal}
+
+
+def _to_json(value):
+    if isinstance(value, dt.datetime):
+        return {"datetime": value.isoformat()}
+    if isinstance(value, dt.date):
+        return {"date": value.isoformat()}
+    if isinstance(value, Decimal):
+        return {"decimal": str(value)}
+    return value
+
+
+def _from_json(value):
+    if isinstance(value, dict):
+        (tag, text), = value.items()
+        return _TAGS[tag](text)
+    return value
 
 
 @dataclass

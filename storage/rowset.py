@@ -6,7 +6,11 @@ memtable as segment files. Files live in the tablet's directory, named by intege
     <root>/data/<tablet_id>/<rowset_id>_<segment_no>.dat
 
 A rowset is written "pending" (files on disk, no version) and becomes visible when the tablet
-publishes it at a version [v, v]. Rows are split into segments so that no segment exceeds
+publishes it at a version [v, v]. A DELETE adds a *delete rowset*: no rows and no files, only
+`delete_predicate` (a conjunction of column predicates, JSON form): reads at versions >= v
+remove the rows of older rowsets that match it (seed 002's delete versions).
+
+Rows are split into segments so that no segment exceeds
 `max_segment_size` (seed 003: segments of at most 256 MB): the split is computed from each
 row's uncompressed size, which bounds the file size (compression only shrinks pages; 10% of the
 budget is left for headers and indexes). Within an AGG/UNIQUE rowset keys are unique, so no key
@@ -38,27 +42,35 @@ class RowsetMeta:
     segment_rows: list[int] = field(default_factory=list)
     start_version: int | None = None
     end_version: int | None = None
+    delete_predicate: list[dict] | None = None  # ColumnPredicate.to_dict() of each conjunct
 
     @property
     def is_published(self) -> bool:
         return self.end_version is not None
+
+    @property
+    def is_delete(self) -> bool:
+        return self.delete_predicate is not None
 
     def published_at(self, version: int) -> RowsetMeta:
         return replace(self, start_version=version, end_version=version,
                        segments=list(self.segments), segment_rows=list(self.segment_rows))
 
     def to_dict(self) -> dict:
-        return {"rowset_id": self.rowset_id, "tablet_id": self.tablet_id, "txn_id": self.txn_id,
-                "num_rows": self.num_rows, "data_size": self.data_size,
-                "segments": list(self.segments), "segment_rows": list(self.segment_rows),
-                "start_version": self.start_version, "end_version": self.end_version}
+        d = {"rowset_id": self.rowset_id, "tablet_id": self.tablet_id, "txn_id": self.txn_id,
+             "num_rows": self.num_rows, "data_size": self.data_size,
+             "segments": list(self.segments), "segment_rows": list(self.segment_rows),
+             "start_version": self.start_version, "end_version": self.end_version}
+        if self.delete_predicate is not None:
+            d["delete_predicate"] = list(self.delete_predicate)
+        return d
 
     @staticmethod
     def from_dict(d: dict) -> RowsetMeta:
         return RowsetMeta(int(d["rowset_id"]), int(d["tablet_id"]), int(d["txn_id"]),
                           int(d["num_rows"]), int(d["data_size"]), list(d.get("segments", [])),
                           list(d.get("segment_rows", [])), d.get("start_version"),
-                          d.get("end_version"))
+                          d.get("end_version"), d.get("delete_predicate"))
 
 
 def segment_file_name(rowset_id: int, segment_no: int) -> str:

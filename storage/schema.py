@@ -15,6 +15,11 @@ Short key (prefix index) columns, seed 004 "前缀索引" and Doris FE `calcShor
       - a VARCHAR/STRING column is the last one taken ("遇到 VARCHAR ... 直接截断")
 
     e.g. (user_id BIGINT, age INT, message VARCHAR(100), ...) -> 3 columns: 8 + 4 + 20 bytes.
+
+Optional indexes (seed 003 §5, §6), declared by the catalog and written by every new segment:
+`bloom_filter_columns` with `bloom_filter_fpp` (a bloom filter per data page) and
+`bitmap_indexes` (column -> index id; a bitmap index per segment). The index id names the side
+files that hold the index for segments written before the index was added (tablet.py).
 """
 
 from __future__ import annotations
@@ -60,11 +65,22 @@ class TabletSchema:
 
     columns: list[TabletColumn]
     keys_type: str = DUP_KEYS
+    bloom_filter_columns: tuple[str, ...] = ()
+    bloom_filter_fpp: float = 0.05
+    bitmap_indexes: dict[str, int] = field(default_factory=dict)  # column -> index id
     short_key_widths: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.columns = list(self.columns)
+        self.bloom_filter_columns = tuple(self.bloom_filter_columns)
+        self.bitmap_indexes = dict(self.bitmap_indexes)
         _validate(self.columns, self.keys_type)
+        names = {c.name for c in self.columns}
+        for name in [*self.bloom_filter_columns, *self.bitmap_indexes]:
+            if name not in names:
+                raise ValueError(f"Index on unknown column {name}")
+        if not 0 < self.bloom_filter_fpp < 1:
+            raise ValueError(f"Bloom filter fpp {self.bloom_filter_fpp} is not in (0, 1)")
         self._by_name = {c.name: i for i, c in enumerate(self.columns)}
         self.short_key_widths = _short_key_widths(self.key_columns)
 
@@ -123,11 +139,17 @@ class TabletSchema:
 
     # -- persistence ---------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return {"columns": [c.to_dict() for c in self.columns], "keys_type": self.keys_type}
+        return {"columns": [c.to_dict() for c in self.columns], "keys_type": self.keys_type,
+                "bloom_filter_columns": list(self.bloom_filter_columns),
+                "bloom_filter_fpp": self.bloom_filter_fpp,
+                "bitmap_indexes": dict(self.bitmap_indexes)}
 
     @staticmethod
     def from_dict(d: dict) -> TabletSchema:
-        return TabletSchema([TabletColumn.from_dict(c) for c in d["columns"]], d["keys_type"])
+        return TabletSchema([TabletColumn.from_dict(c) for c in d["columns"]], d["keys_type"],
+                            tuple(d.get("bloom_filter_columns", ())),
+                            float(d.get("bloom_filter_fpp", 0.05)),
+                            {k: int(v) for k, v in d.get("bitmap_indexes", {}).items()})
 
 
 def _validate(columns: list[TabletColumn], keys_type: str) -> None:

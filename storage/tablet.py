@@ -1,11 +1,18 @@
 """Tablet: one bucket of one partition of one materialized index, as a list of versioned rowsets.
 
-Owns writing loads as pending rowsets, publishing them at a version, and snapshot reads.
+Owns writing loads as pending rowsets, publishing them at a version, snapshot reads, DELETE
+versions and the optional indexes' files.
 
     write_rowset(rows, txn)  memtable.flush -> rowset.write_segments -> fsync files and directory
                              -> RowsetMeta (pending: no version, invisible)
+    write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
     publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
-    read(v, cols, preds)     snapshot = published rowsets with end_version <= v, then
+    set_schema(schema)       indexes added or dropped (ALTER): new segments follow the schema
+    build_bitmap_index(c, i) side index files for the segments that lack column c's index
+    read(v, cols, preds)     snapshot = published rowsets with end_version <= v; each data
+                             rowset is read minus the rows matching the delete predicates of
+                             later versions in the snapshot (a DELETE affects only rows loaded
+                             before it), then
                                DUP_KEYS, or a single rowset: each segment scanned with all
                                  predicates pushed down, results concatenated
                                AGG_KEYS / UNIQUE_KEYS with several rowsets (merge-on-read):
@@ -15,7 +22,8 @@ Owns writing loads as pending rowsets, publishing them at a version, and snapsho
                                  (a filter on a value column sees merged values only)
 
 Concurrency: the published list is replaced, never mutated, under a lock; readers take it as
-their snapshot. Published files are never modified; writes only add new files.
+their snapshot. Published files are never modified; writes only add new files. The catalog
+serialises loads, DELETEs and index changes of one table (its per-table load lock).
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ from storage.predicate import ColumnPredicate, combined_mask, prepare
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
                             write_segments)
 from storage.schema import TabletSchema
-from storage.segment import SegmentOptions, SegmentReader
+from storage.segment import SegmentOptions, SegmentReader, side_index
+from storage.segment.reader import IndexOptions
 from storage.stats import ScanStats
 
 
@@ -75,6 +84,42 @@ class Tablet:
                 with self._lock:
                     self._pending.discard(rowset_id)
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, table.num_rows, size, names, rows)
+
+    def write_delete(self, predicates: list[ColumnPredicate], txn_id: int) -> RowsetMeta:
+        """A pending delete rowset: rows of older versions matching all `predicates` go away."""
+        if not predicates:
+            raise StorageError("A delete needs at least one condition")
+        for p in predicates:
+            if not self.schema.has_column(p.column):
+                raise StorageError(f"Unknown column '{p.column}' in tablet {self.tablet_id}")
+        rowset_id = self._allocate_rowset_id()
+        return RowsetMeta(rowset_id, self.tablet_id, txn_id, 0, 0,
+                          delete_predicate=[p.to_dict() for p in predicates])
+
+    def set_schema(self, schema: TabletSchema) -> None:
+        """Adopt a schema with other optional indexes (same columns); dropped indexes' side
+        files are deleted."""
+        if schema.names != self.schema.names:
+            raise StorageError(f"Tablet {self.tablet_id}: a schema change must keep the columns")
+        self.schema = schema
+        self._remove_side_files(lambda rowset_id, index_id: index_id not in
+                                set(schema.bitmap_indexes.values()))
+
+    def build_bitmap_index(self, column: str, index_id: int) -> int:
+        """Write side index files of `column` for published segments lacking its bitmap index;
+        returns the bytes written. Call before the schema names the index."""
+        dtype = self.schema.column(column).type
+        written = 0
+        for rs in self.rowsets():
+            for segment_no, reader in enumerate(self._segments(rs)):
+                if reader.columns[column].has_bitmap_index:
+                    continue
+                arr = reader.scan([column], [], ScanStats()).column(column)
+                arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+                path = self._path(side_index.file_name(rs.rowset_id, segment_no, index_id))
+                written += side_index.write(path, arr, column, dtype, self.options.segment)
+        _fsync_directory(self.directory)
+        return written
 
     def publish(self, meta: RowsetMeta, version: int) -> RowsetMeta:
         """Make `meta` visible at [version, version]; publishing it again is a no-op."""
@@ -119,31 +164,48 @@ class Tablet:
         for name in [*columns, *(p.column for p in predicates)]:
             if not self.schema.has_column(name):
                 raise StorageError(f"Unknown column '{name}' in tablet {self.tablet_id}")
-        snapshot = [r for r in self.rowsets(version) if r.num_rows]
+        visible = self.rowsets(version)
+        snapshot = [r for r in visible if r.num_rows]
+        deletes = [(r.start_version, [ColumnPredicate.from_dict(d) for d in r.delete_predicate])
+                   for r in visible if r.is_delete]
         stats.rowsets_read += len(snapshot)
-        if self.schema.merges_on_read and len(snapshot) > 1:
-            result = self._merge_read(snapshot, columns, predicates, stats)
+        schema = self.schema
+        if schema.merges_on_read and len(snapshot) > 1:
+            result = self._merge_read(schema, snapshot, deletes, columns, predicates, stats)
         else:
-            result = self._concat([seg.scan(columns, predicates, stats)
-                                   for rs in snapshot for seg in self._segments(rs)], columns)
+            result = self._concat([self._scan(schema, rs, deletes, columns, predicates, stats)
+                                   for rs in snapshot], columns)
         stats.rows_returned += result.num_rows
         return result
 
-    def _merge_read(self, snapshot: list[RowsetMeta], columns: list[str],
-                    predicates: list[ColumnPredicate], stats: ScanStats) -> pa.Table:
-        keys = self.schema.key_names
-        key_preds = [p for p in predicates if self.schema.column(p.column).is_key]
-        value_preds = [p for p in predicates if not self.schema.column(p.column).is_key]
+    def _scan(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list, columns: list[str],
+              predicates: list[ColumnPredicate], stats: ScanStats) -> pa.Table:
+        """One rowset's rows (its segments concatenated), minus rows of later DELETEs."""
+        later = [conj for v, conj in deletes if v > rowset.end_version]
+        bloom = frozenset(schema.bloom_filter_columns)
+        parts = []
+        for segment_no, seg in enumerate(self._segments(rowset)):
+            bitmap = tuple((c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
+                           for c, i in schema.bitmap_indexes.items())
+            parts.append(seg.scan(columns, predicates, stats, later, IndexOptions(bloom, bitmap)))
+        return self._concat(parts, columns)
+
+    def _merge_read(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,
+                    columns: list[str], predicates: list[ColumnPredicate],
+                    stats: ScanStats) -> pa.Table:
+        keys = schema.key_names
+        key_preds = [p for p in predicates if schema.column(p.column).is_key]
+        value_preds = [p for p in predicates if not schema.column(p.column).is_key]
         values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds)])
-                  if not self.schema.column(c).is_key]
+                  if not schema.column(c).is_key]
         read_columns = [*keys, *values]
-        parts = [seg.scan(read_columns, key_preds, stats)
-                 for rs in snapshot for seg in self._segments(rs)]
+        parts = [self._scan(schema, rs, deletes, read_columns, key_preds, stats)
+                 for rs in snapshot]
         table = self._concat(parts, read_columns)
-        merged = merge_sorted(sort_by_key(table, keys), keys, aggregations(self.schema, values))
+        merged = merge_sorted(sort_by_key(table, keys), keys, aggregations(schema, values))
         stats.rows_merged += table.num_rows - merged.num_rows
         if value_preds:
-            prepared = [prepare(p, self.schema.column(p.column).type) for p in value_preds]
+            prepared = [prepare(p, schema.column(p.column).type) for p in value_preds]
             mask = combined_mask(prepared, {c: merged.column(c) for c in values})
             filtered = merged.filter(mask)
             stats.rows_value_filtered += merged.num_rows - filtered.num_rows
@@ -171,15 +233,31 @@ class Tablet:
 
     # -- files ---------------------------------------------------------------------------------
     def remove_orphans(self) -> list[str]:
-        """Delete segment files of rowsets neither published nor being written (crash debris)."""
+        """Delete segment files of rowsets neither published nor being written, and side index
+        files of such rowsets or of indexes the schema lacks (crash debris)."""
         with self._lock:
             live = {r.rowset_id for r in self._published} | set(self._pending)
         removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id not in live]
         for name in removed:
             os.remove(self._path(name))
+        indexes = set(self.schema.bitmap_indexes.values())
+        removed += self._remove_side_files(lambda rowset_id, index_id: rowset_id not in live
+                                           or index_id not in indexes)
         if removed:
             _fsync_directory(self.directory)
         return sorted(removed)
+
+    def _remove_side_files(self, doomed) -> list[str]:
+        """Delete side index files for which doomed(rowset_id, index_id) holds (and temp files)."""
+        removed = []
+        names = os.listdir(self.directory) if os.path.isdir(self.directory) else []
+        for name in names:
+            ids = side_index.parse_file_name(name)
+            if ids is not None and (name.endswith(side_index.TMP_SUFFIX) or
+                                    doomed(ids[0], ids[2])):
+                os.remove(self._path(name))
+                removed.append(name)
+        return removed
 
     def destroy(self) -> None:
         """Remove the tablet's directory and everything in it."""

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from catalog.catalog import Catalog
+from catalog.dynamic_scheduler import DynamicPartitionScheduler
+from catalog.fe_config import FeConfig
 from storage import StorageEngine
 
 
@@ -22,3 +24,13 @@ class StatementContext:
     @property
     def db(self) -> str | None:
         return self.session.database
+
+    @property
+    def fe_config(self) -> "FeConfig":
+        """FE configs at runtime (ADMIN SET FRONTEND CONFIG changes them)."""
+        return self.session.services.fe_config
+
+    @property
+    def dynamic(self) -> "DynamicPartitionScheduler":
+        """The dynamic partition scheduler (its clock, runtime info, passes)."""
+        return self.session.services.dynamic_scheduler

@@ -12,7 +12,10 @@ from server.results import OkResult
 
 
 def create_table(stmt: CreateTableStmt, ctx: StatementContext) -> OkResult:
-    ctx.catalog.create_table(ctx.db, stmt)
+    # Dynamic partitions are created with the table, at the scheduler's clock.
+    ctx.catalog.create_table(ctx.db, stmt, dynamic_now=ctx.dynamic.now(),
+                             max_dynamic_partitions=ctx.dynamic.max_partitions())
+    ctx.dynamic.table_created(stmt.db or ctx.db, stmt.name)
     return OkResult()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -13,6 +14,7 @@ from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner.fragments import build_fragments
 from planner.naming import NameGen
+from server.handlers import profile
 from server.handlers.context import StatementContext
 from server.handlers.explain import fragment_context
 from server.handlers.session_values import inline_session_values
@@ -61,6 +63,7 @@ def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
 def query(stmt, ctx: StatementContext) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
     surfaces early errors), the rest as the connection sends them."""
+    started = time.time()
     plan, columns, env = _plan(stmt, ctx)
     batches = (_select(b, columns) for b in stream(plan, env))
     first = next(batches)
@@ -69,4 +72,5 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \
             else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
-    return RowsResult(result_cols, itertools.chain([first], batches))
+    result = RowsResult(result_cols, itertools.chain([first], batches))
+    return profile.track(ctx, env, result, started)  # enable_profile: SHOW QUERY PROFILE

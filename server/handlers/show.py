@@ -10,7 +10,8 @@ from sqlglot import exp
 
 from catalog import information_schema
 from catalog.errors import NotSupported
-from catalog.partitions import format_range, partition_types
+from catalog.partitions import (format_list, format_range, partition_types,
+                                partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
 from server.handlers.context import StatementContext
 from server.handlers.show_create import show_create_table_sql
@@ -202,11 +203,11 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
         types = partition_types(table) if info.kind != "UNPARTITIONED" else []
         dist = ", ".join(table.distribution.columns) or "RANDOM"
         rows = []
-        for p in table.sorted_partitions():
+        for p in partitions_in_order(table):  # RANGE: by range, as Doris lists them
             if info.kind == "RANGE":
                 rng = format_range(types, p.lower, p.upper)
             elif info.kind == "LIST":
-                rng = "[" + ", ".join("(" + ", ".join(str(v) for v in t) + ")" for t in p.values or []) + "]"
+                rng = format_list(types, p.values or [])
             else:
                 rng = ""
             size = sum(ctx.engine.get_tablet(t).data_size() for t in p.tablets) \

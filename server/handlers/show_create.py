@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from catalog.index_rules import index_sql
 from catalog.model import KEYS_SQL, OlapTable
 from catalog.partitions import _max_text, _min_text, partition_types
 
@@ -75,7 +76,8 @@ def _sort_key(types, p):
 
 def show_create_table_sql(table: OlapTable) -> str:
     out = [f"CREATE TABLE `{table.name}` ("]
-    out.append(",\n".join("  " + _column_sql(c) for c in table.columns))
+    out.append(",\n".join(["  " + _column_sql(c) for c in table.columns]
+                           + ["  " + index_sql(i) for i in table.table_indexes]))
     out.append(") ENGINE=OLAP")
     keys = ", ".join(f"`{c.name}`" for c in table.key_columns)
     out.append(f"{KEYS_SQL[table.keys_type]}({keys})")

@@ -17,7 +17,10 @@ from sqlglot.tokens import TokenType
 from catalog.errors import SyntaxError_
 from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
+from server.parser.admin import PARTITION_PARSERS
 from server.parser.create_table import parse_create_table
+from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
+from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.tokens import TokenCursor, tokenize
 
 
@@ -41,7 +44,10 @@ def parse_statement(text: str, tokens: list) -> object:
     cur = TokenCursor(text, _rebase(tokens, text))  # positions relative to the statement
     for words, parser in _OWN_PARSERS:
         if cur.is_word(*words):
-            return parser(cur)
+            stmt = parser(cur)
+            if stmt is not None:
+                return stmt
+            cur.i = 0  # a form this parser leaves alone (ALTER TABLE ADD COLUMN, ...)
     return parse_sqlglot(_join_hints_as_comments(text, cur.tokens))
 
 
@@ -150,6 +156,10 @@ _OWN_PARSERS = (
     (("EXPLAIN",), _explain),
     (("DESC",), _desc),
     (("DESCRIBE",), _desc),
+    *SYSTEM_PARSERS,  # ALTER SYSTEM, CANCEL DECOMMISSION, SHOW BACKENDS, SHOW PROC
+    *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
+    *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
+                       # SHOW QUERY PROFILE
 )
 
 

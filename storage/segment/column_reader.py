@@ -1,22 +1,25 @@
 """Column reader: one column of one segment, from page pointers to Arrow arrays.
 
 Owns locating a column's pages (ordinal index or the footer's single page pointer), loading its
-zone maps, and decoding only the pages that hold wanted rows. Reads go through `SegmentIO`, one
-per scan of a segment: it holds the open file, counts bytes and pages into the scan's stats, and
-caches decoded pages so that a page used by the short key search is not decoded twice.
-Consecutive pages are fetched with one pread and sliced.
+zone maps, bloom filters and bitmap index, and decoding only the pages that hold wanted rows.
+Reads go through `SegmentIO`, one per scan of a segment: it holds the open file (and any side
+index file the scan opens), counts bytes and pages into the scan's stats, and caches decoded
+pages so that a page used by the short key search is not decoded twice. Consecutive pages are
+fetched with one pread and sliced. Index structures, once loaded, stay on the reader; each reuse
+counts as a cached page (CachedPagesNum), as does a decoded page reused within the scan.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import struct
 
 import numpy as np
 import pyarrow as pa
 
 from storage.errors import CorruptionError
-from storage.segment import encoding, ordinal, page, zone_map
+from storage.segment import bitmap_index, bloom_filter, encoding, ordinal, page, zone_map
 from storage.segment.row_ranges import RowRanges
 from storage.stats import ScanStats
 from storage.types import DataType
@@ -31,9 +34,18 @@ class SegmentIO:
         self.stats = stats
         self.pages: dict[tuple[str, int], pa.Array] = {}
         self.fd = os.open(path, os.O_RDONLY)
+        self._others: dict[str, SegmentIO] = {}
 
     def close(self) -> None:
         os.close(self.fd)
+        for other in self._others.values():
+            other.close()
+
+    def other(self, path: str) -> SegmentIO:
+        """The open side file `path` (closed with this one), counting into the same stats."""
+        if path not in self._others:
+            self._others[path] = SegmentIO(path, self.tablet_id, self.stats)
+        return self._others[path]
 
     def __enter__(self) -> SegmentIO:
         return self
@@ -69,6 +81,16 @@ class ColumnReader:
         self._locations: ordinal.PageLocations | None = None
         self._zone_maps: zone_map.ZoneMaps | None = None
         self._segment_zone_map: zone_map.ZoneMaps | None = None
+        self._bloom_filters: bloom_filter.BloomFilters | None = None
+        self._bitmap_index: bitmap_index.BitmapIndex | None = None
+
+    @property
+    def has_bloom_filter(self) -> bool:
+        return self.meta.get("bloom_filter") is not None
+
+    @property
+    def has_bitmap_index(self) -> bool:
+        return self.meta.get("bitmap_index") is not None
 
     # -- indexes (loaded once, then cached on the reader) --------------------------------------
     def locations(self, io: SegmentIO) -> ordinal.PageLocations:
@@ -87,7 +109,9 @@ class ColumnReader:
         return self._locations
 
     def zone_maps(self, io: SegmentIO) -> zone_map.ZoneMaps:
-        if self._zone_maps is None:
+        if self._zone_maps is not None:
+            io.stats.cached_pages_num += 1
+        else:
             body = io.read_page(self.meta["zone_map"], page.ZONE_MAP_INDEX, self.name).body
             zones = self._guard(io, lambda: zone_map.decode(body, self.dtype))
             if len(zones) != self.num_pages:
@@ -96,11 +120,34 @@ class ColumnReader:
             self._zone_maps = zones
         return self._zone_maps
 
+    def bloom_filters(self, io: SegmentIO) -> bloom_filter.BloomFilters:
+        if self._bloom_filters is not None:
+            io.stats.cached_pages_num += 1
+        else:
+            body = io.read_page(self.meta["bloom_filter"], page.BLOOM_FILTER, self.name).body
+            filters = self._guard(io, lambda: bloom_filter.decode(body))
+            if len(filters) != self.num_pages:
+                raise CorruptionError("bloom filter entries differ from the page count",
+                                      **io.where(self.name))
+            self._bloom_filters = filters
+        return self._bloom_filters
+
+    def bitmap_index(self) -> bitmap_index.BitmapIndex:
+        """The in-file bitmap index (pages are loaded by its lookups)."""
+        if self._bitmap_index is None:
+            self._bitmap_index = bitmap_index.BitmapIndex(self.meta["bitmap_index"], self.dtype,
+                                                          self.num_rows)
+        return self._bitmap_index
+
     def segment_zone_map(self, io: SegmentIO) -> zone_map.ZoneMaps:
         if self._segment_zone_map is None:
             raw = pa.py_buffer(base64.b64decode(self.meta["segment_zone_map"]))
             self._segment_zone_map = self._guard(io, lambda: zone_map.decode(raw, self.dtype))
         return self._segment_zone_map
+
+    def page_bounds(self, io: SegmentIO) -> tuple[np.ndarray, np.ndarray]:
+        locs = self.locations(io)
+        return locs.first_rows, locs.ends
 
     def page_ranges(self, io: SegmentIO, keep: np.ndarray) -> RowRanges:
         locs = self.locations(io)
@@ -109,7 +156,7 @@ class ColumnReader:
     def _guard(self, io: SegmentIO, decode):
         try:
             return decode()
-        except (ValueError, IndexError, pa.ArrowInvalid) as exc:
+        except (ValueError, IndexError, KeyError, struct.error, pa.ArrowInvalid) as exc:
             raise CorruptionError(f"undecodable page: {exc}", **io.where(self.name)) from exc
 
     # -- data ----------------------------------------------------------------------------------
@@ -147,6 +194,7 @@ class ColumnReader:
     def _decode_pages(self, io: SegmentIO, wanted: np.ndarray) -> dict[int, pa.Array]:
         """Decoded arrays of the wanted page numbers, fetching runs of adjacent pages at once."""
         out = {p: io.pages[(self.name, p)] for p in wanted.tolist() if (self.name, p) in io.pages}
+        io.stats.cached_pages_num += len(out)
         missing = np.array([p for p in wanted.tolist() if p not in out], dtype=np.int64)
         if len(missing) == 0:
             return out

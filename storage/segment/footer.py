@@ -4,7 +4,8 @@ Owns the file's first 8 bytes and its tail. Whole file:
 
     offset 0   8 bytes  b"MDSG" | u32 format version (1)
     offset 8   pages, each at an 8-byte aligned offset (page.py), column by column:
-                 column 0: data pages..., [ordinal index page], zone map page
+                 column 0: data pages..., [ordinal index page], zone map page,
+                           [bloom filter page], [bitmap dictionary pages, bitmap pages]
                  column 1: ...
                short key page
     footer     UTF-8 JSON (below), footer_size bytes
@@ -18,7 +19,10 @@ Footer JSON (Doris keeps the same facts in its SegmentFooterPB):
                   "ordinal_index": [offset, size] | null,   # set iff k > 1
                   "zone_map": [offset, size],               # ZONE_MAP_INDEX page, k entries
                   "segment_zone_map": base64 (zone_map.encode of one entry),
-                  "data_bytes": stored bytes of the data pages}],
+                  "data_bytes": stored bytes of the data pages,
+                  "bloom_filter": [offset, size],           # only for bloom filter columns
+                  "bitmap_index": {...}}],                  # only for bitmap index columns
+                                                            #   (bitmap_index.py draws it)
      "short_key": {"page": [offset, size], "columns": [names], "widths": [bytes],
                    "interval": 1024, "num_entries": m} | null}
 """
@@ -39,8 +43,8 @@ HEADER_SIZE = 8
 TAIL = struct.Struct("<II4s")
 
 
-def file_header() -> bytes:
-    return FILE_MAGIC + struct.pack("<I", FORMAT_VERSION)
+def file_header(magic: bytes = FILE_MAGIC) -> bytes:
+    return magic + struct.pack("<I", FORMAT_VERSION)
 
 
 def encode_footer(footer: dict) -> bytes:
@@ -48,18 +52,18 @@ def encode_footer(footer: dict) -> bytes:
     return body + TAIL.pack(len(body), zlib.crc32(body), FOOTER_MAGIC)
 
 
-def read_footer(fd: int, file_size: int, where: dict) -> dict:
+def read_footer(fd: int, file_size: int, where: dict, magic: bytes = FILE_MAGIC) -> dict:
     """Read, check and parse the footer of the open segment file `fd`."""
     if file_size < HEADER_SIZE + TAIL.size:
         raise CorruptionError(f"file of {file_size} bytes is too short", **where)
     head = os.pread(fd, HEADER_SIZE, 0)
-    if head[:4] != FILE_MAGIC:
+    if head[:4] != magic:
         raise CorruptionError("bad file magic", **where)
     version = struct.unpack_from("<I", head, 4)[0]
     if version != FORMAT_VERSION:
         raise CorruptionError(f"unsupported segment format version {version}", **where)
-    size, crc, magic = TAIL.unpack(os.pread(fd, TAIL.size, file_size - TAIL.size))
-    if magic != FOOTER_MAGIC:
+    size, crc, tail_magic = TAIL.unpack(os.pread(fd, TAIL.size, file_size - TAIL.size))
+    if tail_magic != FOOTER_MAGIC:
         raise CorruptionError("bad footer magic", **where)
     if size > file_size - HEADER_SIZE - TAIL.size:
         raise CorruptionError(f"footer size {size} exceeds the file", **where)

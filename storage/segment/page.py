@@ -6,8 +6,10 @@ Pages start at 8-byte aligned file offsets; a page pointer in the footer or an o
 
     offset  size  field
     0       4     crc32 (zlib) of bytes [4, 24 + stored_size): header rest + stored body
-    4       1     page type      1 DATA, 2 ORDINAL_INDEX, 3 ZONE_MAP_INDEX, 4 SHORT_KEY
-    5       1     encoding       (encoding.py: 0 PLAIN, 1 BITS, 2 BINARY, 3 DICT; 0 for index pages)
+    4       1     page type      1 DATA, 2 ORDINAL_INDEX, 3 ZONE_MAP_INDEX, 4 SHORT_KEY,
+                                 5 BLOOM_FILTER, 6 BITMAP_DICT, 7 BITMAP
+    5       1     encoding       (encoding.py: 0 PLAIN, 1 BITS, 2 BINARY, 3 DICT) for data and
+                                 BITMAP_DICT pages; 0 for other index pages
     6       1     compression    0 NONE, 1 LZ4 (LZ4 block format, no size prefix)
     7       1     flags          bit 0: the body starts with a validity bitmap (page has NULLs)
     8       4     num_values     rows in a data page, entries in an index page
@@ -39,6 +41,9 @@ DATA = 1
 ORDINAL_INDEX = 2
 ZONE_MAP_INDEX = 3
 SHORT_KEY = 4
+BLOOM_FILTER = 5
+BITMAP_DICT = 6
+BITMAP = 7
 
 NONE = 0
 LZ4 = 1

@@ -8,9 +8,16 @@ Owns the read path of seed 003 for one segment (counters in storage/stats.py):
        (binary search inside one index interval; key_range.py, short_key.py)
     4. page zone maps of each predicate column: keep pages per seed 003 §4.2, intersect
        their row ranges with the current ones (zone_map.py, row_ranges.py)
-    5. decode the predicate columns over the surviving ranges, evaluate the predicates exactly
-    6. decode the other wanted columns only for pages holding surviving rows, gather them
+    5. bloom filters of `=` / `IN` / `IS NULL` predicate columns drop more pages (§6.2)
+    6. bitmap indexes answer `=`, `!=`, `<`, `<=`, `>`, `>=`, `IN` exactly as row sets (§5.2);
+       from here on the scan works on those row ids, and answered predicates are not evaluated
+       again (filters.py holds steps 5 and 6)
+    7. decode the remaining predicate columns over the surviving rows, evaluate the predicates
+       exactly; DELETE predicates of later versions remove the rows they match
+    8. decode the other wanted columns only for pages holding surviving rows, gather them
 
+Each index is credited (in the counters) only with rows the cheaper steps before it left.
+Doris applies bitmap indexes and bloom filters before zone maps; the rows dropped are the same.
 Only needed columns and pages are read; index pages are loaded once and kept on the reader,
 which is shared by concurrent scans (each scan has its own file handle and page cache).
 """
@@ -18,17 +25,44 @@ which is shared by concurrent scans (each scan has its own file handle and page 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 from storage.errors import CorruptionError, StorageError
 from storage.predicate import ColumnPredicate, PreparedPredicate, combined_mask, prepare
-from storage.segment import footer, page, short_key, zone_map
+from storage.segment import bitmap_index, filters, footer, page, short_key, side_index, zone_map
 from storage.segment.column_reader import ColumnReader, SegmentIO
 from storage.segment.key_range import key_ranges
 from storage.segment.row_ranges import RowRanges
 from storage.stats import ScanStats
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """Which optional indexes a scan may use (the tablet schema's current ones).
+
+    `bitmap` maps a column to the side index file to use when the segment has no bitmap index
+    of that column inside (None: only an in-file index)."""
+
+    bloom_filter_columns: frozenset = frozenset()
+    bitmap: tuple = ()  # ((column, side file path | None), ...)
+
+
+@dataclass
+class _Rows:
+    """The rows still alive: ranges, or (after a bitmap index) explicit ascending row ids."""
+
+    ranges: RowRanges
+    ids: np.ndarray | None = None
+
+    @property
+    def count(self) -> int:
+        return self.ranges.count if self.ids is None else len(self.ids)
+
+    def indices(self) -> np.ndarray:
+        return self.ranges.to_indices() if self.ids is None else self.ids
 
 
 class SegmentReader:
@@ -49,18 +83,25 @@ class SegmentReader:
         except (KeyError, TypeError) as exc:
             raise CorruptionError(f"footer lacks {exc}", **where) from exc
         self._short_key: short_key.ShortKeyIndex | None = None
+        self._side: dict[str, bitmap_index.BitmapIndex | None] = {}
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
-             stats: ScanStats) -> pa.Table:
+             stats: ScanStats, deletes: list[list[ColumnPredicate]] = (),
+             indexes: IndexOptions | None = None) -> pa.Table:
         """Rows satisfying every predicate, `columns` in that order."""
-        table = self.scan(columns, predicates, stats)
+        table = self.scan(columns, predicates, stats, deletes, indexes)
         stats.rows_returned += table.num_rows
         return table
 
-    def scan(self, columns: list[str], predicates: list[ColumnPredicate],
-             stats: ScanStats) -> pa.Table:
-        """`read` without counting RowsReturned (the tablet counts what it returns)."""
-        for name in [*columns, *(p.column for p in predicates)]:
+    def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
+             deletes: list[list[ColumnPredicate]] = (),
+             indexes: IndexOptions | None = None) -> pa.Table:
+        """`read` without counting RowsReturned (the tablet counts what it returns).
+
+        `deletes`: DELETE conditions (each a conjunction) whose matching rows are removed.
+        `indexes`: the optional indexes to use; None uses every index the segment holds."""
+        for name in [*columns, *(p.column for p in predicates),
+                     *(p.column for conj in deletes for p in conj)]:
             if name not in self.columns:
                 raise StorageError(f"Column {name} is not stored in segment {self.path}")
         prepared = [prepare(p, self.columns[p.column].dtype) for p in predicates]
@@ -72,13 +113,21 @@ class SegmentReader:
                 stats.rows_zone_map_filtered += self.num_rows
                 return self.empty(columns)
             stats.segments_read += 1
-            needed = list(dict.fromkeys([*columns, *(p.column for p in prepared)]))
+            live = [d for d in ([prepare(p, self.columns[p.column].dtype) for p in conj]
+                                for conj in deletes) if self._segment_may_match(io, d)]
+            needed = dict.fromkeys([*columns, *(p.column for p in prepared),
+                                    *(p.column for conj in live for p in conj)])
             stats.pages_total += sum(self.columns[c].num_pages for c in needed)
             ranges = self._short_key_ranges(io, prepared)
             ranges = self._zone_map_ranges(io, prepared, ranges)
+            ranges = filters.bloom_filter_ranges(self, io, prepared, ranges, indexes)
             if ranges.is_empty:
                 return self.empty(columns)
-            return self._materialize(io, columns, prepared, ranges)
+            ids, prepared = filters.bitmap_index_rows(self, io, prepared, ranges, indexes)
+            rows = _Rows(ranges, ids)
+            if rows.count == 0:
+                return self.empty(columns)
+            return self._materialize(io, columns, prepared, live, rows)
 
     def empty(self, columns: list[str]) -> pa.Table:
         return pa.Table.from_arrays([pa.array([], self.columns[c].dtype.arrow()) for c in columns],
@@ -90,7 +139,9 @@ class SegmentReader:
                    for p in prepared)
 
     def _short_key_index(self, io: SegmentIO) -> short_key.ShortKeyIndex:
-        if self._short_key is None:
+        if self._short_key is not None:
+            io.stats.cached_pages_num += 1
+        else:
             body = io.read_page(self._short_key_meta["page"], page.SHORT_KEY, None).body
             try:
                 index = short_key.ShortKeyIndex.parse(body)
@@ -141,30 +192,64 @@ class SegmentReader:
         io.stats.rows_zone_map_filtered += before - ranges.count
         return ranges
 
+    def bitmap_index(self, column: str,
+                     indexes: IndexOptions | None) -> tuple[bitmap_index.BitmapIndex, str] | None:
+        """The bitmap index a scan may use for `column` and the file holding it, or None."""
+        col = self.columns[column]
+        side = None
+        if indexes is not None:
+            allowed = dict(indexes.bitmap)
+            if column not in allowed:
+                return None
+            side = allowed[column]
+        if col.has_bitmap_index:
+            return col.bitmap_index(), self.path
+        if side is None:
+            return None
+        if side not in self._side:
+            self._side[side] = side_index.open_index(side, self.tablet_id, self.num_rows,
+                                                     col.dtype)
+        found = self._side[side]
+        return (found, side) if found is not None else None
+
     # -- decoding ------------------------------------------------------------------------------
-    def _materialize(self, io: SegmentIO, columns: list[str],
-                     prepared: list[PreparedPredicate], ranges: RowRanges) -> pa.Table:
-        io.stats.rows_read += ranges.count
-        if not prepared:
-            return self._table(columns, {c: self.columns[c].read_ranges(io, ranges)
-                                         for c in dict.fromkeys(columns)}, ranges.count)
-        arrays = {p.column: self.columns[p.column].read_ranges(io, ranges) for p in prepared}
-        mask = _bool_numpy(combined_mask(prepared, arrays))
-        selected = int(mask.sum())
-        io.stats.rows_conditions_filtered += ranges.count - selected
+    def _read(self, io: SegmentIO, column: str, rows: _Rows):
+        col = self.columns[column]
+        return col.read_ranges(io, rows.ranges) if rows.ids is None else col.read_rows(io, rows.ids)
+
+    def _materialize(self, io: SegmentIO, columns: list[str], prepared: list[PreparedPredicate],
+                     deletes: list[list[PreparedPredicate]], rows: _Rows) -> pa.Table:
+        count = rows.count
+        io.stats.rows_read += count
+        arrays = {p.column: self._read(io, p.column, rows) for p in prepared}
+        mask = None
+        if prepared:
+            mask = _bool_numpy(combined_mask(prepared, arrays))
+            io.stats.rows_conditions_filtered += count - int(mask.sum())
+        if deletes:
+            for p in (p for conj in deletes for p in conj):
+                if p.column not in arrays:
+                    arrays[p.column] = self._read(io, p.column, rows)
+            deleted = np.any(np.stack([_bool_numpy(combined_mask(conj, arrays))
+                                       for conj in deletes]), axis=0)
+            if mask is not None:
+                deleted &= mask
+            io.stats.rows_del_filtered += int(deleted.sum())
+            mask = ~deleted if mask is None else mask & ~deleted
+        selected = count if mask is None else int(mask.sum())
         if selected == 0:
             return self.empty(columns)
-        if selected == ranges.count:
+        if selected == count:
             for c in dict.fromkeys(columns):
                 if c not in arrays:
-                    arrays[c] = self.columns[c].read_ranges(io, ranges)
+                    arrays[c] = self._read(io, c, rows)
             return self._table(columns, arrays, selected)
-        rows = ranges.to_indices()[mask]
+        ids = rows.indices()[mask]
         selector = pa.array(mask)
         out = {}
         for c in dict.fromkeys(columns):
             out[c] = arrays[c].filter(selector) if c in arrays else \
-                self.columns[c].read_rows(io, rows)
+                self.columns[c].read_rows(io, ids)
         return self._table(columns, out, selected)
 
     @staticmethod

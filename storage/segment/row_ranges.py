@@ -68,6 +68,29 @@ class RowRanges:
         both = np.flatnonzero(coverage[:-1] == 2)
         return RowRanges.of(points[both], points[both + 1])
 
+    def rows_before(self, x: np.ndarray) -> np.ndarray:
+        """How many rows of the set are < each x (int64 array)."""
+        x = np.asarray(x, dtype=np.int64)
+        if self.is_empty:
+            return np.zeros(len(x), np.int64)
+        lengths = self.ends - self.starts
+        before = np.concatenate([[0], np.cumsum(lengths)])
+        j = np.searchsorted(self.starts, x, side="right")  # ranges starting at or before x
+        prev = np.maximum(j - 1, 0)
+        inside = np.where(j > 0, np.clip(x - self.starts[prev], 0, lengths[prev]), 0)
+        return before[prev] + inside
+
+    def count_within(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Rows of the set inside each interval [starts[i], ends[i])."""
+        return self.rows_before(ends) - self.rows_before(starts)
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        """bool mask: which of the (int64) row ids belong to the set."""
+        if self.is_empty:
+            return np.zeros(len(rows), dtype=bool)
+        j = np.searchsorted(self.starts, rows, side="right") - 1
+        return (j >= 0) & (rows < self.ends[np.maximum(j, 0)])
+
     def to_indices(self) -> np.ndarray:
         """Every row id, ascending (int64)."""
         lengths = self.ends - self.starts

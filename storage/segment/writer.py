@@ -6,6 +6,10 @@ its ordinal index page (only when it has several pages) and its zone map page; t
 key page, the footer and the tail. The caller hands rows already sorted by key (and
 pre-aggregated by the data model); the writer never reorders. Page splits, zone maps and short
 key entries are computed over whole arrays (pages are sliced, never built row by row).
+
+Columns the schema gives a bloom filter get a BLOOM_FILTER page after their zone map page
+(bloom_filter.py); columns with a bitmap index get their BITMAP_DICT and BITMAP pages there too
+(bitmap_index.py).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import numpy as np
 import pyarrow as pa
 
 from storage.schema import TabletSchema
-from storage.segment import encoding, footer, ordinal, page, short_key, zone_map
+from storage.segment import (bitmap_index, bloom_filter, encoding, footer, murmur, ordinal, page,
+                             short_key, zone_map)
 from storage.types import DataType
 
 DEFAULT_PAGE_SIZE = 64 * 1024
@@ -65,8 +70,17 @@ def write_segment(path: str, table: pa.Table, schema: TabletSchema,
     with open(path, "xb") as f:
         out = _File(f)
         out.write(footer.file_header())
-        columns = [_write_column(out, _array(table, c.name), c.name, c.type, options)
-                   for c in schema.columns]
+        columns = []
+        for c in schema.columns:
+            arr = _array(table, c.name)
+            meta = _write_column(out, arr, c.name, c.type, options)
+            if c.name in schema.bloom_filter_columns:
+                meta["bloom_filter"] = _write_bloom_filter(out, arr, c.type, options,
+                                                           schema.bloom_filter_fpp)
+            if c.name in schema.bitmap_indexes:
+                meta["bitmap_index"] = bitmap_index.write(arr, c.type, options.page_size,
+                                                          options.compress, out.write)
+            columns.append(meta)
         meta = {"format_version": footer.FORMAT_VERSION, "num_rows": num_rows,
                 "columns": columns, "short_key": _write_short_key(out, table, schema, options)}
         out.write(footer.encode_footer(meta))
@@ -122,6 +136,17 @@ def _write_column(out: _File, arr: pa.Array, name: str, dtype: DataType,
     segment_zone = zone_map.encode(zone_map.merge(zones, dtype), dtype)
     meta["segment_zone_map"] = base64.b64encode(segment_zone).decode()
     return meta
+
+
+def _write_bloom_filter(out: _File, arr: pa.Array, dtype: DataType, options: SegmentOptions,
+                        fpp: float) -> list[int]:
+    starts, ends = page_bounds(arr, dtype, options.page_size)
+    valid = np.asarray(arr.is_valid()) if arr.null_count else None
+    filters, has_null = bloom_filter.compute(murmur.hash_array(arr, dtype), valid, starts, ends,
+                                             fpp)
+    body = bloom_filter.encode(filters, has_null)
+    return list(out.write(page.frame(page.BLOOM_FILTER, 0, 0, len(filters), body,
+                                     options.compress)))
 
 
 def _write_short_key(out: _File, table: pa.Table, schema: TabletSchema,

@@ -37,3 +37,21 @@ def test_strategies_agree_and_move_the_expected_bytes(server, fresh_db):
     assert set(moved) == {"BUCKET_SHUFFLE", "BROADCAST", "PARTITIONED"}
     assert 0 < moved["BUCKET_SHUFFLE"] < moved["BROADCAST"]
     assert moved["BUCKET_SHUFFLE"] < moved["PARTITIONED"]
+
+
+def test_colocate_join_moves_nothing(server, fresh_db):
+    conn = server.connect(fresh_db)
+    cur = conn.cursor()
+    for name in ("c1", "c2"):
+        cur.execute(f"CREATE TABLE {name} (k INT, v BIGINT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) "
+                    f"BUCKETS 4 PROPERTIES ('replication_num' = '1', 'colocate_with' = 'g_{fresh_db}')")
+        cur.execute(f"INSERT INTO {name} VALUES " + ", ".join(f"({i % 40}, {i})" for i in range(2000)))
+    sql = "SELECT count(*), sum(c1.v + c2.v) FROM c1 JOIN {hint} c2 ON c1.k = c2.k"
+    cur.execute(sql.format(hint=""))
+    colocated = cur.fetchall()
+    op, moved = _analyze(cur, sql.format(hint=""))
+    assert (op, moved) == ("COLOCATE", 0)
+    cur.execute(sql.format(hint="[shuffle]"))
+    assert cur.fetchall() == colocated
+    op, moved_shuffle = _analyze(cur, sql.format(hint="[shuffle]"))
+    assert op == "PARTITIONED" and moved_shuffle > 0

@@ -60,6 +60,7 @@ REGENERATE_ENV = "MINIDORIS_REGENERATE"
 SEPARATOR = "----"
 EMPTY_LINE = "(empty)"
 CLIENT_ERROR_MIN = 2000  # CR_* client-side errors (lost connection, ...): not a server answer
+CLIENT_ERROR_MAX = 2999  # Doris sends its own numbers above (5065-5083 for partitions)
 
 DIRECTIVE_OPTIONS = {
     "statement": ("ok", "error"),
@@ -349,7 +350,7 @@ class Session:
 
 def _client_side(errno: int) -> bool:
     """Errors raised by the client library (lost connection, bad packet), not sent by the server."""
-    return errno <= 0 or errno >= CLIENT_ERROR_MIN
+    return errno <= 0 or CLIENT_ERROR_MIN <= errno <= CLIENT_ERROR_MAX
 
 
 def _decode(value) -> str:

@@ -1,0 +1,76 @@
+"""ALTER TABLE ADD INDEX / CREATE INDEX and DROP INDEX: journaled index changes.
+
+Adding a bitmap index to a table that holds data (Doris runs a schema change job; minidoris does
+it synchronously):
+ 1. under the table's load lock (no load, DELETE or partition DDL runs meanwhile) and the
+    catalog lock, validate (index_rules.py) and allocate the index id;
+ 2. every tablet of every materialized index holding the column writes side index files for
+    its published segments (`Tablet.build_bitmap_index`, fsynced), outside the catalog lock;
+ 3. journal `add_index`; applying it adds the index to the table and gives the tablets the new
+    schema, so later loads write the index inside their segments.
+A crash before step 3 leaves side files no schema names: start-up removes them as orphans.
+Dropping journals `drop_index`; applying it removes the index and the side files.
+
+The journal operations and their apply functions are in index_journal.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from catalog.errors import DdlError
+from catalog.index_rules import check_index_def, check_new_index
+from catalog.load import table_lock
+from catalog.model import OlapTable, TableIndex
+from catalog.statements import IndexDef
+
+if TYPE_CHECKING:
+    from catalog.catalog import Catalog
+
+
+def add_index(cat: Catalog, db_name: str | None, table_name: str, d: IndexDef,
+              if_not_exists: bool = False) -> None:
+    with cat.lock:
+        db = cat.get_db(db_name).name
+        table_id = cat.get_table(db, table_name).table_id
+    with table_lock(table_id):
+        with cat.lock:
+            table = cat.get_table(db, table_name)
+            if if_not_exists and any(i.name.lower() == d.name.lower()
+                                     for i in table.table_indexes):
+                return
+            col = check_index_def(d, table.columns, table.keys_type)
+            check_new_index(d, table.table_indexes)
+            index = TableIndex(cat._alloc_id(), d.name, [col.name], d.using.upper(), d.comment,
+                               dict(d.properties))
+            tablets = _tablets_with(table, col.name)
+        for tid in tablets:
+            cat.engine.get_tablet(tid).build_bitmap_index(col.name, index.index_id)
+        cat._log("add_index", {"db": db, "table": table.name, "index": index.to_dict(),
+                               "next_id": cat.next_id})
+
+
+def drop_index(cat: Catalog, db_name: str | None, table_name: str, name: str,
+               if_exists: bool = False) -> None:
+    with cat.lock:
+        db = cat.get_db(db_name).name
+        table_id = cat.get_table(db, table_name).table_id
+    with table_lock(table_id):
+        with cat.lock:
+            table = cat.get_table(db, table_name)
+            index = next((i for i in table.table_indexes if i.name.lower() == name.lower()), None)
+            if index is None:
+                if if_exists:
+                    return
+                raise DdlError(f"index {name} does not exist")
+            cat._log("drop_index", {"db": db, "table": table.name, "name": index.name})
+
+
+def _tablets_with(table: OlapTable, column: str) -> list[int]:
+    """Tablets of every materialized index that stores `column`."""
+    out = []
+    for p in table.partitions.values():
+        for index_id, tablet_ids in p.tablets_by_index.items():
+            if column in table.indexes[index_id].columns:
+                out.extend(tablet_ids)
+    return out

@@ -1,0 +1,127 @@
+"""Load a benchmark suite into minidoris through the MySQL protocol, and into DuckDB.
+
+minidoris gets exactly what a Doris user would send: the suite's DDL (`ddl/<suite>.sql`), then
+`INSERT INTO t VALUES (...), (...)` statements of literal tuples, which the server's bulk-insert
+fast path parses without building an AST. The statement text is rendered column by column with
+Arrow kernels (numbers and dates cast to text, strings escaped and quoted, NULL for nulls, then
+the columns joined element-wise into tuples and the tuples into one string per batch): no Python
+loop over rows. Each statement is one load transaction, so it adds one rowset per
+(partition, bucket) it touches; batches are made large (`batch_bytes`) to keep rowsets few.
+
+DuckDB gets the same Arrow tables (`duckdb_connect`), so both engines hold identical values.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scripts.bench.schema import ddl_statements
+
+DEFAULT_BATCH_BYTES = 48 * 1024 * 1024  # statement text per INSERT (PyMySQL splits packets)
+
+
+@dataclass
+class LoadStats:
+    table: str
+    rows: int
+    statements: int
+    seconds: float
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.rows / self.seconds if self.seconds else float("inf")
+
+
+def _literal_column(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """One column as SQL literal text: 12, 3.50, '1998-12-01', 'it\\'s', NULL."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    t = col.type
+    if pa.types.is_integer(t) or pa.types.is_decimal(t) or pa.types.is_floating(t):
+        text = col.cast(pa.string())
+    elif pa.types.is_boolean(t):
+        text = col.cast(pa.int8()).cast(pa.string())
+    else:
+        raw = col.cast(pa.string())
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            raw = pc.replace_substring(raw, "\\", "\\\\")
+            raw = pc.replace_substring(raw, "'", "\\'")
+        text = pc.binary_join_element_wise("'", raw, "'", "")
+    return pc.fill_null(text, "NULL") if col.null_count else text
+
+
+def render_tuples(table: pa.Table) -> pa.Array:
+    """Each row of `table` as the text of one VALUES tuple: "(1,'a',2.50)"."""
+    cols = [_literal_column(table.column(i)) for i in range(table.num_columns)]
+    return pc.binary_join_element_wise("(", pc.binary_join_element_wise(*cols, ","), ")", "")
+
+
+def _join_all(tuples: pa.Array) -> str:
+    """All tuples joined with commas, in C (one list of all tuples through binary_join)."""
+    as_list = pa.ListArray.from_arrays(pa.array([0, len(tuples)], pa.int32()), tuples)
+    return pc.binary_join(as_list, ",")[0].as_py()
+
+
+def insert_statements(name: str, table: pa.Table, batch_bytes: int = DEFAULT_BATCH_BYTES):
+    """Yield (row count, INSERT statement) pairs covering `table`, about `batch_bytes` each."""
+    header = f"INSERT INTO {name} ({', '.join(table.column_names)}) VALUES "
+    chunk_rows = 65536
+    for start in range(0, table.num_rows, chunk_rows * 64):
+        part = table.slice(start, chunk_rows * 64)
+        tuples = render_tuples(part)
+        lengths = pc.binary_length(tuples).to_numpy().cumsum()
+        begin = 0
+        while begin < len(tuples):
+            base = lengths[begin - 1] if begin else 0
+            end = int((lengths <= base + batch_bytes).sum())
+            end = max(end, begin + 1)
+            yield end - begin, header + _join_all(tuples.slice(begin, end - begin))
+            begin = end
+
+
+def create_tables(conn, suite: str, database: str, *, drop: bool = True) -> None:
+    """(Re)create `database` and the suite's tables in it, through the wire."""
+    with conn.cursor() as cur:
+        if drop:
+            cur.execute(f"DROP DATABASE IF EXISTS `{database}`")
+        cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}`")
+        cur.execute(f"USE `{database}`")
+        for stmt in ddl_statements(suite):
+            cur.execute(stmt)
+
+
+def load_tables(conn, tables: dict[str, pa.Table], *, batch_bytes: int = DEFAULT_BATCH_BYTES,
+                log=None) -> list[LoadStats]:
+    """INSERT every table's rows into the current database; returns per-table statistics."""
+    stats = []
+    with conn.cursor() as cur:
+        for name, table in tables.items():
+            began, statements = time.perf_counter(), 0
+            for rows, sql in insert_statements(name, table, batch_bytes):
+                cur.execute(sql)
+                if cur.rowcount not in (-1, rows):
+                    raise RuntimeError(f"INSERT into {name} reported {cur.rowcount} rows, sent {rows}")
+                statements += 1
+            stat = LoadStats(name, table.num_rows, statements, time.perf_counter() - began)
+            stats.append(stat)
+            if log:
+                log(f"loaded {name}: {stat.rows} rows in {stat.seconds:.1f} s "
+                    f"({stat.rows_per_second:,.0f} rows/s, {statements} statements)")
+    return stats
+
+
+def duckdb_connect(tables: dict[str, pa.Table], threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB holding `tables` (typed as the Arrow tables are)."""
+    con = duckdb.connect()
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    for name, table in tables.items():
+        con.register("__src", table)
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM __src")
+        con.unregister("__src")
+    return con

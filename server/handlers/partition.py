@@ -1,0 +1,54 @@
+"""Partition statements: ALTER TABLE ADD/DROP PARTITION, ALTER TABLE SET (...), TRUNCATE TABLE,
+SHOW DYNAMIC PARTITION TABLES. The rules live in `catalog/partition_ddl.py` and the dynamic
+partition scheduler (`catalog/dynamic_scheduler.py`); these handlers only route."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from catalog import partition_ddl
+from catalog.dynamic_properties import PREFIX
+from catalog.dynamic_scheduler import SHOW_COLUMNS
+from catalog.errors import NotSupported
+from catalog.statements import (AddPartitionStmt, AlterTablePropertiesStmt, DropPartitionStmt,
+                                ShowDynamicPartitionStmt)
+from server.handlers.context import StatementContext
+from server.results import OkResult, RowsResult, text_columns
+
+
+def add_partition(stmt: AddPartitionStmt, ctx: StatementContext) -> OkResult:
+    partition_ddl.add_partition(ctx.catalog, ctx.db, stmt)
+    return OkResult()
+
+
+def drop_partition(stmt: DropPartitionStmt, ctx: StatementContext) -> OkResult:
+    partition_ddl.drop_partition(ctx.catalog, stmt.db or ctx.db, stmt.table, stmt.name,
+                                 stmt.if_exists)
+    return OkResult()
+
+
+def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> OkResult:
+    if ctx.catalog.alter_colocation_properties(stmt.db or ctx.db, stmt.table, stmt.properties):
+        return OkResult()  # colocate_with: catalog/cluster.py
+    others = [k for k in stmt.properties if not k.startswith(PREFIX)]
+    if others:
+        raise NotSupported(f"ALTER TABLE SET of {', '.join(others)} is not supported yet")
+    db = stmt.db or ctx.db
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(db).name
+    ctx.dynamic.alter_properties(db, stmt.table, stmt.properties)
+    return OkResult()
+
+
+def truncate(stmt: exp.TruncateTable, ctx: StatementContext) -> OkResult:
+    if stmt.args.get("is_database"):
+        raise NotSupported("TRUNCATE DATABASE is not supported")
+    for table in stmt.expressions:
+        part = table.args.get("partition")
+        names = [e.name for e in part.expressions] if part is not None else None
+        partition_ddl.truncate(ctx.catalog, table.db or ctx.db, table.name, names)
+    return OkResult()
+
+
+def show_dynamic(stmt: ShowDynamicPartitionStmt, ctx: StatementContext) -> RowsResult:
+    return text_columns(SHOW_COLUMNS, ctx.dynamic.show_rows(stmt.db or ctx.db))

@@ -1,0 +1,15 @@
+"""The dispatch entries of the storage statements: indexes, DELETE, SHOW QUERY PROFILE."""
+
+from __future__ import annotations
+
+from catalog.storage_statements import (CreateIndexStmt, DeleteStmt, DropIndexStmt,
+                                        ShowIndexStmt, ShowQueryProfileStmt)
+from server.handlers import delete, index, profile
+
+STORAGE_HANDLERS = {
+    CreateIndexStmt: index.create_index,
+    DropIndexStmt: index.drop_index,
+    ShowIndexStmt: index.show_index,
+    DeleteStmt: delete.delete,
+    ShowQueryProfileStmt: profile.show_query_profile,
+}

@@ -1,0 +1,97 @@
+"""The optional-index steps of a segment scan: bloom filters (seed 003 §6.2), bitmap indexes
+(§5.2).
+
+Owns deciding which predicates each index can serve and what it prunes:
+
+- bloom filters: `x = v`, `x IN (..)` with values exactly representable in the column type (so
+  their bytes hash as the stored values do), and `x IS NULL` (the page's null flag); a page is
+  dropped when none of the values may be in its filter. Counted as PagesBloomFilterFiltered
+  (pages that still held live rows) and RowsBloomFilterFiltered.
+- bitmap indexes: `=`, `!=`, `<`, `<=`, `>`, `>=`, `IN` with exactly representable values;
+  each answers its predicate exactly as a Roaring bitmap; the bitmaps of all answered
+  predicates are intersected, then with the surviving row ranges. The answered predicates are
+  dropped from exact evaluation. Counted as RowsBitmapIndexFiltered.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pyroaring import BitMap
+
+from storage.errors import CorruptionError
+from storage.predicate import PreparedPredicate
+from storage.segment import bitmap_index, murmur
+from storage.segment.column_reader import SegmentIO
+from storage.segment.row_ranges import RowRanges
+
+if TYPE_CHECKING:
+    from storage.segment.reader import IndexOptions, SegmentReader
+
+BLOOM_OPS = ("=", "in", "is_null")
+BITMAP_OPS = ("=", "!=", "<", "<=", ">", ">=", "in")
+
+
+def _bloom_usable(reader: SegmentReader, pred: PreparedPredicate,
+                  indexes: IndexOptions | None) -> bool:
+    if pred.op not in BLOOM_OPS or not reader.columns[pred.column].has_bloom_filter:
+        return False
+    if indexes is not None and pred.column not in indexes.bloom_filter_columns:
+        return False
+    return pred.op == "is_null" or (pred.key_values is not None and not pred.never_true)
+
+
+def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
+                        ranges: RowRanges, indexes: IndexOptions | None) -> RowRanges:
+    before = ranges.count
+    for pred in prepared:
+        if ranges.is_empty or not _bloom_usable(reader, pred, indexes):
+            continue
+        col = reader.columns[pred.column]
+        filters = col.bloom_filters(io)
+        if pred.op == "is_null":
+            keep = filters.has_null.copy()
+        else:
+            keep = filters.may_contain(murmur.hash_values(pred.key_values, col.dtype))
+        if keep.all():
+            continue
+        starts, ends = col.page_bounds(io)
+        alive = ranges.count_within(starts, ends) > 0
+        io.stats.pages_bloom_filter_filtered += int((alive & ~keep).sum())
+        ranges = ranges.intersect(col.page_ranges(io, keep))
+    io.stats.rows_bloom_filter_filtered += before - ranges.count
+    return ranges
+
+
+def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
+                      ranges: RowRanges, indexes: IndexOptions | None
+                      ) -> tuple[np.ndarray | None, list[PreparedPredicate]]:
+    """(row ids left after the bitmap indexes or None if none applied, predicates left)."""
+    answered: BitMap | None = None
+    remaining = []
+    for pred in prepared:
+        found = None
+        if pred.op in BITMAP_OPS and pred.key_values is not None and not pred.never_true:
+            found = reader.bitmap_index(pred.column, indexes)
+        if found is None:
+            remaining.append(pred)
+            continue
+        index, path = found
+        target = io if path == reader.path else io.other(path)
+
+        def load(pointer, page_type, target=target, column=pred.column):
+            return target.read_page(pointer, page_type, column)
+
+        try:
+            rows = index.lookup(pred.op, pred.key_values, load)
+        except (ValueError, IndexError, KeyError) as exc:
+            raise CorruptionError(f"undecodable bitmap index: {exc}",
+                                  **target.where(pred.column)) from exc
+        answered = rows if answered is None else answered & rows
+    if answered is None:
+        return None, prepared
+    ids = bitmap_index.rows_of(answered)
+    ids = ids[ranges.contains(ids)]
+    io.stats.rows_bitmap_index_filtered += ranges.count - len(ids)
+    return ids, remaining
