@@ -154,7 +154,8 @@ def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> Part
         col = next((c for c in columns if c.name.lower() == name.lower()), None)
         if col is None:
             raise AnalysisError(f"Partition column[{name}] does not exist in column list.")
-        if not col.is_key:
+        if not col.is_key and col.aggregation:
+            # Duplicate tables' value columns have no aggregation type and may partition.
             raise AnalysisError("The partition column could not be aggregated column")
         if col.type.is_float or col.type.kind == "STRING" or col.type.kind == "DECIMAL":
             raise AnalysisError(f"Invalid partition column type: {col.type.sql()}")

@@ -25,6 +25,7 @@ from planner.decorrelate import unnest
 from planner.factor_or import factor_or
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
+from planner.prune_columns import prune_columns
 from planner.prune_partitions import prune_partitions
 from planner.pushdown import to_storage_predicates
 from planner.reorder_joins import Relation, base_rows, build_join_tree
@@ -47,6 +48,13 @@ class _NeedsUnnest(Exception):
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
+    """The logical plan of a query and its result columns; scans read only what it uses."""
+    plan, cols = _bind_query(node, ctx)
+    prune_columns(plan, [c.internal for c in cols])
+    return plan, cols
+
+
+def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     with_ = node.args.get("with_") or node.args.get("with")
     if with_ is not None:
         ctes = dict(ctx.ctes)
@@ -54,7 +62,7 @@ def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.R
             ctes[cte.alias] = cte.this
         ctx = replace(ctx, ctes=ctes)
     if isinstance(node, exp.Subquery):
-        return bind_query(node.this, ctx)
+        return _bind_query(node.this, ctx)
     if isinstance(node, exp.Select):
         try:
             return _bind_select(node, ctx, force_unnest=False)

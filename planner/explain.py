@@ -20,7 +20,7 @@ Doris label lives here or in the node's own parameter lines).
 
 from __future__ import annotations
 
-from planner.fragments import Fragment, PNode
+from planner.fragments import Fragment, PNode, TupleDesc
 
 
 def _node_lines(node: PNode, first: str, rest: str) -> list[str]:
@@ -41,7 +41,7 @@ def _node_lines(node: PNode, first: str, rest: str) -> list[str]:
     return lines
 
 
-def render(fragments: list[Fragment]) -> list[str]:
+def render(fragments: list[Fragment], verbose: bool = False) -> list[str]:
     out: list[str] = []
     for f in fragments:
         if out:
@@ -54,4 +54,22 @@ def render(fragments: list[Fragment]) -> list[str]:
         out += [f"  {s}" for s in f.sink]
         out.append("")
         out += _node_lines(f.root, "  ", "  ")
+    if verbose and fragments:
+        out += _descriptor_table(fragments[0].tuples)
+    return out
+
+
+def _descriptor_table(tuples: list[TupleDesc]) -> list[str]:
+    """EXPLAIN VERBOSE's tail: every tuple with its slots, slot ids numbered across tuples."""
+    out = ["", "", "Tuples:"]
+    slot_id = 0
+    for t in tuples:
+        out.append(f"TupleDescriptor{{id={t.tuple_id}, tbl={t.table or 'null'}}}")
+        for col, type_text, nullable, unique_id in t.slots:
+            typed = f", type={type_text}" if type_text else ""
+            uid = "null" if unique_id is None else unique_id
+            out.append(f"  SlotDescriptor{{id={slot_id}, col={col}, colUniqueId={uid}{typed}, "
+                       f"nullable={str(nullable).lower()}, isAutoIncrement=false, subColPath=null}}")
+            slot_id += 1
+        out.append("")
     return out

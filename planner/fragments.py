@@ -40,12 +40,22 @@ class PNode:
 
 
 @dataclass
+class TupleDesc:
+    """One tuple of the descriptor table EXPLAIN VERBOSE prints: its table and slots."""
+
+    tuple_id: int
+    table: str | None
+    slots: list[tuple[str, str, bool, int | None]]  # (column, type text, nullable, unique id)
+
+
+@dataclass
 class Fragment:
     partition: str
     root: PNode
     sink: list[str] = field(default_factory=list)
     output_exprs: list[str] = field(default_factory=list)
     fragment_id: int = -1
+    tuples: list[TupleDesc] = field(default_factory=list)  # the root fragment: every tuple
 
 
 @dataclass
@@ -76,6 +86,7 @@ class _Builder:
         self.exchange_sources: dict[int, Fragment] = {}
         self.pnode_of: dict[int, PNode] = {}
         self.next_rf = 0
+        self.tuples: list[TupleDesc] = []
 
     # -- helpers -------------------------------------------------------------------------------
     def node(self, name: str, details: list[str], children=(), tuples=None) -> PNode:
@@ -86,8 +97,10 @@ class _Builder:
         n.tuple_ids = tuples
         return n
 
-    def new_tuple(self) -> int:
+    def new_tuple(self, table: str | None = None,
+                  slots: list[tuple[str, str, bool, int | None]] | None = None) -> int:
         self.next_tuple += 1
+        self.tuples.append(TupleDesc(self.next_tuple - 1, table, list(slots or [])))
         return self.next_tuple - 1
 
     def text(self, e: exp.Expression) -> str:
@@ -128,7 +141,8 @@ class _Builder:
                     if c in n.columns] if table.distribution.kind == "HASH" else []
         for c, internal in zip(n.columns, n.output):
             self.display[internal] = f"`{n.alias}`.`{c}`"
-        tuple_id = self.new_tuple()
+        tuple_id = self.new_tuple(n.table, [
+            (c, n.column_types[c].sql(), *_nullable_and_id(table, c)) for c in n.columns])
         row_size = sum(_SLOT_BYTES.get(n.column_types[c].kind, 16) for c in n.columns)
         preagg = "ON" if n.keys_type == "DUP_KEYS" else "OFF. Reason: No AggregateInfo"
         details = [f"TABLE: {n.table}", f"PREAGGREGATION: {preagg}"]
@@ -288,7 +302,8 @@ class _Builder:
         if n.grouping_sets is not None:
             details.append("grouping sets: " + ", ".join(
                 "(" + ", ".join(self.name(k) for k in s) + ")" for s in n.grouping_sets))
-        tuple_id = self.new_tuple()
+        tuple_id = self.new_tuple(None, [(k, "", True, None) for k in keys]
+                                  + [(o, "", True, None) for o in outputs])
         if child.partition == UNPARTITIONED:
             node = self.node("AGGREGATE (update finalize)", details, [child.node], [tuple_id])
             return _Open(node, UNPARTITIONED, 1, SideInfo(None, [], child.side.rows, child.side.bytes, 1))
@@ -381,6 +396,14 @@ class _Builder:
                               left.side.bytes + right.side.bytes, left.instances))
 
 
+def _nullable_and_id(table: object, column: str) -> tuple[bool, int | None]:
+    """A column's nullability and its unique id (its position in the schema)."""
+    for i, c in enumerate(table.columns):
+        if c.name == column:
+            return bool(c.nullable), i
+    return True, None
+
+
 def _bound(v, end: bool = False) -> str:
     if v is None:
         return "UNBOUNDED FOLLOWING" if end else "UNBOUNDED PRECEDING"
@@ -401,6 +424,8 @@ def build_fragments(plan: object, columns: list, ctx: FragmentContext) -> list[F
     _number(root, b, order)
     for i, f in enumerate(order):
         f.fragment_id = i
+    if order:
+        order[0].tuples = b.tuples
     return order
 
 

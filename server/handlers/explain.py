@@ -34,7 +34,7 @@ def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     summary: list[str] = []
     if stmt.level == "ANALYZE":
         summary = _analyze(plan, fragments, ctx)
-    lines = render(fragments) + summary
+    lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary
     return text_columns(["Explain String"], [(line,) for line in lines])
 
 
