@@ -20,8 +20,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import reduce
+from functools import lru_cache, reduce
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -90,6 +91,21 @@ class PreparedPredicate:
     scalars: list = field(default_factory=list)  # pa.Scalar per non-NULL value
     key_values: list | None = None  # values exactly representable in the column type, or None
     never_true: bool = False
+    _value_set: pa.Array | None = field(default=None, repr=False, compare=False)
+    _sorted: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def value_set(self) -> pa.Array:
+        """`key_values` as one sorted, distinct array of the column type (built once)."""
+        if self._value_set is None:
+            values = pa.array(self.key_values, type=self.dtype.arrow())
+            self._value_set = pc.unique(values).sort()
+        return self._value_set
+
+    def sorted_values(self) -> np.ndarray:
+        """`value_set()` as numpy (zone maps search it)."""
+        if self._sorted is None:
+            self._sorted = self.value_set().to_numpy(zero_copy_only=False)
+        return self._sorted
 
     def compare(self, op: str, arr, scalar: pa.Scalar):
         """`arr op scalar` with pyarrow's kernels; a type mismatch is a StorageError."""
@@ -109,8 +125,7 @@ class PreparedPredicate:
             return pa.repeat(False, len(arr)) if isinstance(arr, pa.Array) else \
                 pa.chunked_array([pa.repeat(False, len(arr))], pa.bool_())
         if self.op == "in" and self.key_values is not None:
-            value_set = pa.array(self.key_values, type=self.dtype.arrow())
-            return pc.is_in(arr, value_set=value_set, skip_nulls=True)  # NULL x: false
+            return pc.is_in(arr, value_set=self.value_set(), skip_nulls=True)  # NULL x: false
         if self.op == "in":
             mask = reduce(pc.or_kleene, [self.compare("=", arr, s) for s in self.scalars])
         else:
@@ -119,7 +134,22 @@ class PreparedPredicate:
 
 
 def prepare(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
-    """Bind `pred` to the column type `dtype`."""
+    """Bind `pred` to the column type `dtype`.
+
+    Every segment of a scan prepares the same predicates (a runtime filter's IN list may hold
+    a thousand values), so results are cached; the key carries each value's Python type, as
+    1 == 1.0 == True would otherwise share an entry. Prepared predicates are never mutated
+    (their lazily built value sets are the same for every user)."""
+    key = (pred.column, pred.op, tuple((type(v), v) for v in pred.values), dtype)
+    return _prepare_cached(key, pred, dtype)
+
+
+@lru_cache(maxsize=256)
+def _prepare_cached(key: tuple, pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
+    return _prepare(pred, dtype)
+
+
+def _prepare(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
     prepared = PreparedPredicate(pred.column, pred.op, dtype)
     if pred.op in ("is_null", "is_not_null"):
         return prepared

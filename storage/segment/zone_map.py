@@ -139,7 +139,9 @@ def _value_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
     op = pred.op
     if op == "=":
         return contains(pred.scalars[0])
-    if op == "in":
+    if op == "in" and pred.key_values is not None:
+        return _in_sorted(zm, pred.value_set(), pred.sorted_values())
+    if op == "in":  # values not of the column type: compare one by one in a common type
         out = np.zeros(len(zm), dtype=bool)
         for scalar in pred.scalars:
             out |= contains(scalar)
@@ -152,3 +154,26 @@ def _value_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
     if op in ("<", "<="):
         return cmp(op, zm.mins, pred.scalars[0])
     return cmp(op, zm.maxs, pred.scalars[0])
+
+
+def _in_sorted(zm: ZoneMaps, value_set: pa.Array, values: np.ndarray) -> np.ndarray:
+    """Entries whose [min, max] holds one of the sorted distinct `values` (of the column type):
+    the first value >= min must be <= max. One searchsorted instead of a pass per value."""
+    valid = np.asarray(pc.and_(pc.is_valid(zm.mins), pc.is_valid(zm.maxs)))
+    out = ~valid  # NULL min/max (pages without values): keep
+    if len(values) == 0 or not valid.any():
+        return out
+    fill = value_set[0] if zm.mins.null_count or zm.maxs.null_count else None
+    lo = _numpy(zm.mins, fill)
+    hi = _numpy(zm.maxs, fill)
+    idx = np.searchsorted(values, lo, side="left")
+    inside = idx < len(values)
+    hit = np.zeros(len(zm), dtype=bool)
+    hit[inside] = values[idx[inside]] <= hi[inside]
+    return out | (hit & valid)
+
+
+def _numpy(arr: pa.Array, fill: pa.Scalar | None) -> np.ndarray:
+    if fill is not None:
+        arr = pc.fill_null(arr, fill)
+    return arr.to_numpy(zero_copy_only=False)

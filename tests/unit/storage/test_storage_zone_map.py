@@ -106,3 +106,37 @@ def test_nan_pages_are_never_dropped_wrongly(tmp_path):
         fn = {"!=": pc.not_equal, ">": pc.greater, "=": pc.equal}[pred.op]
         want = table.filter(fn(col, pred.values[0]))
         assert got["k"].equals(want["k"])  # k identifies rows (NaN != NaN in Table.equals)
+
+
+@pytest.mark.parametrize("kind, values, probes", [
+    ("INT", [5, 10, None, 30, 31, 100], [[4], [11, 29], [5], [31, 1000], [], [-3, 2, 7, 50]]),
+    ("VARCHAR", ["b", "d", None, "x", "zz"], [["a"], ["c", "e"], ["d"], ["zz", "zzz"]]),
+    ("DATE", ["2020-01-01", "2020-03-01", "2021-06-30"], [["2019-12-31"], ["2020-02-01"],
+                                                          ["2021-06-30", "2030-01-01"]]),
+    ("DECIMAL", ["1.50", "2.25", "9.99"], [["1.49"], ["2.25"], ["1.51", "10.00"]]),
+])
+def test_in_list_matches_the_per_value_rule(kind, values, probes):
+    """The sorted-IN check (searchsorted of each min) agrees with checking each value."""
+    import datetime as dt
+    from decimal import Decimal
+
+    from storage.predicate import prepare
+    from storage.segment import zone_map
+    from storage.types import DataType
+
+    dtype = {"INT": DataType.of("INT"), "VARCHAR": DataType.of("VARCHAR", 10),
+             "DATE": DataType.of("DATE"), "DECIMAL": DataType.of("DECIMAL", 10, 2)}[kind]
+    conv = {"DATE": dt.date.fromisoformat, "DECIMAL": Decimal}.get(kind, lambda v: v)
+    # pages: consecutive pairs of values as [min, max]; the NULL one is a page without values
+    vals = [None if v is None else conv(v) for v in values]
+    mins = pa.array(vals[:-1], dtype.arrow())
+    maxs = pa.array(vals[1:], dtype.arrow())
+    zm = zone_map.ZoneMaps(mins, maxs, np.zeros(len(mins), bool), np.ones(len(mins), bool))
+    for probe in [p for p in probes if p]:  # IN () is never true, decided before values
+        pred = prepare(P("c", "in", tuple(conv(v) for v in probe)), dtype)
+        expected = np.zeros(len(mins), bool)
+        for v in pred.key_values:
+            lo, hi = mins.to_pylist(), maxs.to_pylist()
+            expected |= np.array([a is None or b is None or (a <= v <= b)
+                                  for a, b in zip(lo, hi)])
+        assert zone_map.keep(zm, pred).tolist() == expected.tolist(), (kind, probe)
