@@ -86,7 +86,14 @@ def _aggregate_once(table: pa.Table, group_names: list[str], calls: list) -> pa.
     if not specs:
         specs.append(([], "count_all"))  # keeps the row count (and one row for no keys)
     src = pa.table(columns) if columns else pa.table({"__rows": pa.nulls(source.num_rows, pa.bool_())})
-    result = src.group_by(group_names, use_threads=False).aggregate(specs)
+    keys = group_names
+    if not keys and any(spec[1] in ("distinct", "list") for spec in specs):
+        # "distinct" and "list" exist only as hash kernels: group by one constant key.
+        keys = ["__all"]
+        src = src.append_column("__all", pa.repeat(pa.scalar(0, pa.int8()), src.num_rows))
+    result = src.group_by(keys, use_threads=False).aggregate(specs)
+    if keys is not group_names and result.num_rows == 0:
+        result = _empty_input_row(result)
     out = {n: result.column(n) for n in group_names}
     it = iter(produced)
     for call in calls:
@@ -96,6 +103,19 @@ def _aggregate_once(table: pa.Table, group_names: list[str], calls: list) -> pa.
     if not out:
         out["__rows"] = pa.nulls(result.num_rows, pa.bool_())  # rows without columns
     return pa.table(out)
+
+
+def _empty_input_row(result: pa.Table) -> pa.Table:
+    """Aggregating no rows without keys still yields one row (empty lists, zero counts)."""
+    cols = {}
+    for f in result.schema:
+        if pa.types.is_list(f.type) or pa.types.is_large_list(f.type):
+            cols[f.name] = pa.array([[]], f.type)
+        elif f.name == "count_all" or f.name.endswith(("_count", "_count_distinct")):
+            cols[f.name] = pa.array([0], f.type)
+        else:
+            cols[f.name] = pa.nulls(1, f.type)
+    return pa.table(cols)
 
 
 def _finish(col: pa.ChunkedArray, call) -> pa.Array | pa.ChunkedArray:
@@ -114,6 +134,8 @@ def _finish(col: pa.ChunkedArray, call) -> pa.Array | pa.ChunkedArray:
         return pc.if_else(pa.array(counts > 0), joined, pa.nulls(n, pa.string()))
     sums = pa.table({"p": pa.array(parents), "v": flat}).group_by("p").aggregate(
         [("v", "sum" if call.func == "sum_distinct" else "mean")])
+    if sums.num_rows == 0:
+        return pa.nulls(n, sums.schema.field(1).type)
     position = np.full(n, -1, dtype=np.int64)
     position[np.asarray(sums.column("p").to_numpy())] = np.arange(sums.num_rows)
     values = sums.column(1).combine_chunks().take(pa.array(np.where(position >= 0, position, 0)))
