@@ -45,6 +45,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.dbs: dict[str, Database] = {}
         self.next_id = 10000
         self.last_txn_id = 0
+        self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -76,6 +77,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     def _load_state(self, state: dict) -> None:
         self.next_id = state["next_id"]
         self.last_txn_id = state.get("last_txn_id", 0)
+        self.labels = {db: dict(labels) for db, labels in state.get("labels", {}).items()}
         for d in state["databases"]:
             db = Database.from_dict(d)
             self.dbs[db.name] = db
@@ -93,7 +95,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                     self.engine.restore_tablet(tid, schema, published)
 
     def state(self) -> dict:
-        return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "databases": [d.to_dict() for d in self.dbs.values()],
+        return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
+                "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
                 "colocation": self.colocation.to_dict()}
 
@@ -107,6 +110,11 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             _APPLY[op](self, data)
             if self.journal.entries_since_image >= self.edit_log_roll_num:
                 self.journal.checkpoint(self.state())
+
+    def label_txn(self, db_name: str, label: str) -> int | None:
+        """The transaction that used `label` in the database, if one did."""
+        with self.lock:
+            return self.labels.get(db_name, {}).get(label)
 
     def begin_txn(self) -> int:
         """A transaction id: unique across restarts (the publish entry records it)."""
@@ -249,10 +257,12 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     # -- loads ---------------------------------------------------------------------------------
     def publish(self, db_name: str, table_name: str, txn_id: int,
                 partition_versions: dict[int, int],
-                rowsets: list[tuple[int, int, RowsetMeta]]) -> None:
-        """Make a load visible: new partition versions and (partition, tablet, rowset) at once."""
+                rowsets: list[tuple[int, int, RowsetMeta]], label: str | None = None) -> None:
+        """Make a load visible: new partition versions and (partition, tablet, rowset) at once;
+        the load's label, when it has one, is taken by the same journal entry."""
         self._log("publish", {
             "db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
+            "label": label,
             "partitions": {str(k): v for k, v in partition_versions.items()},
             "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                         for pid, tid, meta in rowsets]})
@@ -266,6 +276,7 @@ def _apply_create_db(cat: Catalog, data: dict) -> None:
 
 def _apply_drop_db(cat: Catalog, data: dict) -> None:
     db = cat.dbs.pop(data["name"], None)
+    cat.labels.pop(data["name"], None)
     if db is not None:
         for table in db.tables.values():
             colocation.remove_table(cat, table.table_id)
@@ -303,6 +314,8 @@ def _apply_drop_table(cat: Catalog, data: dict) -> None:
 
 def _apply_publish(cat: Catalog, data: dict) -> None:
     cat.last_txn_id = max(cat.last_txn_id, data.get("txn_id", 0))
+    if data.get("label"):
+        cat.labels.setdefault(data["db"], {})[data["label"]] = data["txn_id"]
     table = cat.dbs[data["db"]].tables[data["table"]]
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:

@@ -114,6 +114,14 @@ class DataQualityError(DorisError):
     """Rows that do not fit the schema or any partition (strict mode)."""
 
 
+class LabelAlreadyUsed(DorisError):
+    """A load's label was taken by an earlier transaction of the database."""
+
+    def __init__(self, label: str, txn_id: int):
+        super().__init__(f"Label [{label}] has already been used, relate to txn [{txn_id}]")
+        self.label, self.txn_id = label, txn_id
+
+
 class NotSupported(DorisError):
     code = 1235
     sqlstate = "42000"

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from catalog.catalog import Catalog
-from catalog.errors import AnalysisError, DataQualityError
+from catalog.errors import AnalysisError, DataQualityError, LabelAlreadyUsed
 from catalog.model import OlapTable
 from catalog.partitions import route_rows
 from catalog.values import coerce_array, parse_value
@@ -57,16 +57,20 @@ def _complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now) -> tuple[int, int]:
+def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
+               label: str | None = None) -> tuple[int, int]:
     """Load `data` (columns named as the table's, any subset) into the table.
 
+    A `label` names the load: a database takes each label once (LabelAlreadyUsed otherwise).
     Returns (rows loaded, transaction id)."""
     with catalog.lock:
         table = catalog.get_table(db_name, table_name)
+        db_name = catalog.get_db(db_name).name
+    _check_label(catalog, db_name, label)
     for name in data.column_names:
         if table.column(name) is None:
             raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
-    if data.num_rows == 0:
+    if data.num_rows == 0 and label is None:
         return 0, 0
     full = _complete_columns(table, data, now)
     with _table_locks[table.table_id]:
@@ -84,7 +88,7 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
         txn_id = catalog.begin_txn()
         rowsets = []
         touched: set[int] = set()
-        for s, e in zip(starts, ends):
+        for s, e in zip(starts, ends) if full.num_rows else ():
             pi, b = int(part_idx[order[s]]), int(buckets[order[s]])
             p = parts[pi]
             chunk = full.take(pa.array(order[s:e]))
@@ -94,8 +98,18 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
                 rowsets.append((p.partition_id, tid, meta))
             touched.add(p.partition_id)
         versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}
-        catalog.publish(db_name, table.name, txn_id, versions, rowsets)
+        with catalog.lock:
+            _check_label(catalog, db_name, label)  # a concurrent load may have taken it
+            catalog.publish(db_name, table.name, txn_id, versions, rowsets, label)
     return full.num_rows, txn_id
+
+
+def _check_label(catalog: Catalog, db_name: str, label: str | None) -> None:
+    if label is None:
+        return
+    used = catalog.label_txn(db_name, label)
+    if used is not None:
+        raise LabelAlreadyUsed(label, used)
 
 
 def _buckets(table: OlapTable, data: pa.Table, parts: list, part_idx: np.ndarray) -> np.ndarray:

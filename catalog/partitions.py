@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -162,11 +163,24 @@ def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
 
     Raises DataQualityError (the whole load fails) if any row fits no partition.
     """
+    target = partition_index(table, data)
+    if target.null_count:
+        info = table.partition_info
+        bad = pc.index(pc.is_null(target), True).as_py()
+        values = ", ".join(str(data.column(c)[bad].as_py()) for c in info.columns)
+        raise DataQualityError(
+            "Insert has filtered data in strict mode. First error: no partition for this tuple. "
+            f"tuple=({values})")
+    return target
+
+
+def partition_index(table: OlapTable, data: pa.Table) -> pa.Array:
+    """For each row, the index into `table.sorted_partitions()` it belongs to, NULL for none."""
     parts = table.sorted_partitions()
     info = table.partition_info
     n = data.num_rows
     if info.kind == "UNPARTITIONED":
-        return pa.array([0] * n, pa.int32()) if n else pa.array([], pa.int32())
+        return pa.array(np.zeros(n, dtype=np.int32))
     if not parts:
         raise CodedDdlError(
             "data cannot be inserted into table with empty partition. Use `SHOW PARTITIONS FROM "
@@ -181,12 +195,6 @@ def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
         else:
             inside = _in_list(cols, types, p.values or [])
         target = pc.if_else(pc.and_(inside, pc.is_null(target)), pa.scalar(idx, pa.int32()), target)
-    if target.null_count:
-        bad = pc.index(pc.is_null(target), True).as_py()
-        values = ", ".join(str(c[bad].as_py()) for c in cols)
-        raise DataQualityError(
-            "Insert has filtered data in strict mode. First error: no partition for this tuple. "
-            f"tuple=({values})")
     return target
 
 

@@ -2,8 +2,9 @@
 
 Start-up: load the config (file, then flags) -> create the data dir -> open the storage engine
 -> open the catalog (image + journal replay, tablets restored, orphan rowsets removed) -> FE
-configs at runtime (`catalog/fe_config.py`) -> listen on the query port -> start the dynamic
-partition scheduler (an APScheduler interval job). SIGTERM / Ctrl-C stop the scheduler (waiting
+configs at runtime (`catalog/fe_config.py`) -> listen on the query port and the HTTP port
+(`server/http/`, stream load) -> start the dynamic partition scheduler (an APScheduler
+interval job). SIGTERM / Ctrl-C stop the scheduler (waiting
 for a running pass), close the listener and the journal cleanly.
 """
 
@@ -27,6 +28,7 @@ from catalog.fe_config import FeConfig
 from catalog.tablet_scheduler import TabletScheduler
 from server.config import Config, load_config
 from server.handlers.profile import ProfileStore
+from server.http.service import HttpService
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
@@ -96,6 +98,7 @@ async def serve(cfg: Config, host: str) -> None:
     services = open_services(cfg)
     server = DorisServer(services)
     await server.start_server(host=host, port=cfg.query_port)
+    http = _start_http(services, host, cfg.http_port)
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
@@ -106,10 +109,23 @@ async def serve(cfg: Config, host: str) -> None:
     await stop.wait()
     log.info("shutting down")
     server.close()
+    if http is not None:
+        http.stop()
     services.dynamic_scheduler.shutdown()
     services.tablet_scheduler.stop()
     services.pool.shutdown(wait=False, cancel_futures=True)
     services.catalog.close()
+
+
+def _start_http(services: Services, host: str, port: int) -> HttpService | None:
+    """The HTTP port (stream load); a port in use leaves the MySQL side running, logged."""
+    try:
+        http = HttpService(services, host, port)
+    except OSError as e:
+        log.error("http_port %d unavailable (%s): stream load is disabled", port, e)
+        return None
+    http.start()
+    return http
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--config", type=Path, default=None, help="config file (conf/minidoris.conf)")
     s.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=None, help="MySQL protocol port (default 9030)")
+    s.add_argument("--http-port", type=int, default=None,
+                   help="HTTP port for stream load (default 8030; 0 picks a free one)")
     s.add_argument("--data-dir", default=None, help="data directory (default ./minidoris-data)")
     s.add_argument("--log-level", default="INFO")
     args = parser.parse_args(argv)
@@ -131,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.port is not None:
         cfg.query_port = args.port
+    if args.http_port is not None:
+        cfg.http_port = args.http_port
     if args.data_dir is not None:
         cfg.data_dir = args.data_dir
     host = args.host or cfg.priority_networks or "127.0.0.1"

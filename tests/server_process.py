@@ -87,6 +87,7 @@ class ServerProcess:
     ):
         self.host = host
         self.port = port or free_port(host)
+        self.http_port = free_port(host)  # stream load; never the shared default 8030
         self.data_dir = Path(data_dir)
         self.log_path = Path(log_path) if log_path else self.data_dir.parent / f"{self.data_dir.name}.log"
         self.extra_args = tuple(extra_args)
@@ -105,6 +106,7 @@ class ServerProcess:
             "serve",
             "--host", self.host,
             "--port", str(self.port),
+            "--http-port", str(self.http_port),
             "--data-dir", str(self.data_dir),
             *self.extra_args,
         ]
@@ -225,6 +227,7 @@ class ExternalServer:
 
     def __init__(self, host: str, port: int):
         self.host, self.port = host, port
+        self.http_port = int(os.environ.get("MINIDORIS_TEST_HTTP_PORT", "8030"))
         self.data_dir = None
         self.log_path = None
 

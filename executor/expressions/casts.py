@@ -245,6 +245,11 @@ def _to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
         truncated = pc.trunc(arr).cast(make(max(t.precision - t.scale, 1), 0))
         return _int_in_range(truncated, truncated, target)
     if k == "string":
+        try:  # the common case, plain integers: Arrow's parser, then the range check
+            exact = arr.cast(pa.int64())
+            return _int_in_range(exact, exact, target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
         text = pc.utf8_trim_whitespace(arr)
         is_int = pc.and_(pc.match_substring_regex(text, _INTEGER_RE),
                          pc.less_equal(pc.utf8_length(text), MAX_PRECISION))
@@ -302,6 +307,10 @@ def _to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     if k in TEMPORAL:
         arr, k = temporal_to_number(arr).cast(pa.decimal128(20, 0)), "decimal"
     if k == "string":
+        try:  # the common case, text that fits the target exactly: Arrow's parser
+            return arr.cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
         text = pc.utf8_trim_whitespace(arr)
         text = pc.if_else(pc.match_substring_regex(text, _NUMBER_RE), text, None)
         try:

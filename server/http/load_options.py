@@ -1,0 +1,144 @@
+"""Stream Load headers, validated: what a load reads and how it maps onto the table.
+
+Doris's names and defaults: `column_separator` \\t, `line_delimiter` \\n (both may be written
+as hex, `\\x01`), `format` csv (also csv_with_names, csv_with_names_and_types, json),
+`columns` (source columns in file order, plus derived `name = expr` columns), `where`,
+`max_filter_ratio` 0, `strict_mode` false, `partitions`, `skip_lines`, `enclose`, `escape`,
+`trim_double_quotes`, `read_json_by_line`, `strip_outer_array`. A bad value is an error that
+names the header.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
+
+from catalog.errors import AnalysisError
+
+_FORMATS = ("csv", "csv_with_names", "csv_with_names_and_types", "json")
+_HEX = re.compile(r"\\x([0-9a-fA-F]{2})")
+
+
+@dataclass
+class StreamLoadOptions:
+    label: str | None = None
+    column_separator: str = "\t"
+    line_delimiter: str = "\n"
+    format: str = "csv"
+    columns: list[tuple[str, exp.Expression | None]] | None = None  # (name, derivation)
+    where: exp.Expression | None = None
+    max_filter_ratio: float = 0.0
+    strict_mode: bool = False
+    partitions: list[str] = field(default_factory=list)
+    temporary_partitions: bool = False
+    skip_lines: int = 0
+    enclose: str | None = None
+    escape: str | None = None
+    trim_double_quotes: bool = False
+    read_json_by_line: bool = False
+    strip_outer_array: bool = False
+
+    @classmethod
+    def from_headers(cls, headers: dict[str, str]) -> "StreamLoadOptions":
+        h = {k.lower(): v for k, v in headers.items()}
+        o = cls()
+        o.label = h.get("label") or None
+        if "column_separator" in h:
+            o.column_separator = _separator(h["column_separator"], "column_separator")
+        if "line_delimiter" in h:
+            o.line_delimiter = _separator(h["line_delimiter"], "line_delimiter")
+        fmt = h.get("format", "csv").strip().lower()
+        if fmt not in _FORMATS:
+            raise AnalysisError(f"format:{fmt} is not supported.")
+        o.format = fmt
+        if h.get("columns", "").strip():
+            o.columns = parse_columns(h["columns"])
+        if h.get("where", "").strip():
+            o.where = _expression(h["where"], "where")
+        o.max_filter_ratio = _ratio(h.get("max_filter_ratio", "0"))
+        o.strict_mode = _bool(h, "strict_mode")
+        o.trim_double_quotes = _bool(h, "trim_double_quotes")
+        o.read_json_by_line = _bool(h, "read_json_by_line")
+        o.strip_outer_array = _bool(h, "strip_outer_array")
+        parts = h.get("partitions") or h.get("temporary_partitions") or ""
+        o.temporary_partitions = "temporary_partitions" in h
+        o.partitions = [p.strip() for p in parts.split(",") if p.strip()]
+        try:
+            o.skip_lines = int(h.get("skip_lines", "0"))
+        except ValueError:
+            raise AnalysisError(f"Invalid skip_lines: {h['skip_lines']}") from None
+        if o.skip_lines < 0:
+            raise AnalysisError(f"Invalid skip_lines: {o.skip_lines}")
+        for name in ("enclose", "escape"):
+            if h.get(name):
+                value = _separator(h[name], name)
+                if len(value.encode()) != 1:
+                    raise AnalysisError(f"{name} must be single-char")
+                setattr(o, name, value)
+        return o
+
+
+def parse_columns(text: str) -> list[tuple[str, exp.Expression | None]]:
+    """`k1, k2, tmp, v = tmp * 2` -> [(k1, None), (k2, None), (tmp, None), (v, tmp * 2)]."""
+    out: list[tuple[str, exp.Expression | None]] = []
+    for item in _split_top_level(text):
+        name, eq, derivation = item.partition("=")
+        name = name.strip().strip("`")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise AnalysisError(f"Invalid column name in columns: {item.strip()}")
+        out.append((name, _expression(derivation, "columns") if eq else None))
+    if len({n.lower() for n, _ in out}) != len(out):
+        raise AnalysisError("Duplicate column in columns header")
+    return out
+
+
+def _split_top_level(text: str) -> list[str]:
+    items, depth, quote, start = [], 0, None, 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [i for i in items if i.strip()]
+
+
+def _expression(text: str, header: str) -> exp.Expression:
+    try:
+        return sqlglot.parse_one(text, dialect="doris")
+    except sqlglot.errors.ParseError:
+        raise AnalysisError(f"Syntax error in {header}: {text.strip()}") from None
+
+
+def _separator(raw: str, header: str) -> str:
+    if not raw:
+        raise AnalysisError(f"{header} cannot be empty")
+    value = _HEX.sub(lambda m: chr(int(m.group(1), 16)), raw)
+    return value.replace("\\t", "\t").replace("\\n", "\n").replace("\\r", "\r")
+
+
+def _ratio(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise AnalysisError(f"Invalid max_filter_ratio: {raw}") from None
+    if not 0 <= value <= 1:
+        raise AnalysisError(f"max_filter_ratio must between 0 and 1, but get {raw}")
+    return value
+
+
+def _bool(h: dict[str, str], name: str) -> bool:
+    raw = h.get(name, "false").strip().lower()
+    if raw not in ("true", "false"):
+        raise AnalysisError(f"Invalid {name}: {h[name]}, it must be true or false")
+    return raw == "true"

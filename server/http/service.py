@@ -1,0 +1,151 @@
+"""The HTTP service on `http_port`: Stream Load and Doris's small REST endpoints.
+
+A `ThreadingHTTPServer` in a daemon thread (one thread per request; loads run their Arrow work
+with the GIL released). HTTP/1.1 with `Expect: 100-continue` (curl sends it before large
+bodies) and chunked request bodies (`curl -T -`). Every endpoint but the health check needs
+HTTP Basic auth of a known user (`root`, empty password), as Doris does.
+
+    PUT  /api/{db}/{table}/_stream_load   -> JSON reply of the load
+    GET  /api/_load_error_log?file=...    -> the rejected rows of a recent load
+    GET  /api/health                      -> backends alive / total
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from server.http.error_log import ErrorLogStore
+from server.http.stream_load import run_stream_load
+
+log = logging.getLogger("minidoris.http")
+
+_STREAM_LOAD = re.compile(r"^/api/([^/]+)/([^/]+)/_stream_load$")
+_MAX_BODY = 10 << 30  # Doris's streaming_load_max_mb default is 10240
+
+
+class HttpService:
+    def __init__(self, services, host: str, port: int):
+        self.services = services
+        self.server = ThreadingHTTPServer((host, port), _handler_class(self))
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.errors = ErrorLogStore(f"http://{host}:{self.port}")
+        self._thread = threading.Thread(target=self.server.serve_forever, name="http",
+                                        daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        log.info("http service on port %d (stream load: PUT /api/{db}/{table}/_stream_load)",
+                 self.port)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _handler_class(service: HttpService) -> type:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "minidoris"
+
+        def log_message(self, fmt: str, *args) -> None:  # access log at DEBUG, not stderr
+            log.debug("%s - %s", self.address_string(), fmt % args)
+
+        def do_PUT(self) -> None:
+            path = urlsplit(self.path).path
+            m = _STREAM_LOAD.match(path)
+            if m is None:
+                return self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {path}"})
+            if not self._authorized():
+                return
+            body = self._body()
+            if body is None:
+                return
+            variables = service.services.global_variables
+            time_zone = str(variables.get("time_zone")) if hasattr(variables, "get") else "Asia/Shanghai"
+            headers = {k: v for k, v in self.headers.items()}
+            reply = run_stream_load(service.services.catalog, service.errors, unquote(m.group(1)),
+                                    unquote(m.group(2)), headers, body, time_zone)
+            self._reply(200, reply)
+
+        do_POST = do_PUT
+
+        def do_GET(self) -> None:
+            url = urlsplit(self.path)
+            if url.path == "/api/health":
+                backends = list(service.services.catalog.backends.values())
+                alive = sum(1 for b in backends if getattr(b, "alive", True))
+                return self._reply(200, {"msg": "success", "code": 0, "count": 0, "data": {
+                    "online_backend_num": alive, "total_backend_num": len(backends)}})
+            if url.path == "/api/_load_error_log":
+                name = parse_qs(url.query).get("file", [""])[0]
+                text = service.errors.get(name)
+                if text is None:
+                    return self._reply(404, {"status": "NOT_FOUND", "msg": "error log not found"})
+                return self._send(200, text.encode(), "text/plain; charset=utf-8")
+            self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {url.path}"})
+
+        def _authorized(self) -> bool:
+            auth = self.headers.get("Authorization", "")
+            if auth.lower().startswith("basic "):
+                try:
+                    user, _, password = base64.b64decode(auth[6:]).decode().partition(":")
+                except (ValueError, UnicodeDecodeError):
+                    user, password = "", ""
+                if user.split("@")[0] == "root" and password == "":
+                    return True
+                self._reply(401, {"status": "FAILED", "msg": f"Access denied for user '{user}'"})
+                return False
+            self._reply(401, {"status": "FAILED", "msg": "no valid Basic authorization"},
+                        {"WWW-Authenticate": 'Basic realm="minidoris"'})
+            return False
+
+        def _body(self) -> bytes | None:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                parts, size = [], 0
+                while True:
+                    line = self.rfile.readline(1024)
+                    try:
+                        n = int(line.split(b";")[0].strip() or b"0", 16)
+                    except ValueError:
+                        self._reply(400, {"status": "FAILED", "msg": "malformed chunked body"})
+                        return None
+                    if n == 0:
+                        while self.rfile.readline(1024).strip():
+                            pass  # trailers
+                        return b"".join(parts)
+                    size += n
+                    if size > _MAX_BODY:
+                        self._reply(413, {"status": "FAILED", "msg": "body exceeds streaming_load_max_mb"})
+                        return None
+                    parts.append(self.rfile.read(n))
+                    self.rfile.readline(8)
+            try:
+                length = int(self.headers.get("Content-Length", "0"))
+            except ValueError:
+                length = -1
+            if length < 0 or length > _MAX_BODY:
+                self._reply(400 if length < 0 else 413,
+                            {"status": "FAILED", "msg": "bad or too large Content-Length"})
+                return None
+            return self.rfile.read(length)
+
+        def _reply(self, code: int, payload: dict, extra: dict | None = None) -> None:
+            self._send(code, json.dumps(payload, indent=4).encode(), "application/json", extra)
+
+        def _send(self, code: int, data: bytes, ctype: str, extra: dict | None = None) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (extra or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
