@@ -149,7 +149,8 @@ class Bench:
     def _run(self, data: SuiteData, began: float) -> dict:
         conn = self.server.connect(read_timeout=3600)
         load_began = time.perf_counter()
-        loaded = data.ensure_loaded(conn, self.database)
+        http = None if self.args.insert else (self.server.host, self.args.http_port or self.server.http_port)
+        loaded = data.ensure_loaded(conn, self.database, http=http)
         load_seconds = time.perf_counter() - load_began
         conn.close()
         duck = data.duckdb(threads=2)
@@ -234,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sf", type=float, default=1.0, help="scale factor (default 1)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, help="use this running server instead of starting one")
+    p.add_argument("--http-port", type=int, help="the running server's HTTP port (default 8030)")
+    p.add_argument("--insert", action="store_true",
+                   help="load with INSERT ... VALUES through the MySQL port instead of Stream Load")
     p.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
                    help=f"generated data and the server's data dir (default {DEFAULT_CACHE})")
     p.add_argument("--runs", type=int, default=3, help="timed runs per query (default 3)")

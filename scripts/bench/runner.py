@@ -15,7 +15,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from scripts.bench.datagen import suite_tables
-from scripts.bench.load import LoadStats, create_tables, duckdb_connect, load_tables
+from scripts.bench.load import (LoadStats, create_tables, duckdb_connect, load_tables,
+                                stream_load_tables)
 
 
 class SuiteData:
@@ -48,13 +49,18 @@ class SuiteData:
                 counts[name] = int(cur.fetchone()[0])
         return counts
 
-    def ensure_loaded(self, conn, database: str, *, reuse: bool = True) -> bool:
-        """Load the suite into `database` unless it already holds it; True if it loaded."""
+    def ensure_loaded(self, conn, database: str, *, reuse: bool = True,
+                      http: tuple[str, int] | None = None) -> bool:
+        """Load the suite into `database` unless it already holds it; True if it loaded.
+        With `http` (host, http_port) the tables go in by Stream Load, else by INSERT."""
         if reuse and self.loaded_counts(conn, database) == self.row_counts:
             self.log(f"{database}: already loaded ({sum(self.row_counts.values()):,} rows)")
             return False
         create_tables(conn, self.suite, database)
-        self.load_stats = load_tables(conn, self.tables, log=self.log)
+        if http is not None:
+            self.load_stats = stream_load_tables(*http, database, self.tables, log=self.log)
+        else:
+            self.load_stats = load_tables(conn, self.tables, log=self.log)
         return True
 
     def duckdb(self, threads: int | None = None):

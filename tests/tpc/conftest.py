@@ -31,7 +31,7 @@ def _suite_fixture(suite: str, server, cache: Path):
     data = SuiteData(suite, SCALES[suite], cache)
     database = unique_name(suite)
     conn = server.connect(read_timeout=600)
-    data.ensure_loaded(conn, database, reuse=False)
+    data.ensure_loaded(conn, database, reuse=False, http=(server.host, server.http_port))
     try:
         yield TpcSuite(suite, data, conn, database)
     finally:
