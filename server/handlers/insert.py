@@ -107,7 +107,8 @@ def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
     names = _target_columns(ctx, db, stmt.table, stmt.columns)
     if len(stmt.values) != len(names):
         raise AnalysisError("Column count doesn't match value count")
-    data = pa.Table.from_arrays([_column_array(v) for v in stmt.values], names=names)
+    data = pa.Table.from_arrays([v if isinstance(v, pa.Array) else _column_array(v)
+                                 for v in stmt.values], names=names)
     return _load(ctx, db, stmt.table, data)
 
 

@@ -4,18 +4,24 @@ from decimal import Decimal
 
 import pytest
 
+import pyarrow as pa
+
 from server.parser.fast_values import parse_fast_insert
+
+
+def _values(f) -> list[list]:
+    return [v.to_pylist() if isinstance(v, pa.Array) else v for v in f.values]
 
 
 def test_literal_tuples_become_columns():
     f = parse_fast_insert("insert into db1.`t` (a, `b c`) values (1, 'x\\'y'), (-2.5, NULL);")
     assert (f.db, f.table, f.columns) == ("db1", "t", ["a", "b c"])
-    assert f.values == [[1, Decimal("-2.5")], ["x'y", None]]
+    assert _values(f) == [[1, Decimal("-2.5")], ["x'y", None]]
 
 
 def test_quotes_and_words():
     f = parse_fast_insert("INSERT INTO t VALUES ('it''s', 1e3, TRUE, \"a\\nb\")")
-    assert f.values == [["it's"], [1000.0], [True], ["a\nb"]]
+    assert _values(f) == [["it's"], [1000.0], [True], ["a\nb"]]
 
 
 @pytest.mark.parametrize("sql", [
@@ -29,4 +35,33 @@ def test_quotes_and_words():
     "insert into t values (1), (1, 2)",         # ragged rows: the normal path reports it
 ])
 def test_falls_back(sql):
+    assert parse_fast_insert(sql) is None
+
+
+def _bulk(rows: list[str], copies: int = 400) -> str:
+    """A statement long enough for the bulk way: the rows repeated."""
+    return "INSERT INTO t VALUES " + ", ".join(rows * copies)
+
+
+@pytest.mark.parametrize("rows", [
+    ["(1, 'a', 2.50, NULL, TRUE, 1e3)", "(-2, 'b c', .5, 'x', FALSE, 2.5E-1)"],
+    ["(+7, \"dq\", -0.125, NULL, NULL, NULL)", "(007, 'it''s', 3., 'NULL', true, -1e0)"],
+    ["(1, 'a\\'b')", "(2.5, 'c\\nd')"],                     # escapes; int and decimal mixed
+    ["(1, 'x')", "('2', NULL)"],                               # a quoted number among numbers
+    ["(99999999999999999999, 'big')", "(1, 'small')"],         # beyond BIGINT
+])
+def test_bulk_way_agrees_with_token_way(rows):
+    from server.parser.fast_values import _token_columns
+    sql = _bulk(rows)
+    start = sql.index("VALUES") + len("VALUES ")
+    assert _values(parse_fast_insert(sql)) == _token_columns(sql, start)
+
+
+@pytest.mark.parametrize("sql", [
+    _bulk(["(1, 2)", "(3)"]),                   # ragged
+    _bulk(["(1, now())"]),                       # an expression
+    _bulk(["(1, 2)"]) + "; select 1",           # a second statement
+    _bulk(["(1, 2)"]) + ",",                     # dangling comma
+])
+def test_bulk_way_falls_back(sql):
     assert parse_fast_insert(sql) is None
