@@ -30,6 +30,7 @@ from catalog.journal import Journal
 from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
+from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -267,6 +268,10 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                         for pid, tid, meta in rowsets]})
 
+    def log_compaction(self, data: dict) -> None:
+        """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py)."""
+        self._log("compact", data)
+
 
 # -- apply functions: the only code that changes catalog state ---------------------------------
 def _apply_create_db(cat: Catalog, data: dict) -> None:
@@ -343,4 +348,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **backend_ops.APPLY,  # add/decommission/drop backends, replica moves
     **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
+    **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
 }

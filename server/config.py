@@ -33,6 +33,10 @@ class Config:
     data_page_size: int = 65536
     short_key_index_interval: int = 1024
     max_segment_size: int = 268435456
+    storage_page_cache_limit: int = 2147483648
+    disable_auto_compaction: bool = False
+    cumulative_compaction_min_deltas: int = 5
+    generate_compaction_tasks_interval_ms: int = 2000
     exec_threads: int = 2
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"

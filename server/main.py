@@ -25,6 +25,7 @@ from mysql_mimic.stream import MysqlStream
 from catalog.catalog import Catalog
 from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
+from catalog.compaction import CompactionDaemon
 from catalog.tablet_scheduler import TabletScheduler
 from server.config import Config, load_config
 from server.handlers.profile import ProfileStore
@@ -49,6 +50,7 @@ class Services:
     fe_config: FeConfig | None = None
     dynamic_scheduler: DynamicPartitionScheduler | None = None
     tablet_scheduler: TabletScheduler | None = None
+    compaction: CompactionDaemon | None = None
     profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
 
 
@@ -56,7 +58,8 @@ def open_services(cfg: Config) -> Services:
     Path(cfg.data_dir).mkdir(parents=True, exist_ok=True)
     engine = StorageEngine(cfg.path("storage_root_path"), page_size=cfg.data_page_size,
                            short_key_interval=cfg.short_key_index_interval,
-                           max_segment_size=cfg.max_segment_size)
+                           max_segment_size=cfg.max_segment_size,
+                           page_cache_bytes=cfg.storage_page_cache_limit)
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
@@ -66,8 +69,11 @@ def open_services(cfg: Config) -> Services:
     scheduler = DynamicPartitionScheduler(catalog, fe_config)
     catalog.attach_fe_config(fe_config)
     tablets = TabletScheduler(catalog, fe_config.get)  # relocation, repair, colocate balance
+    compaction = None if cfg.disable_auto_compaction else CompactionDaemon(
+        catalog, cfg.generate_compaction_tasks_interval_ms / 1000,
+        cfg.cumulative_compaction_min_deltas)
     return Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
-                    tablets)
+                    tablets, compaction=compaction)
 
 
 class DorisServer(MysqlServer):
@@ -101,6 +107,8 @@ async def serve(cfg: Config, host: str) -> None:
     http = _start_http(services, host, cfg.http_port)
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
+    if services.compaction is not None:
+        services.compaction.start()
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -113,6 +121,8 @@ async def serve(cfg: Config, host: str) -> None:
         http.stop()
     services.dynamic_scheduler.shutdown()
     services.tablet_scheduler.stop()
+    if services.compaction is not None:
+        services.compaction.stop()
     services.pool.shutdown(wait=False, cancel_futures=True)
     services.catalog.close()
 

@@ -7,7 +7,7 @@ Owns the directory layout and the tablet registry:
 Identifiers in paths are integers only, never user strings. The engine keeps no metadata of its
 own: the catalog journals tablet schemas and published rowsets, and at start-up calls
 `restore_tablet` for each tablet, then `remove_orphans` to delete files of loads that crashed
-before publishing.
+before publishing. It also owns the page cache its tablets share (storage/page_cache.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import shutil
 import threading
 
 from storage.errors import StorageError
+from storage.page_cache import PageCache
 from storage.rowset import DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta
 from storage.schema import TabletSchema
 from storage.segment.writer import DEFAULT_PAGE_SIZE, DEFAULT_SHORT_KEY_INTERVAL, SegmentOptions
@@ -26,14 +27,15 @@ from storage.tablet import Tablet, TabletOptions
 class StorageEngine:
     def __init__(self, root_dir: str, page_size: int = DEFAULT_PAGE_SIZE,
                  short_key_interval: int = DEFAULT_SHORT_KEY_INTERVAL,
-                 max_segment_size: int = DEFAULT_MAX_SEGMENT_SIZE):
+                 max_segment_size: int = DEFAULT_MAX_SEGMENT_SIZE, page_cache_bytes: int = 0):
         if page_size <= 0 or short_key_interval <= 0 or max_segment_size <= 0:
             raise ValueError("page_size, short_key_interval and max_segment_size must be positive")
         self.root_dir = root_dir
         self.data_dir = os.path.join(root_dir, "data")
         os.makedirs(self.data_dir, exist_ok=True)
+        self.page_cache = PageCache(page_cache_bytes)  # 0: no page cache
         self.options = TabletOptions(SegmentOptions(page_size, short_key_interval),
-                                     max_segment_size)
+                                     max_segment_size, self.page_cache)
         self._tablets: dict[int, Tablet] = {}
         self._lock = threading.Lock()
 

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from storage.errors import StorageError
 from storage.types import DataType
+from storage.value_set import ValueSet
 
 COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
 OPS = (*COMPARISONS, "in", "is_null", "is_not_null")
@@ -43,10 +44,15 @@ class ColumnPredicate:
     column: str
     op: str
     values: tuple = ()
+    # `in` only: the values as an Arrow array instead of `values` (a runtime filter's build
+    # keys: never turned into Python objects unless an index needs them)
+    array: pa.Array | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
             raise ValueError(f"Unknown predicate operator {self.op!r}")
+        if self.array is not None and (self.op != "in" or self.values):
+            raise ValueError("An array of values goes with `in` and no other values")
         object.__setattr__(self, "values", tuple(self.values))
         if self.op in COMPARISONS and len(self.values) != 1:
             raise ValueError(f"Operator {self.op} takes exactly one value")
@@ -54,7 +60,8 @@ class ColumnPredicate:
             raise ValueError(f"Operator {self.op} takes no value")
 
     def to_dict(self) -> dict:
-        return {"column": self.column, "op": self.op, "values": [_to_json(v) for v in self.values]}
+        values = self.array.to_pylist() if self.array is not None else self.values
+        return {"column": self.column, "op": self.op, "values": [_to_json(v) for v in values]}
 
     @staticmethod
     def from_dict(d: dict) -> ColumnPredicate:
@@ -89,23 +96,19 @@ class PreparedPredicate:
     op: str
     dtype: DataType
     scalars: list = field(default_factory=list)  # pa.Scalar per non-NULL value
-    key_values: list | None = None  # values exactly representable in the column type, or None
     never_true: bool = False
-    _value_set: pa.Array | None = field(default=None, repr=False, compare=False)
-    _sorted: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # values exactly representable in the column type (`in`: as a ValueSet), or None
+    exact: list | ValueSet | None = field(default=None, repr=False)
 
-    def value_set(self) -> pa.Array:
-        """`key_values` as one sorted, distinct array of the column type (built once)."""
-        if self._value_set is None:
-            values = pa.array(self.key_values, type=self.dtype.arrow())
-            self._value_set = pc.unique(values).sort()
-        return self._value_set
+    @property
+    def key_values(self) -> list | None:
+        """The exact values as Python objects, or None."""
+        return self.exact.keys if isinstance(self.exact, ValueSet) else self.exact
 
-    def sorted_values(self) -> np.ndarray:
-        """`value_set()` as numpy (zone maps search it)."""
-        if self._sorted is None:
-            self._sorted = self.value_set().to_numpy(zero_copy_only=False)
-        return self._sorted
+    @property
+    def value_set(self) -> ValueSet | None:
+        """An `in` predicate's exact values (sorted, distinct, of the column type), or None."""
+        return self.exact if isinstance(self.exact, ValueSet) else None
 
     def compare(self, op: str, arr, scalar: pa.Scalar):
         """`arr op scalar` with pyarrow's kernels; a type mismatch is a StorageError."""
@@ -124,8 +127,8 @@ class PreparedPredicate:
         if self.never_true:
             return pa.repeat(False, len(arr)) if isinstance(arr, pa.Array) else \
                 pa.chunked_array([pa.repeat(False, len(arr))], pa.bool_())
-        if self.op == "in" and self.key_values is not None:
-            return pc.is_in(arr, value_set=self.value_set(), skip_nulls=True)  # NULL x: false
+        if self.value_set is not None:
+            return self.value_set.contains(arr)  # NULL x: false
         if self.op == "in":
             mask = reduce(pc.or_kleene, [self.compare("=", arr, s) for s in self.scalars])
         else:
@@ -140,8 +143,16 @@ def prepare(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
     a thousand values), so results are cached; the key carries each value's Python type, as
     1 == 1.0 == True would otherwise share an entry. Prepared predicates are never mutated
     (their lazily built value sets are the same for every user)."""
-    key = (pred.column, pred.op, tuple((type(v), v) for v in pred.values), dtype)
-    return _prepare_cached(key, pred, dtype)
+    memo = pred.__dict__.get("_prepared")  # the same object again (one scan, many segments)
+    if memo is not None and memo[0] == dtype:
+        return memo[1]
+    if pred.array is not None:
+        prepared = _prepare_array(pred, dtype)
+    else:
+        key = (pred.column, pred.op, tuple((type(v), v) for v in pred.values), dtype)
+        prepared = _prepare_cached(key, pred, dtype)
+    object.__setattr__(pred, "_prepared", (dtype, prepared))
+    return prepared
 
 
 @lru_cache(maxsize=256)
@@ -157,12 +168,51 @@ def _prepare(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
     if not values or (pred.op != "in" and len(values) != len(pred.values)):
         prepared.never_true = True  # `x = NULL`, `x IN (NULL)`: never TRUE
         return prepared
+    if pred.op == "in" and len(values) > _VECTOR_IN:
+        array = _exact_array(values, dtype)
+        if array is not None:  # every value is of the column type: no per-value scalars
+            prepared.exact = ValueSet(array)
+            return prepared
     exact = [_exact_scalar(v, dtype) for v in values]
     prepared.scalars = [s if s is not None else _inferred_scalar(v, pred.column)
                         for s, v in zip(exact, values)]
     if all(s is not None for s in exact):
-        prepared.key_values = [s.as_py() for s in exact]
+        keys = [s.as_py() for s in exact]
+        prepared.exact = ValueSet(pa.array(keys, dtype.arrow())) if pred.op == "in" else keys
     return prepared
+
+
+def _prepare_array(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
+    """An `in` whose values come as an array: exact when it casts to the column type safely."""
+    array = pred.array.drop_null()
+    if array.type != dtype.arrow():
+        try:
+            array = array.cast(dtype.arrow(), safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            return _prepare(ColumnPredicate(pred.column, "in", tuple(array.to_pylist())), dtype)
+    prepared = PreparedPredicate(pred.column, pred.op, dtype)
+    if len(array) == 0:
+        prepared.never_true = True
+    else:
+        prepared.exact = ValueSet(array)
+    return prepared
+
+
+_VECTOR_IN = 16  # longer IN lists are converted as one array when they can be
+
+
+def _exact_array(values: list, dtype: DataType) -> pa.Array | None:
+    """`values` as one array of the column type if the conversion loses nothing, else None
+    (the rule of `_exact_scalar`, checked for all values at once)."""
+    if dtype.kind == "BOOLEAN" or any(isinstance(v, bool) for v in values):
+        return None
+    try:
+        array = pa.array(values, type=dtype.arrow())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        return None
+    if array.null_count or array.to_pylist() != values:
+        return None
+    return array
 
 
 def _exact_scalar(value, dtype: DataType) -> pa.Scalar | None:
@@ -188,9 +238,28 @@ def _inferred_scalar(value, column: str) -> pa.Scalar:
         raise StorageError(f"Unsupported value {value!r} in a predicate on {column}") from exc
 
 
-def combined_mask(predicates: list[PreparedPredicate], arrays: dict):
-    """AND of the predicates' masks over `arrays` (column name -> array); None if no predicate."""
-    masks = [p.evaluate(arrays[p.column]) for p in predicates]
-    if not masks:
+def combined_mask(predicates: list[PreparedPredicate], arrays: dict) -> pa.Array | None:
+    """AND of the predicates' masks over `arrays` (column name -> array); None if no predicate.
+
+    Comparisons go first, set lookups last; once fewer than half of the rows survive, a
+    predicate is evaluated on the survivors only."""
+    if not predicates:
         return None
-    return reduce(pc.and_, masks)
+    mask = None
+    for p in sorted(predicates, key=lambda p: p.value_set is not None):
+        arr = arrays[p.column]
+        if mask is None:
+            mask = _numpy_mask(p.evaluate(arr)).copy()
+            continue
+        live = np.flatnonzero(mask)
+        if 2 * len(live) < len(mask):
+            mask[live] = _numpy_mask(p.evaluate(arr.take(pa.array(live))))
+        else:
+            mask &= _numpy_mask(p.evaluate(arr))
+    return pa.array(mask)
+
+
+def _numpy_mask(mask) -> np.ndarray:
+    if isinstance(mask, pa.ChunkedArray):
+        mask = mask.combine_chunks() if mask.num_chunks != 1 else mask.chunk(0)
+    return np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)

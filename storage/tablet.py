@@ -7,6 +7,8 @@ versions and the optional indexes' files.
                              -> RowsetMeta (pending: no version, invisible)
     write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
     publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
+    compact(inputs, txn)     consecutive rowsets merged into one pending rowset spanning their
+                             versions (storage/compaction.py); replace_rowsets swaps it in
     set_schema(schema)       indexes added or dropped (ALTER): new segments follow the schema
     build_bitmap_index(c, i) side index files for the segments that lack column c's index
     read(v, cols, preds)     snapshot = published rowsets with end_version <= v; each data
@@ -31,13 +33,16 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from dataclasses import dataclass
 
 import pyarrow as pa
 
+from storage.compaction import STALE_SWEEP_SECONDS, merge_rows
 from storage.errors import StorageError
 from storage.memtable import aggregations, flush, sort_by_key
 from storage.merge import merge_sorted
+from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate, combined_mask, prepare
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
                             write_segments)
@@ -51,6 +56,7 @@ from storage.stats import ScanStats
 class TabletOptions:
     segment: SegmentOptions
     max_segment_size: int = DEFAULT_MAX_SEGMENT_SIZE
+    page_cache: PageCache = DISABLED  # decoded pages shared by the engine's tablets
 
 
 class Tablet:
@@ -64,6 +70,7 @@ class Tablet:
         self._lock = threading.Lock()
         self._published: list[RowsetMeta] = []  # sorted by version; replaced, never mutated
         self._pending: set[int] = set()
+        self._stale: list[tuple[float, list[int]]] = []  # (when, rowset ids) compacted away
         self._readers: dict[int, list[SegmentReader]] = {}
         self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
 
@@ -127,24 +134,69 @@ class Tablet:
             raise StorageError(f"Rowset {meta.rowset_id} belongs to tablet {meta.tablet_id}, "
                                f"not {self.tablet_id}")
         missing = [s for s in meta.segments if not os.path.exists(self._path(s))]
+        # A compacted rowset (restored at start-up) keeps its version range [start, version].
+        start = meta.start_version if meta.end_version == version and \
+            meta.start_version is not None else version
         with self._lock:
             for rs in self._published:
                 if rs.rowset_id == meta.rowset_id:
-                    if rs.start_version == version:
+                    if rs.start_version == start:
                         return rs
                     raise StorageError(f"Rowset {meta.rowset_id} of tablet {self.tablet_id} is "
                                        f"already published at version {rs.start_version}")
-                if rs.start_version <= version <= rs.end_version:
+                if rs.start_version <= version and start <= rs.end_version:
                     raise StorageError(f"Tablet {self.tablet_id} already has version {version}")
             if missing:
                 raise StorageError(f"Tablet {self.tablet_id} lacks segment file(s) "
                                    f"{', '.join(missing)} of rowset {meta.rowset_id}")
             published = meta.published_at(version)
+            published.start_version = start
             self._published = sorted([*self._published, published],
                                      key=lambda r: r.start_version)
             self._pending.discard(meta.rowset_id)
             self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
         return published
+
+    # -- compaction (storage/compaction.py) ----------------------------------------------------
+    def compact(self, inputs: list[RowsetMeta], txn_id: int) -> RowsetMeta:
+        """Write the rows of the consecutive published rowsets `inputs` as one pending rowset
+        spanning their versions; `replace_rowsets` makes it visible in their place."""
+        names = self.schema.names
+        stats = ScanStats()
+        tables = [self._scan(self.schema, rs, [], names, [], stats) for rs in inputs]
+        meta = self.write_rowset(merge_rows(tables, self.schema), txn_id)
+        meta.start_version, meta.end_version = inputs[0].start_version, inputs[-1].end_version
+        return meta
+
+    def replace_rowsets(self, input_ids: list[int], output: RowsetMeta) -> bool:
+        """Publish the compacted `output` instead of the rowsets `input_ids` (their files are
+        deleted after STALE_SWEEP_SECONDS); False (nothing changed) if any input is gone."""
+        wanted = set(input_ids)
+        with self._lock:
+            if output.rowset_id in {r.rowset_id for r in self._published}:
+                return True  # replay of an applied swap
+            if wanted - {r.rowset_id for r in self._published}:
+                return False
+            kept = [r for r in self._published if r.rowset_id not in wanted]
+            self._published = sorted([*kept, output], key=lambda r: r.start_version)
+            self._pending.discard(output.rowset_id)
+            self._stale.append((time.monotonic(), input_ids))
+        self.sweep_stale()
+        return True
+
+    def sweep_stale(self, max_age: float = STALE_SWEEP_SECONDS) -> list[str]:
+        """Delete files of rowsets compacted away more than `max_age` seconds ago."""
+        now = time.monotonic()
+        with self._lock:
+            due = [ids for at, ids in self._stale if now - at >= max_age]
+            self._stale = [(at, ids) for at, ids in self._stale if now - at < max_age]
+            for rowset_id in (i for ids in due for i in ids):
+                self._readers.pop(rowset_id, None)
+        doomed = {i for ids in due for i in ids}
+        removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id in doomed]
+        for name in removed:
+            os.remove(self._path(name))
+        return removed
 
     # -- reading -------------------------------------------------------------------------------
     def rowsets(self, version: int | None = None) -> list[RowsetMeta]:
@@ -216,7 +268,8 @@ class Tablet:
         with self._lock:
             readers = self._readers.get(rowset.rowset_id)
         if readers is None:
-            readers = [SegmentReader(self._path(s), self.tablet_id) for s in rowset.segments]
+            readers = [SegmentReader(self._path(s), self.tablet_id, self.options.page_cache)
+                       for s in rowset.segments]
             with self._lock:
                 readers = self._readers.setdefault(rowset.rowset_id, readers)
         return readers
@@ -236,7 +289,8 @@ class Tablet:
         """Delete segment files of rowsets neither published nor being written, and side index
         files of such rowsets or of indexes the schema lacks (crash debris)."""
         with self._lock:
-            live = {r.rowset_id for r in self._published} | set(self._pending)
+            live = {r.rowset_id for r in self._published} | set(self._pending) | \
+                {i for _, ids in self._stale for i in ids}
         removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id not in live]
         for name in removed:
             os.remove(self._path(name))

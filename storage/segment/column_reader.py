@@ -6,7 +6,8 @@ Reads go through `SegmentIO`, one per scan of a segment: it holds the open file 
 index file the scan opens), counts bytes and pages into the scan's stats, and caches decoded
 pages so that a page used by the short key search is not decoded twice. Consecutive pages are
 fetched with one pread and sliced. Index structures, once loaded, stay on the reader; each reuse
-counts as a cached page (CachedPagesNum), as does a decoded page reused within the scan.
+counts as a cached page (CachedPagesNum), as does a decoded page reused within the scan or
+found in the process's page cache (storage/page_cache.py), which keeps decoded pages across scans.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from storage.errors import CorruptionError
+from storage.page_cache import DISABLED, PageCache
 from storage.segment import bitmap_index, bloom_filter, encoding, ordinal, page, zone_map
 from storage.segment.row_ranges import RowRanges
 from storage.stats import ScanStats
@@ -28,11 +30,13 @@ from storage.types import DataType
 class SegmentIO:
     """The open file of one segment scan, with its stats and decoded-page cache."""
 
-    def __init__(self, path: str, tablet_id: int | None, stats: ScanStats):
+    def __init__(self, path: str, tablet_id: int | None, stats: ScanStats,
+                 cache: PageCache = DISABLED, owner: int = 0):
         self.path = path
         self.tablet_id = tablet_id
         self.stats = stats
         self.pages: dict[tuple[str, int], pa.Array] = {}
+        self.cache, self.owner = cache, owner  # the process's page cache, this file's token
         self.fd = os.open(path, os.O_RDONLY)
         self._others: dict[str, SegmentIO] = {}
 
@@ -182,18 +186,28 @@ class ColumnReader:
         """The given ascending row ids, decoding only the pages that hold them."""
         locs = self.locations(io)
         page_of = locs.page_of_rows(rows)
-        wanted = np.unique(page_of)
+        change = np.empty(len(page_of), dtype=bool)  # rows ascending: pages ascending too
+        change[:1] = True
+        np.not_equal(page_of[1:], page_of[:-1], out=change[1:])
+        wanted = page_of[change]
         pages = self._decode_pages(io, wanted)
         arrays = [pages[p] for p in wanted.tolist()]
         lengths = np.array([len(a) for a in arrays], dtype=np.int64)
-        bases = np.cumsum(lengths) - lengths
-        local = rows - locs.first_rows[page_of] + bases[np.searchsorted(wanted, page_of)]
+        # row r of page p sits at r - first_rows[p] + (rows of the wanted pages before p)
+        shift = np.cumsum(lengths) - lengths - locs.first_rows[wanted]
+        local = rows + shift[np.cumsum(change) - 1]
         merged = arrays[0] if len(arrays) == 1 else pa.concat_arrays(arrays)
         return merged.take(pa.array(local))
 
     def _decode_pages(self, io: SegmentIO, wanted: np.ndarray) -> dict[int, pa.Array]:
         """Decoded arrays of the wanted page numbers, fetching runs of adjacent pages at once."""
         out = {p: io.pages[(self.name, p)] for p in wanted.tolist() if (self.name, p) in io.pages}
+        if io.cache.enabled:
+            for p in wanted.tolist():
+                if p not in out:
+                    hit = io.cache.get((io.owner, self.name, p))
+                    if hit is not None:
+                        out[p] = io.pages[(self.name, p)] = hit
         io.stats.cached_pages_num += len(out)
         missing = np.array([p for p in wanted.tolist() if p not in out], dtype=np.int64)
         if len(missing) == 0:
@@ -208,6 +222,8 @@ class ColumnReader:
                 offset = int(locs.offsets[p]) - start
                 out[p] = self._decode_page(io, blob.slice(offset, int(locs.sizes[p])), p, locs)
                 io.pages[(self.name, p)] = out[p]
+                if io.cache.enabled:
+                    io.cache.put((io.owner, self.name, p), out[p])
         return out
 
     def _decode_page(self, io: SegmentIO, buf: pa.Buffer, p: int,
@@ -219,6 +235,9 @@ class ColumnReader:
                                   **io.where(self.name))
         io.stats.pages_read += 1
         io.stats.uncompressed_bytes_read += pg.body.size
+        if io.cache.enabled and not pg.compressed:
+            # a view into the read blob of a run of pages: cache a copy, not the whole run
+            pg.body = pa.py_buffer(pg.body.to_pybytes())
         arr = self._guard(io, lambda: encoding.decode(pg.encoding, pg.has_nulls, pg.body,
                                                       pg.num_values, self.dtype))
         return arr

@@ -60,6 +60,7 @@ class Page:
     flags: int
     num_values: int
     body: pa.Buffer
+    compressed: bool = False  # the body was decompressed (a fresh buffer, not a file view)
 
     @property
     def has_nulls(self) -> bool:
@@ -101,7 +102,7 @@ def parse(buf: pa.Buffer, expected_type: int, where: dict) -> Page:
         body = _decompress(view[HEADER_SIZE:], body_size, where)
     elif compression != NONE or body_size != stored_size:
         raise CorruptionError(f"unknown compression {compression}", **where)
-    return Page(ptype, encoding, flags, num_values, body)
+    return Page(ptype, encoding, flags, num_values, body, compression == LZ4)
 
 
 def _decompress(stored: memoryview, body_size: int, where: dict) -> pa.Buffer:

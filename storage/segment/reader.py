@@ -31,12 +31,15 @@ import numpy as np
 import pyarrow as pa
 
 from storage.errors import CorruptionError, StorageError
+from storage.page_cache import DISABLED, PageCache, new_owner
 from storage.predicate import ColumnPredicate, PreparedPredicate, combined_mask, prepare
 from storage.segment import bitmap_index, filters, footer, page, short_key, side_index, zone_map
 from storage.segment.column_reader import ColumnReader, SegmentIO
 from storage.segment.key_range import key_ranges
 from storage.segment.row_ranges import RowRanges
 from storage.stats import ScanStats
+
+DENSE_FRACTION = 16  # survivors >= 1/16 of the rows read: decode whole ranges, then filter
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,10 @@ class _Rows:
 
 
 class SegmentReader:
-    def __init__(self, path: str, tablet_id: int | None = None):
+    def __init__(self, path: str, tablet_id: int | None = None, cache: PageCache = DISABLED):
         self.path = path
         self.tablet_id = tablet_id
+        self.cache, self.owner = cache, new_owner()
         where = {"tablet_id": tablet_id, "path": path}
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -107,7 +111,7 @@ class SegmentReader:
         prepared = [prepare(p, self.columns[p.column].dtype) for p in predicates]
         stats.segments_total += 1
         stats.rows_total += self.num_rows
-        with SegmentIO(self.path, self.tablet_id, stats) as io:
+        with SegmentIO(self.path, self.tablet_id, stats, self.cache, self.owner) as io:
             if not self._segment_may_match(io, prepared):
                 stats.segments_filtered += 1
                 stats.rows_zone_map_filtered += self.num_rows
@@ -244,12 +248,19 @@ class SegmentReader:
                 if c not in arrays:
                     arrays[c] = self._read(io, c, rows)
             return self._table(columns, arrays, selected)
-        ids = rows.indices()[mask]
         selector = pa.array(mask)
+        # Dense survivors: every page is needed anyway, so decode the ranges and filter; sparse
+        # ones: decode only the pages holding them and gather (late materialisation).
+        dense = rows.ids is None and selected * DENSE_FRACTION >= count
+        ids = None if dense else rows.indices()[mask]
         out = {}
         for c in dict.fromkeys(columns):
-            out[c] = arrays[c].filter(selector) if c in arrays else \
-                self.columns[c].read_rows(io, ids)
+            if c in arrays:
+                out[c] = arrays[c].filter(selector)
+            elif dense:
+                out[c] = self._read(io, c, rows).filter(selector)
+            else:
+                out[c] = self.columns[c].read_rows(io, ids)
         return self._table(columns, out, selected)
 
     @staticmethod

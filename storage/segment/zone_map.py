@@ -139,8 +139,8 @@ def _value_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
     op = pred.op
     if op == "=":
         return contains(pred.scalars[0])
-    if op == "in" and pred.key_values is not None:
-        return _in_sorted(zm, pred.value_set(), pred.sorted_values())
+    if pred.value_set is not None:
+        return _in_sorted(zm, pred.value_set.array, pred.value_set.numpy)
     if op == "in":  # values not of the column type: compare one by one in a common type
         out = np.zeros(len(zm), dtype=bool)
         for scalar in pred.scalars:

@@ -1,0 +1,71 @@
+"""The values of an `IN` predicate, of the column's type, built once per scan and shared by every
+segment and index that uses them.
+
+    array       sorted, distinct, non-NULL values (pa.Array of the column type)
+    numpy       the same as numpy (zone maps: one searchsorted of the page minimums)
+    keys        the same as Python values (short key ranges, bloom filter hashes, bitmap
+                lookups), converted only when one of them asks
+    contains()  the exact row mask: for integer columns a lookup table over [min, max] when
+                that span is small (Doris's bitmap runtime filter), else a binary search of
+                the sorted values; other types use Arrow's hash set (`is_in`). Arrow's
+                is_in rebuilds its hash table on every call, which for a runtime filter of
+                10^5 values costs more than the scan itself; the table here is built once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+MAX_LOOKUP_SPAN = 1 << 24  # bytes of a lookup table (one bool per integer in [min, max])
+
+
+class ValueSet:
+    def __init__(self, values: pa.Array):
+        self.array = pc.unique(values.drop_null()).sort()
+        self._numpy: np.ndarray | None = None
+        self._keys: list | None = None
+        self._table: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    @property
+    def numpy(self) -> np.ndarray:
+        if self._numpy is None:
+            self._numpy = self.array.to_numpy(zero_copy_only=False)
+        return self._numpy
+
+    @property
+    def keys(self) -> list:
+        if self._keys is None:
+            self._keys = self.array.to_pylist()
+        return self._keys
+
+    def contains(self, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+        """TRUE where the row's value is in the set; FALSE for NULL rows."""
+        if not pa.types.is_integer(self.array.type) or self.array.type == pa.uint64() \
+                or len(self.array) <= 64:
+            return pc.is_in(arr, value_set=self.array, skip_nulls=True)
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        values = self.numpy
+        lo = int(values[0])
+        x = (pc.fill_null(arr, lo) if arr.null_count else arr).to_numpy()
+        span = int(values[-1]) - lo + 1
+        if span <= MAX_LOOKUP_SPAN:
+            if self._table is None:
+                table = np.zeros(span, dtype=bool)
+                table[values.astype(np.int64) - lo] = True
+                self._table = table
+            # x - lo as unsigned: values below the set wrap around to huge offsets
+            offset = np.subtract(x, lo, dtype=np.int64).view(np.uint64)
+            hit = self._table.take(offset, mode="clip")
+            hit &= offset < span
+        else:
+            pos = np.minimum(np.searchsorted(values, x), len(values) - 1)
+            hit = values[pos] == x
+        if arr.null_count:
+            hit &= np.asarray(pc.is_valid(arr))
+        return pa.array(hit)
