@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from executor.expressions import datetime_functions
+from executor.expressions import datetime_functions, decimal_int64
 from executor.expressions.casts import (MAX_PRECISION, TEMPORAL, cast_value, decimal_of, kind,
                                         number_literal, numeric_common, rescale_decimal)
 from executor.expressions.context import Frame, Value
@@ -195,7 +195,12 @@ def _shrunk(arr: pa.Array) -> pa.Array:
 
 def _decimal_kernel(op: str, a: pa.Array, b: pa.Array, out: pa.DataType) -> pa.Array:
     """Compute in decimal128 when Arrow's exact result type fits 38 digits, else in decimal256
-    (76 digits, no intermediate overflow); then round/check into `out`."""
+    (76 digits, no intermediate overflow); then round/check into `out`. + - * first try the
+    unscaled int64 values (decimal_int64.py)."""
+    if op in "+-*" and len(a) > 1:
+        fast = decimal_int64.arith(op, a, b, out)
+        if fast is not None:
+            return fast
     zero = None
     try:
         if op in "+-*":

@@ -36,6 +36,7 @@ from executor.expressions import temporal
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import null_of, scalar_wrap
+from executor.expressions.decimal_int64 import retyped
 from storage.types import ALIASES, DataType
 
 MAX_PRECISION = 38
@@ -347,8 +348,9 @@ def rescale_decimal(arr: pa.Array, target: pa.DataType, overflow_to_null: bool) 
                                          f"{target.scale})")
             arr = pc.if_else(ok, arr, None)
     # Values were rounded to the target scale and range-checked above, so this cast only drops
-    # zero digits.
-    return arr.cast(target, safe=False)
+    # zero digits (or only relabels the precision: then the bytes stay as they are).
+    same_bytes = retyped(arr, target)
+    return same_bytes if same_bytes is not None else arr.cast(target, safe=False)
 
 
 def _to_bool(arr: pa.Array, target: pa.DataType) -> pa.Array:

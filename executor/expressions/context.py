@@ -71,6 +71,7 @@ class Frame:
         self.n = batch.num_rows
         self._evaluator = evaluator
         self._names: dict[str, int] | None = None
+        self._combined: dict[int, pa.Array] = {}
 
     def eval(self, node: exp.Expression) -> Value:
         return self._evaluator(node, self)
@@ -82,8 +83,12 @@ class Frame:
         index = self._index(name)
         if index is None:
             raise UnknownColumnError(name)
-        col = self.batch.column(index)
-        return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        cached = self._combined.get(index)
+        if cached is None:
+            col = self.batch.column(index)
+            cached = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+            self._combined[index] = cached  # a column used twice is combined once
+        return cached
 
     def _index(self, name: str) -> int | None:
         if self._names is None:

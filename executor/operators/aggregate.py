@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from executor.expressions import decimal_int64
 from executor.operators.sort import sort_indices
 
 _KERNEL = {"sum_distinct": "distinct", "mean_distinct": "distinct", "group_concat": "list"}
@@ -29,7 +30,9 @@ def _widen(arr: pa.ChunkedArray, func: str) -> pa.ChunkedArray:
         if pa.types.is_integer(t) or pa.types.is_boolean(t):
             return arr.cast(pa.int64())
         if pa.types.is_decimal(t):
-            return arr.cast(pa.decimal128(38, t.scale))
+            target = pa.decimal128(38, t.scale)
+            same_bytes = decimal_int64.retyped(arr, target)
+            return same_bytes if same_bytes is not None else arr.cast(target)
         if pa.types.is_floating(t):
             return arr.cast(pa.float64())
     if base in ("mean", "stddev", "stddev_samp", "variance", "variance_samp") and (
@@ -37,7 +40,9 @@ def _widen(arr: pa.ChunkedArray, func: str) -> pa.ChunkedArray:
         return arr.cast(pa.float64())
     if base == "mean" and pa.types.is_decimal(t):
         # Doris: AVG(DECIMAL(p,s)) keeps a decimal with at least 4 fractional digits.
-        return arr.cast(pa.decimal128(38, max(t.scale, 4)))
+        target = pa.decimal128(38, max(t.scale, 4))
+        rescaled = decimal_int64.retyped(arr, target)
+        return rescaled if rescaled is not None else arr.cast(target)
     return arr
 
 

@@ -1,0 +1,56 @@
+"""The int64 path of DECIMAL + - * gives exactly what Arrow's decimal128/256 path gives (values,
+types, NULLs, rounding to a reduced result scale), and steps aside when it cannot be exact."""
+
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from executor.expressions import arithmetic, decimal_int64
+
+
+def decimals(rng, n, digits, p, s):
+    vals = [None if rng.random() < 0.1 else
+            Decimal(int(rng.integers(-10 ** digits, 10 ** digits))).scaleb(-s) for _ in range(n)]
+    return pa.array(vals, pa.decimal128(p, s))
+
+
+def arrow_path(op, a, b, out, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(decimal_int64, "arith", lambda *args: None)
+        return arithmetic._decimal_kernel(op, a, b, out)
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*"])
+@pytest.mark.parametrize("t1, t2", [((15, 2), (15, 2)), ((31, 4), (16, 2)), ((38, 10), (20, 5)),
+                                    ((5, 3), (10, 0))])
+def test_matches_the_arrow_path(op, t1, t2, monkeypatch):
+    rng = np.random.default_rng(sum(t1) + sum(t2))
+    a, b = decimals(rng, 400, min(7, t1[0] - 1), *t1), decimals(rng, 400, min(4, t2[0] - 1), *t2)
+    out = arithmetic.decimal_result_type(op, a.type, b.type, 4)
+    fast = decimal_int64.arith(op, a, b, out)
+    assert fast is not None
+    slow = arrow_path(op, a, b, out, monkeypatch)
+    assert fast.type == slow.type and fast.to_pylist() == slow.to_pylist()
+
+
+def test_steps_aside_when_it_could_overflow():
+    big = pa.array([Decimal(2 ** 40)], pa.decimal128(20, 0))
+    out = arithmetic.decimal_result_type("*", big.type, big.type, 4)
+    assert decimal_int64.arith("*", big, big, out) is None
+    huge = pa.array([Decimal(10 ** 30)], pa.decimal128(38, 0))
+    assert decimal_int64.unscaled(huge) is None
+
+
+def test_retyped_keeps_the_bytes():
+    a = pa.array([Decimal("1.5"), None, Decimal("-2.25")], pa.decimal128(5, 2)).slice(1)
+    r = decimal_int64.retyped(a, pa.decimal128(38, 2))
+    assert r.type == pa.decimal128(38, 2) and r.to_pylist() == [None, Decimal("-2.25")]
+    assert decimal_int64.retyped(a, pa.decimal128(38, 1)) is None  # fewer digits: a real cast
+
+
+def test_retyped_to_a_larger_scale_multiplies():
+    a = pa.array([Decimal("1.50"), None, Decimal("-2.25")], pa.decimal128(15, 2))
+    r = decimal_int64.retyped(pa.chunked_array([a]), pa.decimal128(38, 4))
+    assert r.type == pa.decimal128(38, 4) and r.to_pylist() == a.cast(r.type).to_pylist()
