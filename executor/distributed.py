@@ -51,22 +51,28 @@ def _scan_instances(node: L.OlapScan, env) -> list[pa.Table] | None:
             for b in range(node.num_buckets)]
 
 
-def instances(node: object, env) -> list[pa.Table] | None:
-    """The subtree's output split by the probe table's buckets, or None if not bucketed."""
+def instances(node: object, env, split: bool = True) -> list[pa.Table] | None:
+    """The subtree's output split by the probe table's buckets, or None if not bucketed.
+
+    split=False: the caller only concatenates the parts, so BROADCAST joins below may run
+    once over all instances' rows (one hash table instead of one per instance); the first
+    part then holds every row and the others are empty (their count is still the number of
+    instances, which the exchange bytes are counted by)."""
     if isinstance(node, L.OlapScan):
         return _scan_instances(node, env)
     if isinstance(node, (L.Filter, L.Project, L.Rename)):
-        parts = instances(node.input, env)
+        parts = instances(node.input, env, split)
         if parts is None:
             return None
         if isinstance(node, L.Filter):
-            return [run_filter(p, node.condition, env.eval_ctx) for p in parts]
+            return parts if node.pushed else \
+                [run_filter(p, node.condition, env.eval_ctx) for p in parts]
         if isinstance(node, L.Project):
             return [run_project(p, node.exprs, node.names, env.eval_ctx) for p in parts]
         return [pa.Table.from_arrays([p.column(x) for x in node.names], names=node.aliases)
                 for p in parts]
     if isinstance(node, L.Join) and node.distribution in ("COLOCATE", "BUCKET_SHUFFLE", "BROADCAST"):
-        return join_instances(node, env)
+        return join_instances(node, env, split)
     return None
 
 
@@ -91,7 +97,7 @@ def _count(env, node: L.Join, kind: str, nbytes: int) -> None:
     env.record(node, moved=int(nbytes))
 
 
-def join_instances(node: L.Join, env) -> list[pa.Table]:
+def join_instances(node: L.Join, env, split: bool = True) -> list[pa.Table]:
     from executor.run import execute
     kind = node.distribution
     if kind == "COLOCATE":
@@ -103,7 +109,7 @@ def join_instances(node: L.Join, env) -> list[pa.Table]:
     # The build side runs first: its keys become runtime filters on the probe scan.
     right = execute(node.right, env)
     left_node = apply_runtime_filters(node, right)
-    left_parts = instances(left_node, env)
+    left_parts = instances(left_node, env, split or kind == "BUCKET_SHUFFLE")
     if kind == "BUCKET_SHUFFLE" and left_parts is not None and node.bucket_right_keys:
         # Hash the right rows exactly as the left table's rows were bucketed: its distribution
         # columns' types and order, modulo its bucket count.
@@ -117,8 +123,11 @@ def join_instances(node: L.Join, env) -> list[pa.Table]:
         if left_parts is None:
             left_parts = [execute(left_node, env)]
         _count(env, node, kind, right.nbytes * len(left_parts))
+        if not split and len(left_parts) > 1:
+            joined = run_join(_concat(left_parts), right, node, env.eval_ctx)
+            return [joined] + [joined.slice(0, 0)] * (len(left_parts) - 1)
         return _join_pairs(left_parts, [right] * len(left_parts), node, env)
-    left = pa.concat_tables(left_parts) if left_parts is not None else execute(left_node, env)
+    left = _concat(left_parts) if left_parts is not None else execute(left_node, env)
     n = DEFAULT_SHUFFLE_PARTITIONS
     types = _key_types(left, node.left_keys)
     left_split = _hash_split(left, node.left_keys, types, n)
@@ -144,11 +153,16 @@ def _join_pairs(lefts: list[pa.Table], rights: list[pa.Table], node: L.Join, env
     return list(env.pool.map(lambda lr: run_join(lr[0], lr[1], node, env.eval_ctx), pairs))
 
 
+def _concat(parts: list[pa.Table]) -> pa.Table:
+    full = [p for p in parts if p.num_rows] or parts[:1]
+    return pa.concat_tables(full) if len(full) > 1 else full[0]
+
+
 def run_distributed_join(node: L.Join, env) -> pa.Table:
     from executor.run import execute
     if node.kind == "cross" or node.distribution is None:
         right = execute(node.right, env)
         return run_join(execute(apply_runtime_filters(node, right), env), right, node, env.eval_ctx)
-    parts = join_instances(node, env)
+    parts = join_instances(node, env, split=False)
     parts = [p for p in parts if p.num_rows] or parts[:1]
     return pa.concat_tables(parts) if len(parts) > 1 else parts[0]

@@ -71,7 +71,8 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.OlapScan: run_scan,
     L.InlineTable: lambda n, env: n.table,
     L.OneRow: lambda n, env: pa.table({"__one": pa.nulls(1, pa.bool_())}),
-    L.Filter: lambda n, env: run_filter(execute(n.input, env), n.condition, env.eval_ctx),
+    L.Filter: lambda n, env: execute(n.input, env) if n.pushed else
+    run_filter(execute(n.input, env), n.condition, env.eval_ctx),
     L.Project: lambda n, env: run_project(execute(n.input, env), n.exprs, n.names, env.eval_ctx),
     L.Aggregate: lambda n, env: run_aggregate(execute(n.input, env), n.group_names, n.calls,
                                               n.grouping_sets),

@@ -97,7 +97,8 @@ def _extend(node: L.Extend, env: ExecEnv) -> Iterator[pa.Table]:
 
 _STREAMERS: dict[type, Callable[[object, ExecEnv], Iterator[pa.Table]]] = {
     L.OlapScan: _scan,
-    L.Filter: lambda n, env: (run_filter(b, n.condition, env.eval_ctx) for b in stream(n.input, env)),
+    L.Filter: lambda n, env: stream(n.input, env) if n.pushed else
+    (run_filter(b, n.condition, env.eval_ctx) for b in stream(n.input, env)),
     L.Project: lambda n, env: (run_project(b, n.exprs, n.names, env.eval_ctx)
                                for b in stream(n.input, env)),
     L.Rename: lambda n, env: (pa.Table.from_arrays([b.column(x) for x in n.names], names=n.aliases)

@@ -27,7 +27,7 @@ from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
 from planner.prune_columns import prune_columns
 from planner.prune_partitions import prune_partitions
-from planner.pushdown import to_storage_predicates
+from planner.pushdown import storage_predicates
 from planner.reorder_joins import Relation, base_rows, build_join_tree
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
@@ -487,7 +487,9 @@ def _filter_scan(node: object, conj: exp.Expression) -> object:
     while isinstance(scan, L.Filter):
         scan = scan.input
     if isinstance(scan, L.OlapScan):
-        scan.predicates.extend(to_storage_predicates(conj, scan))
+        predicates, exact = storage_predicates(conj, scan)
+        scan.predicates.extend(predicates)
+        return L.Filter(node, conj, pushed=exact)
     return L.Filter(node, conj)
 
 

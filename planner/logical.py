@@ -60,6 +60,9 @@ class OneRow:
 class Filter:
     input: object
     condition: exp.Expression
+    # the condition is exactly the storage predicates of the scan below (planner/pushdown.py):
+    # storage applied it, the executor does not evaluate it again; EXPLAIN still shows it
+    pushed: bool = False
 
 
 @dataclass

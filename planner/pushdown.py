@@ -2,11 +2,20 @@
 
 A conjunct `col <op> literal` (either side), `col IN (literals)`, `col BETWEEN a AND b`,
 `col IS [NOT] NULL` on a column of the scanned table becomes a ColumnPredicate that storage
-uses to prune with the short key index and zone maps. The Filter stays in the plan above the
-scan (it is exact either way); a conjunct that does not fit is simply not pushed.
+uses to prune with the short key index and zone maps. A literal may also be a date constant,
+`DATE 'yyyy-mm-dd'` optionally plus or minus `INTERVAL n DAY|MONTH|YEAR` (folded here, as
+Doris's FE folds constants). The Filter stays in the plan above the scan (EXPLAIN shows it);
+`storage_predicates` also says whether the predicates are *exactly* the conjunct (every literal
+converts to the column type without loss), in which case the executor does not evaluate the
+Filter again. A conjunct that does not fit is simply not pushed.
 """
 
 from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from decimal import Decimal
 
 from sqlglot import exp
 
@@ -31,21 +40,92 @@ def _literal(e: exp.Expression) -> str | None:
     return None
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _date_constant(e: exp.Expression) -> dt.date | None:
+    """`DATE 'yyyy-mm-dd'` [+|- INTERVAL n DAY|MONTH|YEAR] as a date, else None."""
+    if isinstance(e, exp.Cast) and e.to.this == exp.DataType.Type.DATE \
+            and isinstance(e.this, exp.Literal) and e.this.is_string \
+            and _ISO_DATE.fullmatch(e.this.this):
+        try:
+            return dt.date.fromisoformat(e.this.this)
+        except ValueError:
+            return None
+    if isinstance(e, (exp.Add, exp.Sub)) and isinstance(e.expression, exp.Interval):
+        base = _date_constant(e.this)
+        iv = e.expression
+        unit = iv.args.get("unit")
+        if base is None or unit is None or not isinstance(iv.this, exp.Literal) \
+                or not re.fullmatch(r"\d+", str(iv.this.this)):
+            return None
+        n = int(iv.this.this) * (1 if isinstance(e, exp.Add) else -1)
+        return _shift(base, n, unit.name.upper())
+    return None
+
+
+def _shift(d: dt.date, n: int, unit: str) -> dt.date | None:
+    """MySQL's DATE_ADD: months and years clamp the day to the month's last."""
+    if unit == "DAY":
+        return d + dt.timedelta(days=n)
+    months = {"MONTH": n, "YEAR": 12 * n}.get(unit)
+    if months is None:
+        return None
+    total = d.year * 12 + d.month - 1 + months
+    year, month = divmod(total, 12)
+    if not 1 <= year <= 9999:
+        return None
+    day = min(d.day, calendar.monthrange(year, month + 1)[1])
+    return dt.date(year, month + 1, day)
+
+
+def _exact(t, text: str, value) -> bool:
+    """Whether `value` (parse_value of the literal `text`) is the literal exactly, so that the
+    storage predicate selects exactly the rows the SQL comparison does."""
+    if t.is_integer:
+        return re.fullmatch(r"\s*-?\d+\s*", text) is not None
+    if t.kind == "DECIMAL":
+        return isinstance(value, Decimal) and value == Decimal(text)
+    if t.kind == "DATE":
+        return _ISO_DATE.fullmatch(text.strip()) is not None
+    return t.kind in ("VARCHAR", "STRING") and value == text
+
+
 def to_storage_predicates(conj: exp.Expression, scan) -> list:
+    return storage_predicates(conj, scan)[0]
+
+
+def storage_predicates(conj: exp.Expression, scan) -> tuple[list, bool]:
+    """The conjunct's storage predicates, and whether they are exactly the conjunct."""
     from storage import ColumnPredicate
 
     from catalog.errors import DorisError
     types = scan_types(scan)
+    exact = [True]
 
     def value(col: str, lit: exp.Expression):
         t = types.get(col)
+        day = _date_constant(lit)
+        if t is not None and day is not None and t.kind in ("DATE", "DATETIME"):
+            if t.kind == "DATE":
+                return day
+            exact[0] = False  # the executor decides how DATETIME meets DATE
+            return dt.datetime.combine(day, dt.time())
         text = _literal(lit)
         if t is None or text is None or t.is_float:
             raise DdlError("not pushable")
         is_string = isinstance(lit, exp.Literal) and lit.is_string
         if (t.is_string or t.is_temporal) != is_string:
             raise DdlError("not pushable: comparison needs an implicit cast")
-        return parse_value(t, text)
+        parsed = parse_value(t, text)
+        exact[0] = exact[0] and _exact(t, text, parsed)
+        return parsed
+
+    preds = _predicates(conj, scan, value, ColumnPredicate, DorisError)
+    return preds, bool(preds) and exact[0]
+
+
+def _predicates(conj, scan, value, ColumnPredicate, DorisError) -> list:
 
     try:
         if type(conj) in _OPS:

@@ -1,0 +1,44 @@
+"""Pushdown: date constants (DATE 'x' +/- INTERVAL) fold into storage predicates, and only
+conjuncts whose literals convert without loss are marked as exactly pushed."""
+
+import datetime as dt
+from types import SimpleNamespace
+
+import sqlglot
+from sqlglot import exp
+
+from planner.pushdown import storage_predicates
+from storage.types import DataType
+
+SCAN = SimpleNamespace(output=["d", "i", "m", "s", "t"], columns=["d", "i", "m", "s", "t"],
+                       column_types={"d": DataType.of("DATE"), "i": DataType.of("INT"),
+                                     "m": DataType.of("DECIMAL", 15, 2),
+                                     "s": DataType.of("VARCHAR", 10),
+                                     "t": DataType.of("DATETIME")})
+
+
+def pushed(where: str):
+    conj = sqlglot.parse_one(f"SELECT * FROM x WHERE {where}", read="doris").args["where"].this
+    preds, exact = storage_predicates(conj, SCAN)
+    return [(p.column, p.op, p.values) for p in preds], exact
+
+
+def test_date_constants_fold():
+    assert pushed("d <= date '1998-12-01' - interval 90 day") == \
+        ([("d", "<=", (dt.date(1998, 9, 2),))], True)
+    assert pushed("d < date '1994-01-31' + interval '1' month") == \
+        ([("d", "<", (dt.date(1994, 2, 28),))], True)
+    assert pushed("d >= date '1994-01-01' + interval '1' year")[0] == \
+        [("d", ">=", (dt.date(1995, 1, 1),))]
+    preds, exact = pushed("t < date '1994-01-01'")
+    assert preds == [("t", "<", (dt.datetime(1994, 1, 1),))] and not exact
+
+
+def test_exactness():
+    assert pushed("i BETWEEN 1 AND 3")[1]
+    assert pushed("m BETWEEN 0.05 AND 0.07")[1]
+    assert pushed("s = 'AMERICA'")[1]
+    assert pushed("i IN (1, 2, 3)")[1]
+    assert pushed("d = '1994-01-01'")[1]
+    assert not pushed("d = '1994-01-01 10:00:00'")[1]
+    assert pushed("i + 1 = 3") == ([], False)
