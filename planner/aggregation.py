@@ -90,7 +90,9 @@ def _group_exprs(select: exp.Select, items: list) -> tuple[list[exp.Expression],
 
 
 def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list,
-                     names: NameGen):
+                     names: NameGen, constants: set[str] = frozenset()):
+    """`constants`: columns joined in above the aggregation (uncorrelated scalar subqueries
+    of the select list, HAVING and ORDER BY), which may be read like grouping keys."""
     group_unbound, set_indexes = _group_exprs(select, items)
     aliases = {name.lower(): e for name, e, _ in items}
     group_bound = []
@@ -163,7 +165,7 @@ def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list
                 node.set(key, [rewrite(v) if isinstance(v, exp.Expression) else v for v in value])
         return node
 
-    allowed = set(group_names)
+    allowed = set(group_names) | set(constants)
 
     def finish(e: exp.Expression, where: str) -> exp.Expression:
         out = rewrite(scope.bind(e))

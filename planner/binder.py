@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from catalog.catalog import Catalog
 from catalog import information_schema
-from catalog.errors import AnalysisError, NotSupported, UnknownColumn, UnknownTable
+from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.decorrelate import unnest
@@ -32,6 +32,8 @@ from planner.reorder_joins import Relation, base_rows, build_join_tree
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, referenced
+from planner.subqueries import (NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
+                                where_subquery)
 
 
 @dataclass
@@ -41,10 +43,6 @@ class BindContext:
     names: NameGen
     ctes: dict[str, exp.Expression] = field(default_factory=dict)
     variables: list = field(default_factory=list)  # session variables (information_schema)
-
-
-class _NeedsUnnest(Exception):
-    """An IN subquery turned out to be correlated: plan the SELECT through unnesting."""
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
@@ -66,11 +64,11 @@ def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.
     if isinstance(node, exp.Select):
         try:
             return _bind_select(node, ctx, force_unnest=False)
-        except _NeedsUnnest:
+        except NeedsUnnest:
             pass
         try:
             return _bind_select(node, ctx, force_unnest=True)
-        except _NeedsUnnest:
+        except NeedsUnnest:
             raise NotSupported("This correlated subquery is not supported yet") from None
     if isinstance(node, (exp.Union, exp.Intersect, exp.Except)):
         from planner.set_operations import bind_set_operation
@@ -91,7 +89,11 @@ def _bind_select(select: exp.Select, ctx: BindContext,
 
 def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     plan, scope, null_supplied = _bind_from(select, ctx)
-    select, plan = _bind_scalar_subqueries(select, plan, scope, ctx)
+    select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx)
+    plan = _join_subqueries(plan, joins)
+    # A subquery's relation is never filtered below its join: a filter under a ScalarSubquery
+    # or under the inner side of an outer join would change what the outer rows see.
+    null_supplied |= {j.relation for j in joins}
     if isinstance(plan, _Flat):
         plan = _reorder_where(select, plan, scope, ctx)
     else:
@@ -101,7 +103,10 @@ def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, lis
     order = select.args.get("order")
     if select.args.get("group") or has_aggregates(items, having, order):
         plan, items, having_bound, order_bound, scope_out = plan_aggregation(
-            select, plan, scope, items, ctx.names)
+            select, plan, scope, items, ctx.names,
+            constants={n for j in after_aggregate for n in j.names})
+        for j in after_aggregate:
+            plan = j.join(plan)
     else:
         if having is not None:
             raise AnalysisError("HAVING clause requires GROUP BY or an aggregate function")
@@ -128,6 +133,8 @@ class _Flat:
 
     relations: list[tuple[object, set[str]]]
     on: list[exp.Expression]
+    conjuncts: list[exp.Expression] = field(default_factory=list)  # bound, beside WHERE and ON
+    late: list[SubqueryJoin] = field(default_factory=list)  # outer joins above the join tree
 
 
 def _reorderable(joins: list[exp.Join]) -> bool:
@@ -218,18 +225,23 @@ def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext) -> obje
     if isinstance(node, exp.Table) and not node.db and node.name.lower() == "dual":
         return L.OneRow()
     if isinstance(node, exp.Table) and not node.db and node.name in ctx.ctes:
-        return _bind_derived(ctx.ctes[node.name], node.alias or node.name, scope, ctx)
+        return bind_derived(ctx.ctes[node.name], node.alias or node.name, scope, ctx)
     if isinstance(node, exp.Table):
         return _bind_table(node, scope, ctx)
     if isinstance(node, exp.Subquery):
         alias = node.alias
         if not alias:
             raise AnalysisError("Every derived table must have its own alias")
-        return _bind_derived(node.this, alias, scope, ctx)
+        return bind_derived(node.this, alias, scope, ctx)
     raise NotSupported(f"Unsupported FROM item: {node.sql(dialect='doris')}")
 
 
-def _bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindContext) -> object:
+def from_scope(select: exp.Select, ctx: BindContext) -> Scope:
+    """The columns the FROM clause of `select` makes visible."""
+    return _bind_from(select, ctx)[1]
+
+
+def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindContext) -> object:
     """A derived table or CTE reference: its columns exposed as `alias.name`."""
     plan, cols = bind_query(query, ctx)
     instance = ctx.names.new("")
@@ -345,14 +357,14 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     if where is None:
         return plan
     bound = scope.bind(where.this)
-    if any(isinstance(n, exp.AggFunc) for n in bound.find_all(exp.AggFunc)):
+    if next(own_nodes(bound, exp.AggFunc), None) is not None:
         raise AnalysisError("WHERE clause cannot contain aggregate functions")
     owner = {c.internal: c.relation for c in scope.columns}
     remaining = []
     for conj in _conjuncts(bound):
-        semi = _in_subquery(conj, ctx)
+        semi = where_subquery(conj, scope, ctx)
         if semi is not None:
-            plan = L.Join(plan, semi[1], semi[0], [semi[2]], [semi[3]])
+            plan = semi.join(plan)
             continue
         rels = {owner[n] for n in referenced(conj) if n in owner}
         if len(rels) == 1 and not (rels & null_supplied) and not conj.find(exp.Subquery):
@@ -376,17 +388,40 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
     conjuncts = [c for on in flat.on for c in _conjuncts(scope.bind(on))]
     if where is not None:
         conjuncts += _conjuncts(scope.bind(where.this))
-    if any(c.find(exp.AggFunc) for c in conjuncts):
+    if any(next(own_nodes(c, exp.AggFunc), None) is not None for c in conjuncts):
         raise AnalysisError("WHERE clause cannot contain aggregate functions")
-    semis, kept = [], []
-    for conj in conjuncts:
-        semi = _in_subquery(conj, ctx)
-        (semis if semi is not None else kept).append(semi if semi is not None else conj)
+    late_names = {n for j in flat.late for n in j.names}
+    semis, kept, late = [], [], []
+    for conj in conjuncts + flat.conjuncts:
+        semi = where_subquery(conj, scope, ctx)
+        if semi is not None:
+            semis.append(semi)
+        else:
+            (late if referenced(conj) & late_names else kept).append(conj)
     relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog))
                  for p, names in flat.relations]
     plan = build_join_tree(relations, kept, _filter_scan)
-    for kind, sub_plan, left_key, right_key in semis:
-        plan = L.Join(plan, sub_plan, kind, [left_key], [right_key])
+    for j in flat.late:
+        plan = j.join(plan)
+    if late:
+        plan = L.Filter(plan, exp.and_(*late))
+    for semi in semis:
+        plan = semi.join(plan)
+    return plan
+
+
+def _join_subqueries(plan: object, joins: list[SubqueryJoin]) -> object:
+    """Join the relations made from scalar subqueries to the FROM: inner and cross joins of
+    a flat FROM join its reordering (with their keys as equalities), outer joins go on top."""
+    for j in joins:
+        if not isinstance(plan, _Flat):
+            plan = j.join(plan)
+        elif j.kind == "left outer":
+            plan.late.append(j)
+        else:
+            plan.relations.append((j.plan, j.names))
+            plan.conjuncts += [exp.EQ(this=exp.column(a, quoted=True), expression=exp.column(b, quoted=True))
+                               for a, b in zip(j.left_keys, j.right_keys)]
     return plan
 
 
@@ -407,55 +442,6 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
         child = getattr(plan, attr, None)
         if child is not None:
             _finalize_scans(child, ctx)
-
-
-def _bind_scalar_subqueries(select: exp.Select, plan: object, scope: Scope,
-                            ctx: BindContext) -> tuple[exp.Select, object]:
-    """Each uncorrelated scalar subquery becomes a one-row relation cross-joined in; the
-    subquery in the AST becomes a reference to its column."""
-    found = [n for n in select.find_all(exp.Subquery)
-             if n.parent_select is select and not isinstance(n.parent, (exp.From, exp.Join, exp.In))]
-    if not found:
-        return select, plan
-    select = select.copy()
-    found = [n for n in select.find_all(exp.Subquery)
-             if n.parent_select is select and not isinstance(n.parent, (exp.From, exp.Join, exp.In))]
-    for node in found:
-        try:
-            sub_plan, cols = bind_query(node.this, ctx)
-        except UnknownColumn:
-            raise _NeedsUnnest() from None
-        if len(cols) != 1:
-            raise AnalysisError("Operand should contain 1 column(s)")
-        alias = ctx.names.new("__sq")
-        internal = f"{alias}.{alias}"
-        scope.columns.append(ScopeColumn(alias, alias, internal, cols[0].type))
-        right = L.ScalarSubquery(L.Rename(sub_plan, [cols[0].internal], [internal], relation=alias))
-        if isinstance(plan, _Flat):
-            plan.relations.append((right, {internal}))
-        else:
-            plan = L.Join(plan, right, "cross", [], [])
-        node.replace(exp.column(alias, alias))
-    return select, plan
-
-
-def _in_subquery(conj: exp.Expression, ctx: BindContext) -> tuple | None:
-    """`col [NOT] IN (SELECT ...)` (uncorrelated) as a semi / null-aware anti join."""
-    negated = isinstance(conj, exp.Not)
-    node = conj.this if negated else conj
-    if not (isinstance(node, exp.In) and node.args.get("query") is not None):
-        return None
-    if not isinstance(node.this, exp.Column):
-        raise NotSupported("IN (subquery) on an expression is not supported yet")
-    query = node.args["query"]
-    try:
-        sub_plan, cols = bind_query(query.this if isinstance(query, exp.Subquery) else query, ctx)
-    except UnknownColumn:
-        raise _NeedsUnnest() from None
-    if len(cols) != 1:
-        raise AnalysisError("Operand should contain 1 column(s)")
-    kind = "null aware left anti" if negated else "left semi"
-    return kind, sub_plan, node.this.name, cols[0].internal
 
 
 def _push_into(plan: object, relation: str, conj: exp.Expression) -> bool:

@@ -1,10 +1,11 @@
-"""Subquery decorrelation with sqlglot's optimizer rules, applied only where needed.
+"""Subquery decorrelation with sqlglot's optimizer rules: the fallback for the shapes that
+planner/subqueries.py does not turn into joins itself.
 
-EXISTS, scalar and correlated subqueries are rewritten into joins by sqlglot's
-`unnest_subqueries` (grouped LEFT JOINs plus filters), after `qualify` has given every column its
-table. Both rules run only for a SELECT that has such a subquery (a few milliseconds), never
-the full 40-65 ms `optimize()`. Uncorrelated `col [NOT] IN (SELECT ...)` conjuncts of WHERE are
-left alone: the binder plans them as semi / null-aware anti joins with MySQL's NULL semantics.
+Those shapes (e.g. a correlated scalar subquery without aggregates, correlation only by
+non-equalities, IN under OR) are rewritten into joins by sqlglot's `unnest_subqueries` (grouped
+LEFT JOINs plus filters), after `qualify` has given every column its table. Both rules run only
+for a SELECT that needs them (a few milliseconds), never the full 40-65 ms `optimize()`: when
+`needs_unnesting` says so, or when the binder raised `NeedsUnnest` (force).
 
 `qualify` aliases every select item; the original output names are kept and restored so that
 `SELECT count(*) ...` is still called `count(*)`.
@@ -40,11 +41,9 @@ def needs_unnesting(select: exp.Select) -> bool:
     """True if the SELECT (not counting nested SELECTs) has a subquery the binder cannot plan."""
     where = select.args.get("where")
     direct = {id(c) for c in _conjuncts(where.this if where else None) if _in_subquery_conjunct(c)}
-    for node in select.find_all(exp.Exists, exp.Subquery, exp.In):
-        if node.parent_select is not select and not (isinstance(node, exp.Exists) and node.parent_select is select):
+    for node in select.find_all(exp.Subquery, exp.In):
+        if node.parent_select is not select:
             continue
-        if isinstance(node, exp.Exists):
-            return True
         if isinstance(node, exp.In):
             if node.args.get("query") is None:
                 continue
@@ -56,8 +55,8 @@ def needs_unnesting(select: exp.Select) -> bool:
             continue  # a derived table: bound (and unnested) on its own
         if isinstance(node.parent, exp.In):
             continue  # handled with its IN above
-        # A scalar subquery: the binder plans it when uncorrelated and asks for unnesting
-        # (force) when it is not.
+        # A scalar subquery or EXISTS: planned by planner/subqueries.py, which asks for
+        # unnesting (force) for the shapes it does not plan.
     return False
 
 

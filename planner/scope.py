@@ -22,6 +22,7 @@ class ScopeColumn:
     name: str
     internal: str
     type: DataType | None = None
+    hidden: bool = False  # a subquery's column: bound by name, not part of `*`
 
 
 @dataclass
@@ -48,7 +49,8 @@ class Scope:
         return hits[0]
 
     def star(self, relation: str | None = None) -> list[ScopeColumn]:
-        cols = [c for c in self.columns if relation is None or c.relation == relation]
+        cols = [c for c in self.columns
+                if not c.hidden and (relation is None or c.relation == relation)]
         if relation is not None and not cols:
             raise AnalysisError(f"Unknown table '{relation}'")
         return cols

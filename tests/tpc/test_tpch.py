@@ -10,14 +10,7 @@ import pytest
 
 from tpc_harness import query_params
 
-XFAIL = {
-    "q11": "errCode = 2, detailMessage = '__sq10' must appear in the GROUP BY clause or be used "
-           "in an aggregate function in HAVING",
-    "q18": "errCode = 2, detailMessage = WHERE clause cannot contain aggregate functions",
-    "q20": "errCode = 2, detailMessage = WHERE clause cannot contain aggregate functions",
-    "q21": "errCode = 2, detailMessage = Aggregate function COLLECT_LIST(`l2.l_suppkey#5`) is not "
-           "supported yet",
-}
+XFAIL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", query_params("tpch", XFAIL))
