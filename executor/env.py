@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from executor.errors import QueryInterrupted
 from storage import ScanStats, StorageEngine
 
 
@@ -18,6 +20,11 @@ class ExecEnv:
     exchange_bytes: dict = field(default_factory=dict)  # join distribution -> bytes moved
     # EXPLAIN ANALYZE: id(logical node) -> [rows, seconds, exchange bytes]; None = not profiling
     profile: dict | None = None
+    cancel: threading.Event | None = None  # set by KILL QUERY: stop at the next operator/batch
+
+    def check_cancelled(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise QueryInterrupted()
 
     def record(self, node: object, rows: int = 0, seconds: float = 0.0, moved: int = 0) -> None:
         if self.profile is not None:

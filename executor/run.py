@@ -37,7 +37,8 @@ def execute(node: object, env: ExecEnv) -> pa.Table:
 
 def check_memory(table: pa.Table, env: ExecEnv) -> pa.Table:
     """exec_mem_limit: a materialised intermediate result larger than the limit fails the query
-    (a clear error instead of the process running out of memory)."""
+    (a clear error instead of the process running out of memory). A KILLed query stops here."""
+    env.check_cancelled()
     if env.mem_limit and table.nbytes > env.mem_limit:
         raise ExecutionError(
             f"[MEM_LIMIT_EXCEEDED]Query memory usage {table.nbytes} bytes exceeds "

@@ -33,7 +33,9 @@ def stream(node: object, env: ExecEnv) -> Iterator[pa.Table]:
         yield execute(node, env)
         return
     if env.profile is None:
-        yield from handler(node, env)
+        for batch in handler(node, env):
+            env.check_cancelled()
+            yield batch
         return
     batches = handler(node, env)
     while True:  # EXPLAIN ANALYZE: rows and time (inclusive of the inputs) per node

@@ -10,7 +10,7 @@ from catalog.errors import NotSupported
 from catalog.statements import AlterSystemStmt, ShowBackendsStmt, ShowProcStmt
 from catalog.statements import (CreateTableStmt, DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
-from server.handlers import ddl, explain, insert, query, set_var, show, system
+from server.handlers import ddl, explain, insert, kill, query, set_var, show, system
 from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
                                 AdminShowConfigStmt, AlterTablePropertiesStmt, DropPartitionStmt,
@@ -62,6 +62,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Commit: _ok,
     exp.Rollback: _ok,
     exp.Command: _command,
+    exp.Kill: kill.kill,
     # partitions and dynamic partitions
     AddPartitionStmt: partition.add_partition,
     DropPartitionStmt: partition.drop_partition,

@@ -52,6 +52,7 @@ class Services:
     tablet_scheduler: TabletScheduler | None = None
     compaction: CompactionDaemon | None = None
     profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
+    sessions: dict = field(default_factory=dict)  # connection id -> DorisSession (PROCESSLIST, KILL)
 
 
 def open_services(cfg: Config) -> Services:

@@ -7,9 +7,13 @@ that ran, and stops at the first error (returned in place of that statement's re
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import time
 from datetime import datetime, timezone
 
+from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
 
@@ -33,6 +37,12 @@ class DorisSession(BaseSession):
         self.username = None
         self.database: str | None = None
         self.connection = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.cancel = threading.Event()     # KILL QUERY: the running statement stops
+        self.login_time = datetime.now()
+        self.host = ""
+        self.current_sql = ""               # SHOW PROCESSLIST: what runs now, since when
+        self.statement_started = 0.0
 
     @property
     def connection_id(self) -> int:
@@ -40,11 +50,26 @@ class DorisSession(BaseSession):
 
     async def init(self, connection) -> None:
         self.connection = connection
+        self.loop = asyncio.get_running_loop()
+        peer = connection.stream.writer.get_extra_info("peername") if hasattr(connection, "stream") else None
+        self.host = f"{peer[0]}:{peer[1]}" if peer else ""
+        sessions = getattr(self.services, "sessions", None)
+        if sessions is not None:
+            sessions[self.connection_id] = self
         if self.database:  # the handshake named a database: it must exist (as in Doris)
             await self.use(self.database)
 
     async def close(self) -> None:
+        sessions = getattr(self.services, "sessions", None)
+        if sessions is not None and sessions.get(self.connection_id) is self:
+            del sessions[self.connection_id]
         self.connection = None
+
+    def kill(self, query_only: bool) -> None:
+        """KILL QUERY stops the running statement; KILL CONNECTION also closes the connection."""
+        self.cancel.set()
+        if not query_only and self.connection is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(self.connection.kill, KillKind.CONNECTION)
 
     async def use(self, database: str) -> None:
         if database.lower() == information_schema.NAME:
@@ -58,6 +83,14 @@ class DorisSession(BaseSession):
 
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
+        self.cancel.clear()
+        self.current_sql, self.statement_started = sql, time.time()
+        try:
+            return self._execute(sql)
+        finally:
+            self.current_sql = ""
+
+    def _execute(self, sql: str) -> list:
         out: list = []
         fast = parse_fast_insert(sql)
         try:

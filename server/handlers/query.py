@@ -29,7 +29,8 @@ def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv]:
     # The distributed plan decides each join's distribution; the executor carries it out.
     build_fragments(plan, columns, fragment_context(ctx))
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool,
-                  mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0))
+                  mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0),
+                  cancel=ctx.session.cancel)
     return plan, columns, env
 
 

@@ -4,6 +4,7 @@ COLUMNS, PROCESSLIST, and DESC t [ALL], with Doris's columns."""
 from __future__ import annotations
 
 import re
+import time
 from datetime import datetime
 
 from sqlglot import exp
@@ -78,10 +79,22 @@ def _warnings(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 
 
 def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    """Every open connection: its user, host, database and what it runs now (Doris's columns)."""
     cols = ["CurrentConnected", "Id", "User", "Host", "LoginTime", "Catalog", "Db", "Command",
             "Time", "State", "QueryId", "Info"]
-    return text_columns(cols, [("Yes", ctx.session.connection_id, "root", "127.0.0.1",
-                                "", "internal", ctx.db or "", "Query", 0, "OK", "", ctx.sql)])
+    sessions = dict(getattr(ctx.session.services, "sessions", {}) or {ctx.session.connection_id: ctx.session})
+    now = time.time()
+    rows = []
+    for cid, s in sorted(sessions.items()):
+        sql = ctx.sql if s is ctx.session else s.current_sql
+        busy = bool(sql)
+        info = sql if stmt.args.get("full") else sql[:100]
+        rows.append(("Yes" if s is ctx.session else "No", cid, s.username or "root", s.host,
+                     s.login_time.strftime("%Y-%m-%d %H:%M:%S"), "internal", s.database or "",
+                     "Query" if busy else "Sleep",
+                     int(now - s.statement_started) if busy and s.statement_started else 0,
+                     "OK" if busy else "", "", info))
+    return text_columns(cols, rows)
 
 
 def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
