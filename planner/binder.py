@@ -400,12 +400,24 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
             (late if referenced(conj) & late_names else kept).append(conj)
     relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog))
                  for p, names in flat.relations]
+    on_top = []
+    for semi in semis:
+        # A semi / anti join on one relation's keys filters that relation before the inner
+        # joins (TPC-H Q18: orders shrinks before lineitem joins it, whose scan then gets the
+        # runtime filter). One with a residual costs per key-matched pair: it stays above the
+        # joins, which usually leave fewer rows (TPC-H Q21).
+        owners = [r for r in relations if set(semi.left_keys) <= r.names]
+        if semi.residual is None and owners:
+            owners[0].plan = semi.join(owners[0].plan)
+            owners[0].rows *= 0.5
+        else:
+            on_top.append(semi)
     plan = build_join_tree(relations, kept, _filter_scan)
     for j in flat.late:
         plan = j.join(plan)
     if late:
         plan = L.Filter(plan, exp.and_(*late))
-    for semi in semis:
+    for semi in on_top:
         plan = semi.join(plan)
     return plan
 
