@@ -73,8 +73,12 @@ def _join_with_residual(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.T
     left2, right2 = _key_compatible(left.append_column("__lrid", lrid),
                                     right.append_column("__rrid", rrid),
                                     node.left_keys, node.right_keys)
-    pairs = left2.join(right2, keys=node.left_keys, right_keys=node.right_keys,
-                       join_type="inner", coalesce_keys=False, use_threads=True)
+    if left2.num_rows < right2.num_rows:  # Acero builds its hash table on the right input
+        pairs = right2.join(left2, keys=node.right_keys, right_keys=node.left_keys,
+                            join_type="inner", coalesce_keys=False, use_threads=True)
+    else:
+        pairs = left2.join(right2, keys=node.left_keys, right_keys=node.right_keys,
+                           join_type="inner", coalesce_keys=False, use_threads=True)
     pairs = run_filter(pairs, node.residual, eval_ctx)
     matched_l = pc.is_in(lrid, value_set=pairs.column("__lrid").combine_chunks())
     matched_r = pc.is_in(rrid, value_set=pairs.column("__rrid").combine_chunks())
