@@ -1,8 +1,10 @@
 """Subqueries become joins, as Doris rewrites them (SubqueryToApply, then decorrelation).
 
   x [NOT] IN (SELECT c ...)         uncorrelated: semi / null-aware anti join on x = c
-  x [NOT] IN (SELECT c ... WHERE inner.k = outer.k ...)
-                                    semi / anti join on x = c and the correlation equalities
+  x IN (SELECT c ... WHERE inner.k = outer.k ...)
+                                    semi join on x = c and the correlation equalities
+  x NOT IN (SELECT c ... WHERE inner.k = outer.k ...)
+                                    anti join on the equalities, NULL-aware residual (below)
   [NOT] EXISTS (SELECT ... WHERE inner.k = outer.k AND inner.s <> outer.s ...)
                                     semi / anti join on the equalities; the other correlated
                                     conditions are the join's residual (decided per key-matched
@@ -24,8 +26,10 @@ columns of the derived table (`__kN` keys, `__cN` residual inputs, `__vN` values
 hidden from `*`. Any other shape raises `NeedsUnnest`: the binder then plans the whole SELECT
 through sqlglot's `unnest_subqueries` (planner/decorrelate.py).
 
-Shortcut: a correlated NOT IN is planned as NOT EXISTS (an anti join), which differs from MySQL
-only when the subquery's column or x is NULL.
+A correlated `x NOT IN (SELECT c ...)` is an anti join on the correlation equalities with the
+residual `x = c OR x IS NULL OR c IS NULL` (MySQL's NULL semantics per outer row). Shortcut: one
+correlated by non-equalities only is planned as NOT EXISTS (anti join on x = c), which differs
+from MySQL only when c or x is NULL.
 """
 
 from __future__ import annotations
@@ -271,8 +275,17 @@ def _correlated_in(sub: exp.Select, split: _Split, column: str, negated: bool, o
     plan, scope, alias, lkeys, rkeys, residual = _derived(
         sub, split, [("__v0", item.copy())], outer, ctx, group=False)
     value = scope.lookup("__v0", alias).internal
-    return SemiJoin("left anti" if negated else "left semi", plan, [column] + lkeys,
-                    [value] + rkeys, residual)
+    if not negated:
+        return SemiJoin("left semi", plan, [column] + lkeys, [value] + rkeys, residual)
+    if not lkeys:
+        return SemiJoin("left anti", plan, [column], [value], residual)  # the shortcut
+    # NOT IN per outer row: removed by a correlated row whose value equals x or is NULL, and
+    # by any correlated row when x is NULL (MySQL's NULL semantics, Doris's null-aware anti).
+    x, v = exp.column(column, quoted=True), exp.column(value, quoted=True)
+    null_aware = exp.or_(exp.EQ(this=x, expression=v), exp.Is(this=x.copy(), expression=exp.Null()),
+                         exp.Is(this=v.copy(), expression=exp.Null()))
+    residual = exp.and_(residual, null_aware) if residual is not None else null_aware
+    return SemiJoin("left anti", plan, lkeys, rkeys, residual)
 
 
 # -- scalar subqueries (and uncorrelated EXISTS) anywhere in the SELECT -------------------------
