@@ -432,7 +432,8 @@ def _join_subqueries(plan: object, joins: list[SubqueryJoin]) -> object:
             plan.late.append(j)
         else:
             plan.relations.append((j.plan, j.names))
-            plan.conjuncts += [exp.EQ(this=exp.column(a, quoted=True), expression=exp.column(b, quoted=True))
+            plan.conjuncts += [exp.EQ(this=exp.column(a, quoted=True),
+                                      expression=exp.column(b, quoted=True))
                                for a, b in zip(j.left_keys, j.right_keys)]
     return plan
 

@@ -193,7 +193,8 @@ def _derived(sub: exp.Select, split: _Split, items: list[tuple[str, exp.Expressi
     residual = [c.copy().transform(to_input) for c in split.residual]
     derived = sub.copy()
     derived.set("expressions", [exp.alias_(e, name) for name, e in items])
-    derived.set("where", exp.Where(this=exp.and_(*split.inner_where)) if split.inner_where else None)
+    where = exp.Where(this=exp.and_(*split.inner_where)) if split.inner_where else None
+    derived.set("where", where)
     for arg in ("order", "limit", "offset", "distinct"):
         derived.set(arg, None)
     if group:
@@ -317,7 +318,8 @@ def plan_scalar_subqueries(select: exp.Select, scope: Scope, ctx
             if joined is None:
                 if aggregating and not in_where:
                     raise NeedsUnnest()
-                joined = _correlated_scalar(node, scope, ctx, in_where and _null_rejected(node, where))
+                rejects_null = in_where and _null_rejected(node, where)
+                joined = _correlated_scalar(node, scope, ctx, rejects_null)
         join, replacement = joined
         (after if aggregating and not in_where and join.kind == "cross" else before).append(join)
         node.replace(replacement)
