@@ -2,12 +2,13 @@
 
 For an inner or left semi hash join, the build (right) side runs first; the distinct values of
 each build key become a storage predicate on the probe scan column the left key comes from:
-`col IN (values)` when there are few (at most `MAX_IN_VALUES`, Doris's runtime_filter_max_in_num;
-handed over as an Arrow array, storage/value_set.py), else `col >= min AND col <= max`. Storage
-uses them like any predicate (short key ranges, zone maps, bloom filters), so a selective
-dimension filter skips fact pages instead of joining every fact row. (An exact set beyond
-MAX_IN_VALUES, where Doris adds a bloom filter, was measured slower here: checking 6M probe rows
-in numpy under the GIL costs more than Acero's multi-threaded join does with them.)
+`col IN (values)` when there are few (at most `MAX_IN_VALUES`, Doris's runtime_filter_max_in_num),
+else `col >= min AND col <= max`, plus, where Doris adds a bloom filter, the exact set as
+`col IN (values)` for integer keys when it is selective (`SET_DENSITY`) and not huge
+(`MAX_SET_VALUES`). Values go to storage as an Arrow array (storage/value_set.py: a lookup
+table built once per scan). Storage uses them like any predicate (short key ranges, zone maps,
+bloom filters, then the rows), so a selective dimension filter skips fact pages and rows
+instead of joining every fact row (TPC-H Q5: lineitem rows for the orders of one year only).
 
 `planner.runtime_filters.trace_scan_column` finds the scan column a probe key reads (the same
 function gives EXPLAIN its `runtime filters:` lines); a key computed by an expression gets none.
@@ -25,6 +26,8 @@ from planner.runtime_filters import FILTERABLE_JOINS, trace_scan_column
 from storage import ColumnPredicate
 
 MAX_IN_VALUES = 1024
+MAX_SET_VALUES = 1 << 22
+SET_DENSITY = 4  # the exact set only when it holds at most 1/4 of the integers in [min, max]
 
 
 def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
@@ -34,7 +37,11 @@ def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
     if len(distinct) <= MAX_IN_VALUES:
         return [ColumnPredicate(column, "in", array=distinct)]
     low, high = (v.as_py() for v in pc.min_max(distinct).values())
-    return [ColumnPredicate(column, ">=", (low,)), ColumnPredicate(column, "<=", (high,))]
+    out = [ColumnPredicate(column, ">=", (low,)), ColumnPredicate(column, "<=", (high,))]
+    if len(distinct) <= MAX_SET_VALUES and pa.types.is_integer(distinct.type) \
+            and SET_DENSITY * len(distinct) <= high - low + 1:
+        out.append(ColumnPredicate(column, "in", array=distinct))
+    return out
 
 
 def _rebuild(path: list, predicates: list[ColumnPredicate]) -> object:

@@ -33,6 +33,8 @@ from storage.value_set import ValueSet
 COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
 OPS = (*COMPARISONS, "in", "is_null", "is_not_null")
 
+_NUMPY_OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
+              ">": np.greater, ">=": np.greater_equal}
 _KERNELS = {"=": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
             ">": pc.greater, ">=": pc.greater_equal}
 
@@ -117,6 +119,18 @@ class PreparedPredicate:
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise StorageError(f"Cannot compare column {self.column} ({self.dtype}) with "
                                f"{scalar.as_py()!r}: {exc}") from exc
+
+    def evaluate_numpy(self, arr) -> np.ndarray:
+        """`evaluate` as a numpy bool array; integer comparisons and value sets run in numpy
+        directly (no Arrow mask to unpack)."""
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        if self.value_set is not None and not arr.null_count:
+            return self.value_set.contains_numpy(arr)
+        if self.op in _NUMPY_OPS and self.exact is not None and self.dtype.is_integer \
+                and not arr.null_count and pa.types.is_integer(arr.type):
+            return _NUMPY_OPS[self.op](arr.to_numpy(), self.exact[0])
+        return _numpy_mask(self.evaluate(arr))
 
     def evaluate(self, arr) -> pa.Array | pa.ChunkedArray:
         """Boolean mask, TRUE exactly where the predicate holds (never NULL)."""
@@ -249,13 +263,13 @@ def combined_mask(predicates: list[PreparedPredicate], arrays: dict) -> pa.Array
     for p in sorted(predicates, key=lambda p: p.value_set is not None):
         arr = arrays[p.column]
         if mask is None:
-            mask = _numpy_mask(p.evaluate(arr)).copy()
+            mask = np.array(p.evaluate_numpy(arr), dtype=bool)  # a copy: it is written to
             continue
         live = np.flatnonzero(mask)
         if 2 * len(live) < len(mask):
-            mask[live] = _numpy_mask(p.evaluate(arr.take(pa.array(live))))
+            mask[live] = p.evaluate_numpy(arr.take(pa.array(live)))
         else:
-            mask &= _numpy_mask(p.evaluate(arr))
+            mask &= p.evaluate_numpy(arr)
     return pa.array(mask)
 
 

@@ -45,27 +45,40 @@ class ValueSet:
 
     def contains(self, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         """TRUE where the row's value is in the set; FALSE for NULL rows."""
-        if not pa.types.is_integer(self.array.type) or self.array.type == pa.uint64() \
-                or len(self.array) <= 64:
+        if not self._numeric:
             return pc.is_in(arr, value_set=self.array, skip_nulls=True)
         if isinstance(arr, pa.ChunkedArray):
             arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        return pa.array(self.contains_numpy(arr))
+
+    @property
+    def _numeric(self) -> bool:
+        t = self.array.type
+        return pa.types.is_integer(t) and t != pa.uint64() and len(self.array) > 64
+
+    def contains_numpy(self, arr: pa.Array) -> np.ndarray:
+        """`contains` as a numpy bool array."""
+        if not self._numeric:
+            return np.asarray(pc.is_in(arr, value_set=self.array, skip_nulls=True)
+                              .to_numpy(zero_copy_only=False), dtype=bool)
         values = self.numpy
         lo = int(values[0])
         x = (pc.fill_null(arr, lo) if arr.null_count else arr).to_numpy()
         span = int(values[-1]) - lo + 1
         if span <= MAX_LOOKUP_SPAN:
             if self._table is None:
-                table = np.zeros(span, dtype=bool)
+                table = np.zeros(span + 1, dtype=bool)  # the last slot: "outside the span"
                 table[values.astype(np.int64) - lo] = True
                 self._table = table
-            # x - lo as unsigned: values below the set wrap around to huge offsets
+            # x - lo as unsigned: values below the set wrap around to huge offsets, and every
+            # offset past the span is clamped to the last (False) slot. (numpy's take with
+            # mode="clip" would do the same several times slower.)
             offset = np.subtract(x, lo, dtype=np.int64).view(np.uint64)
-            hit = self._table.take(offset, mode="clip")
-            hit &= offset < span
+            np.minimum(offset, span, out=offset)
+            hit = self._table.take(offset.view(np.int64))
         else:
             pos = np.minimum(np.searchsorted(values, x), len(values) - 1)
             hit = values[pos] == x
         if arr.null_count:
             hit &= np.asarray(pc.is_valid(arr))
-        return pa.array(hit)
+        return hit

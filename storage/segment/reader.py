@@ -252,7 +252,8 @@ class SegmentReader:
         # Dense survivors: every page is needed anyway, so decode the ranges and filter; sparse
         # ones: decode only the pages holding them and gather (late materialisation).
         dense = rows.ids is None and selected * DENSE_FRACTION >= count
-        ids = None if dense else rows.indices()[mask]
+        ids = None if dense else rows.ids[mask] if rows.ids is not None else \
+            rows.ranges.ids_at(np.flatnonzero(mask))
         out = {}
         for c in dict.fromkeys(columns):
             if c in arrays:

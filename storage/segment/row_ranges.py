@@ -91,6 +91,16 @@ class RowRanges:
         j = np.searchsorted(self.starts, rows, side="right") - 1
         return (j >= 0) & (rows < self.ends[np.maximum(j, 0)])
 
+    def ids_at(self, positions: np.ndarray) -> np.ndarray:
+        """The row ids at the given (ascending) positions of `to_indices()`, without building
+        it."""
+        if len(self.starts) == 1:
+            return positions + self.starts[0]
+        lengths = self.ends - self.starts
+        before = np.cumsum(lengths) - lengths
+        k = np.searchsorted(before, positions, side="right") - 1
+        return positions - before[k] + self.starts[k]
+
     def to_indices(self) -> np.ndarray:
         """Every row id, ascending (int64)."""
         lengths = self.ends - self.starts
