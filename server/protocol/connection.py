@@ -141,31 +141,59 @@ class DorisConnection(Connection):
         return b"\xff" + struct.pack("<H", err.code) + msg
 
     async def write_rows(self, result: RowsResult, more: int = 0) -> None:
+        """Column definitions, then the rows as they are computed, then OK/EOF.
+
+        Batches are pulled and encoded in a worker thread (`_row_packets`), one chunk ahead of
+        the socket: the next chunk is computed and encoded while the event loop sends this one,
+        and no more than two encoded chunks exist at a time."""
         header = [packets.make_column_count(capabilities=self.capabilities,
                                             column_count=len(result.columns))]
         header += [column_definition(c.name, c.type, c.nullable) for c in result.columns]
         if not self.deprecate_eof():
             header.append(self.eof(flags=more))
         self.stream.write_many(header)
-        batches = iter(result.batches)
-        lazy = not isinstance(result.batches, (list, tuple))
-        while True:
-            try:
-                batch = await asyncio.to_thread(next, batches, None) if lazy else next(batches, None)
-            except Exception as e:  # noqa: BLE001 - reported to the client, see _report
-                await self.stream.write(self.error_packet(_report(e)))
-                return
-            if batch is None:
-                break
-            for start in range(0, batch.num_rows, ROWS_PER_WRITE):
-                chunk = batch.slice(start, ROWS_PER_WRITE)
-                texts = [to_text(chunk.column(i), c.type) for i, c in enumerate(result.columns)]
-                payload, next_seq = encode_rows(texts, self.stream.seq.value)
-                self.stream.seq.value = next_seq
-                self.stream.writer.write(bytes(self.stream._buffer) + payload)  # noqa: SLF001
-                self.stream._buffer = bytearray()  # noqa: SLF001
-                await self.stream.writer.drain()
+        chunks = _row_packets(result, self.stream.seq.value)
+        small = isinstance(result.batches, (list, tuple)) and \
+            sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
+
+        async def next_chunk():
+            if small:  # SHOW output and the like: no thread hop, one write with the header
+                return next(chunks, None)
+            return await asyncio.to_thread(next, chunks, None)
+
+        if not small:
+            await self.stream.drain()  # the client has the columns before the first row
+        pending = asyncio.ensure_future(next_chunk())
+        try:
+            while True:
+                try:
+                    chunk = await pending
+                except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+                    await self.stream.write(self.error_packet(_report(e)))
+                    return
+                if chunk is None:
+                    break
+                pending = asyncio.ensure_future(next_chunk())
+                payload, self.stream.seq.value = chunk
+                if small:
+                    self.stream._buffer += payload  # noqa: SLF001 - sent with the OK/EOF
+                else:
+                    self.stream.writer.write(payload)
+                    await self.stream.writer.drain()
+        finally:
+            if not pending.done():  # the client went away mid-result: nobody awaits it
+                pending.add_done_callback(lambda f: f.cancelled() or f.exception())
         await self.stream.write(self.ok_or_eof(affected_rows=0, flags=more), drain=True)
+
+
+def _row_packets(result: RowsResult, seq: int):
+    """(packets, next sequence id) for each chunk of at most ROWS_PER_WRITE rows."""
+    for batch in result.batches:
+        for start in range(0, batch.num_rows, ROWS_PER_WRITE):
+            chunk = batch.slice(start, ROWS_PER_WRITE)
+            texts = [to_text(chunk.column(i), c.type) for i, c in enumerate(result.columns)]
+            payload, seq = encode_rows(texts, seq)
+            yield payload, seq
 
 
 def _report(e: Exception):

@@ -2,85 +2,127 @@
 
 A text row packet is `len(3 bytes LE) | seq(1) | field...`, each field a length-encoded string
 (`<251: 1 byte`, `0xFC + 2`, `0xFD + 3`, `0xFE + 8`) or 0xFB for NULL. Given each column as an
-Arrow string array, the whole batch is laid out with numpy: per-row field sizes, their prefix
-sums (where each field starts), the length prefixes written with fancy indexing, and every
-column's bytes copied in one scatter. No Python loop over rows.
+Arrow string array, numpy computes every row's field prefixes and packet header as small binary
+arrays, and one `binary_join_element_wise` (Arrow C++) concatenates header, prefix and value of
+every field row by row: the data buffer of its result is the packets, back to back. No Python
+loop over rows, except for a row whose payload reaches 16 MiB (split into several packets, as
+the protocol requires; rare enough to frame one by one).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 MAX_PAYLOAD = 0xFFFFFF
+_INT32_MAX = (1 << 31) - 1
+_WIDE = ((0xFC, 3), (0xFD, 4), (0xFE, 9))  # marker, prefix width
 
 
-def _lenenc_size(lengths: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    size = np.where(lengths < 251, 1, np.where(lengths < 1 << 16, 3, np.where(lengths < 1 << 24, 4, 9)))
-    return np.where(valid, size, 1).astype(np.int64)
-
-
-def _column_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(offsets, data bytes, lengths, valid) of a string array (nulls have length 0)."""
-    if arr.type != pa.large_string():
-        arr = arr.cast(pa.large_string())
-    n = len(arr)
-    bufs = arr.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
-    if arr.null_count:
-        valid = ~np.asarray(arr.is_null().to_numpy(zero_copy_only=False))
-        lengths = np.where(valid, lengths, 0)
-    else:
-        valid = np.ones(n, dtype=bool)
-    return offsets, data, lengths, valid
-
-
-def encode_rows(columns: list[pa.Array], seq: int) -> tuple[bytes, int]:
+def encode_rows(columns: list[pa.Array], seq: int) -> tuple[bytes | memoryview, int]:
     """Packets for all rows of `columns` (string arrays); returns (bytes, next sequence id)."""
     n = len(columns[0]) if columns else 0
     if n == 0:
         return b"", seq
-    parts = [_column_parts(c) for c in columns]
-    field_sizes = [(_lenenc_size(l, v) + l) for _, _, l, v in parts]
-    payload = np.sum(field_sizes, axis=0) if field_sizes else np.zeros(n, np.int64)
+    values, prefixes, payload = [], [], np.zeros(n, np.int64)
+    for arr in columns:
+        value, prefix, size = _field(arr)
+        values.append(value)
+        prefixes.append(prefix)
+        payload += size
     if int(payload.max()) >= MAX_PAYLOAD:
-        raise ValueError("row larger than one packet")
-    packet_sizes = payload + 4
-    starts = np.zeros(n, dtype=np.int64)
-    np.cumsum(packet_sizes[:-1], out=starts[1:])
-    out = np.empty(int(packet_sizes.sum()), dtype=np.uint8)
-    out[starts] = payload & 0xFF
-    out[starts + 1] = (payload >> 8) & 0xFF
-    out[starts + 2] = (payload >> 16) & 0xFF
-    out[starts + 3] = (seq + np.arange(n)) % 256
-    pos = starts + 4
-    for (offsets, data, lengths, valid), size in zip(parts, field_sizes):
-        prefix = size - lengths
-        out[pos[~valid]] = 0xFB
-        one = valid & (prefix == 1)
-        out[pos[one]] = lengths[one]
-        for marker, width in ((0xFC, 3), (0xFD, 4), (0xFE, 9)):
-            sel = valid & (prefix == width)
-            if sel.any():
-                p, ln = pos[sel], lengths[sel]
-                out[p] = marker
-                for b in range(width - 1):
-                    out[p + 1 + b] = (ln >> (8 * b)) & 0xFF
-        total = int(lengths.sum())
-        if total:
-            dest_start = pos + prefix
-            # For each byte of the column: its row's destination start minus the row's offset.
-            shift = np.repeat(dest_start - offsets[:-1], lengths)
-            src_idx = np.repeat(offsets[:-1], lengths) + _ragged_arange(lengths, total)
-            out[shift + src_idx] = data[src_idx]
-        pos = pos + size
-    return out.tobytes(), (seq + n) % 256
+        return _encode_large(prefixes, values, seq)
+    header = np.empty((n, 4), np.uint8)
+    header[:, 0] = payload & 0xFF
+    header[:, 1] = (payload >> 8) & 0xFF
+    header[:, 2] = payload >> 16
+    header[:, 3] = (seq + np.arange(n)) & 0xFF
+    parts = [_fixed_binary(header, 4)]
+    for prefix, value in zip(prefixes, values):
+        parts += [prefix, value]
+    wide = int(payload.sum()) + 4 * n > _INT32_MAX
+    return _joined(parts, wide), (seq + n) % 256
 
 
-def _ragged_arange(lengths: np.ndarray, total: int) -> np.ndarray:
-    """[0..l0-1, 0..l1-1, ...] for the given lengths."""
-    ends = np.cumsum(lengths)
-    idx = np.arange(total, dtype=np.int64)
-    return idx - np.repeat(ends - lengths, lengths)
+def _field(arr: pa.Array) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    """(value bytes with NULL as empty, length-encoded prefixes, field sizes) of one column."""
+    if pa.types.is_large_string(arr.type):
+        arr = arr.view(pa.large_binary())
+    elif pa.types.is_string(arr.type):
+        arr = arr.view(pa.binary())
+    n = len(arr)
+    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False)
+    valid = None
+    if arr.null_count:
+        valid = arr.is_valid().to_numpy(zero_copy_only=False)
+        lengths = np.where(valid, lengths, 0)
+        arr = pc.fill_null(arr, b"")
+    lengths = lengths.astype(np.int64, copy=False)
+    if n and int(lengths.max()) < 251:  # the common case: one byte per prefix
+        first = lengths.astype(np.uint8)
+        if valid is not None:
+            first[~valid] = 0xFB
+        return arr, _fixed_binary(first, 1), lengths + 1
+    width = np.select([lengths < 251, lengths < 1 << 16, lengths < 1 << 24], [1, 3, 4], 9)
+    if valid is not None:
+        width[~valid] = 1
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(width, out=offsets[1:])
+    data = np.zeros(int(offsets[-1]), np.uint8)
+    start = offsets[:-1]
+    short = width == 1
+    data[start[short]] = lengths[short]
+    for marker, w in _WIDE:
+        sel = width == w
+        if sel.any():
+            p, ln = start[sel], lengths[sel]
+            data[p] = marker
+            for b in range(w - 1):
+                data[p + 1 + b] = (ln >> (8 * b)) & 0xFF
+    if valid is not None:
+        data[start[~valid]] = 0xFB
+    prefix = pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(offsets),
+                                                          pa.py_buffer(data)])
+    return arr, prefix, lengths + width
+
+
+def _fixed_binary(data: np.ndarray, width: int) -> pa.Array:
+    """A binary array of len(data) // width values of `width` bytes each."""
+    n = data.size // width
+    offsets = np.arange(0, n * width + 1, width, dtype=np.int32)
+    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets),
+                                                  pa.py_buffer(np.ascontiguousarray(data))])
+
+
+def _joined(parts: list[pa.Array], wide: bool) -> memoryview:
+    """The data bytes of the row-wise concatenation of `parts`."""
+    kind = pa.large_binary() if wide or any(pa.types.is_large_binary(p.type) for p in parts) \
+        else pa.binary()
+    parts = [p if p.type == kind else p.cast(kind) for p in parts]
+    out = pc.binary_join_element_wise(*parts, pa.scalar(b"", kind))
+    _, offsets, data = out.buffers()
+    o = np.frombuffer(offsets, np.int64 if kind == pa.large_binary() else np.int32,
+                      count=len(out) + 1, offset=out.offset * (8 if kind == pa.large_binary() else 4))
+    return memoryview(data)[int(o[0]):int(o[-1])]
+
+
+def _encode_large(prefixes: list[pa.Array], values: list[pa.Array], seq: int) -> tuple[bytes, int]:
+    """Rows of which some reach 16 MiB: each payload split into packets of at most 0xFFFFFF
+    bytes (a payload of exactly that size is followed by an empty packet)."""
+    parts = [p for pair in zip(prefixes, values) for p in pair]
+    rows = pc.binary_join_element_wise(*[p.cast(pa.large_binary()) for p in parts],
+                                       pa.scalar(b"", pa.large_binary()))
+    out = bytearray()
+    for i in range(len(rows)):
+        data = rows[i].as_buffer()
+        view = memoryview(data) if data is not None else memoryview(b"")
+        while True:
+            chunk = view[:MAX_PAYLOAD]
+            view = view[MAX_PAYLOAD:]
+            out += len(chunk).to_bytes(3, "little") + bytes([seq])
+            out += chunk
+            seq = (seq + 1) % 256
+            if len(chunk) < MAX_PAYLOAD:
+                break
+    return bytes(out), seq
