@@ -124,7 +124,7 @@ def join_instances(node: L.Join, env, split: bool = True) -> list[pa.Table]:
             left_parts = [execute(left_node, env)]
         _count(env, node, kind, right.nbytes * len(left_parts))
         if not split and len(left_parts) > 1:
-            joined = run_join(_concat(left_parts), right, node, env.eval_ctx)
+            joined = run_join(_concat(left_parts), right, node, env.eval_ctx, env.mem_limit)
             return [joined] + [joined.slice(0, 0)] * (len(left_parts) - 1)
         return _join_pairs(left_parts, [right] * len(left_parts), node, env)
     left = _concat(left_parts) if left_parts is not None else execute(left_node, env)
@@ -149,8 +149,9 @@ def _cast_keys(table: pa.Table, keys: list[str], types: list) -> pa.Table:
 def _join_pairs(lefts: list[pa.Table], rights: list[pa.Table], node: L.Join, env) -> list[pa.Table]:
     pairs = list(zip(lefts, rights))
     if len(pairs) == 1:
-        return [run_join(pairs[0][0], pairs[0][1], node, env.eval_ctx)]
-    return list(env.pool.map(lambda lr: run_join(lr[0], lr[1], node, env.eval_ctx), pairs))
+        return [run_join(pairs[0][0], pairs[0][1], node, env.eval_ctx, env.mem_limit)]
+    return list(env.pool.map(
+        lambda lr: run_join(lr[0], lr[1], node, env.eval_ctx, env.mem_limit), pairs))
 
 
 def _concat(parts: list[pa.Table]) -> pa.Table:
@@ -162,7 +163,8 @@ def run_distributed_join(node: L.Join, env) -> pa.Table:
     from executor.run import execute
     if node.kind == "cross" or node.distribution is None:
         right = execute(node.right, env)
-        return run_join(execute(apply_runtime_filters(node, right), env), right, node, env.eval_ctx)
+        return run_join(execute(apply_runtime_filters(node, right), env), right, node, env.eval_ctx,
+                        env.mem_limit)
     parts = join_instances(node, env, split=False)
     parts = [p for p in parts if p.num_rows] or parts[:1]
     return pa.concat_tables(parts) if len(parts) > 1 else parts[0]

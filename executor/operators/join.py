@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from executor.operators.filter import run_filter
+from executor.operators.join_size import check_join_output
 
 
 def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]):
@@ -44,7 +45,10 @@ def _common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
     return pa.string()
 
 
-def run_join(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.Table:
+def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0) -> pa.Table:
+    if node.kind != "cross":
+        left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
+    check_join_output(left, right, node, mem_limit)
     if node.kind == "cross":
         out = _cross(left, right)
     elif node.kind == "null aware left anti":
