@@ -113,25 +113,25 @@ class DorisConnection(Connection):
         header = [packets.make_column_count(capabilities=self.capabilities,
                                             column_count=len(result.columns))]
         header += [column_definition(c.name, c.type, c.nullable) for c in result.columns]
+        rows = _binary_rows(result, types)
+        if use_cursor:  # COM_STMT_FETCH pulls the rows; they are computed as it asks
+            stmt.cursor = _lazy_cursor(rows)
+            self.stream.write_many(header)  # one terminator, with the cursor flag
+            await self.stream.write(self.ok_or_eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
+            return
         if not self.deprecate_eof():
             header.append(self.eof())
         self.stream.write_many(header)
-        def encode() -> list[bytes]:
-            return [binary_row(list(r), types) for b in result.batches
-                    for r in zip(*[b.column(i).to_pylist() for i in range(b.num_columns)])]
-        try:
-            rows = await asyncio.to_thread(encode)
-        except Exception as e:  # noqa: BLE001 - reported to the client, see _report
-            await self.stream.write(self.error_packet(_report(e)))
-            return
-        if use_cursor:
-            async def cursor():
-                for r in rows:
-                    yield r
-            stmt.cursor = cursor()
-            await self.stream.write(self.ok_or_eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
-            return
-        self.stream.write_many(rows)
+        while True:
+            try:
+                chunk = await asyncio.to_thread(next, rows, None)
+            except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+                await self.stream.write(self.error_packet(_report(e)))
+                return
+            if chunk is None:
+                break
+            self.stream.write_many(chunk)
+            await self.stream.drain()
         await self.stream.write(self.ok_or_eof(affected_rows=0))
 
     def error_packet(self, err) -> bytes:
@@ -194,6 +194,40 @@ def _row_packets(result: RowsResult, seq: int):
             texts = [to_text(chunk.column(i), c.type) for i, c in enumerate(result.columns)]
             payload, seq = encode_rows(texts, seq)
             yield payload, seq
+
+
+def _binary_rows(result: RowsResult, types: list[int]):
+    """Binary-protocol row payloads, a list per chunk of at most ROWS_PER_WRITE rows (a Python
+    loop per row: see prepared.py)."""
+    for batch in result.batches:
+        for start in range(0, batch.num_rows, ROWS_PER_WRITE):
+            chunk = batch.slice(start, ROWS_PER_WRITE)
+            columns = [chunk.column(i).to_pylist() for i in range(chunk.num_columns)]
+            yield [binary_row(list(r), types) for r in zip(*columns)]
+
+
+class _lazy_cursor:
+    """The rows of a cursor as mysql-mimic's COM_STMT_FETCH iterates them, chunks computed on
+    demand in a worker thread. mysql-mimic takes one row more than it sends and drops it when
+    a fetch is full, so each new iteration first gives back the row the previous one dropped."""
+
+    def __init__(self, chunks):
+        self.chunks, self.rows, self.last = chunks, [], None
+
+    def __aiter__(self):
+        if self.last is not None:
+            self.rows.insert(0, self.last)
+        return self
+
+    async def __anext__(self) -> bytes:
+        while not self.rows:
+            chunk = await asyncio.to_thread(next, self.chunks, None)
+            if chunk is None:
+                self.last = None
+                raise StopAsyncIteration
+            self.rows = chunk
+        self.last = self.rows.pop(0)
+        return self.last
 
 
 def _report(e: Exception):
