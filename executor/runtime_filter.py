@@ -26,7 +26,7 @@ from planner.runtime_filters import FILTERABLE_JOINS, trace_scan_column
 from storage import ColumnPredicate
 
 MAX_IN_VALUES = 1024
-MAX_SET_VALUES = 1 << 22
+MAX_SET_VALUES = 1 << 18
 SET_DENSITY = 4  # the exact set only when it holds at most 1/4 of the integers in [min, max]
 
 

@@ -23,7 +23,15 @@ MAX_LOOKUP_SPAN = 1 << 24  # bytes of a lookup table (one bool per integer in [m
 
 class ValueSet:
     def __init__(self, values: pa.Array):
-        self.array = pc.unique(values.drop_null()).sort()
+        values = values.drop_null()
+        if pa.types.is_integer(values.type):  # a numpy sort, then drop repeats: much faster
+            ordered = np.sort(values.to_numpy())
+            keep = np.empty(len(ordered), dtype=bool)
+            keep[:1] = True
+            np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+            self.array = pa.array(ordered[keep], values.type)
+        else:
+            self.array = pc.unique(values).sort()
         self._numpy: np.ndarray | None = None
         self._keys: list | None = None
         self._table: np.ndarray | None = None

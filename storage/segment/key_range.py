@@ -72,6 +72,8 @@ def _equal_values(preds: list[PreparedPredicate]) -> list | None:
     """Sorted values (None = NULL, first) the column must equal, or None if unconstrained."""
     allowed: set | None = None
     for p in preds:
+        if p.op == "in" and p.value_set is not None and len(p.value_set) > MAX_SCAN_KEYS:
+            continue  # too many keys to scan one by one (a runtime filter's set): unconstrained
         if p.op == "=" or p.op == "in":
             values = set(p.key_values)
         elif p.op == "is_null":
