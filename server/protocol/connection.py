@@ -23,6 +23,7 @@ from mysql_mimic.connection import Connection
 from mysql_mimic.types import Capabilities, ServerStatus, str_len
 
 from catalog.errors import InternalError
+from executor.errors import QueryInterrupted
 from mysql_mimic.prepared import PreparedStatement
 from server.protocol.format import column_definition, mysql_type, to_text
 from server.protocol.prepared import binary_row, bind_sql, placeholders, read_params
@@ -152,7 +153,7 @@ class DorisConnection(Connection):
         if not self.deprecate_eof():
             header.append(self.eof(flags=more))
         self.stream.write_many(header)
-        chunks = _row_packets(result, self.stream.seq.value)
+        chunks = _row_packets(result, self.stream.seq.value, getattr(self.session, "cancel", None))
         small = isinstance(result.batches, (list, tuple)) and \
             sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
 
@@ -186,10 +187,13 @@ class DorisConnection(Connection):
         await self.stream.write(self.ok_or_eof(affected_rows=0, flags=more), drain=True)
 
 
-def _row_packets(result: RowsResult, seq: int):
-    """(packets, next sequence id) for each chunk of at most ROWS_PER_WRITE rows."""
+def _row_packets(result: RowsResult, seq: int, cancel=None):
+    """(packets, next sequence id) for each chunk of at most ROWS_PER_WRITE rows; a KILL QUERY
+    (the session's `cancel` event) stops a large materialised result between chunks."""
     for batch in result.batches:
         for start in range(0, batch.num_rows, ROWS_PER_WRITE):
+            if cancel is not None and cancel.is_set():
+                raise QueryInterrupted()
             chunk = batch.slice(start, ROWS_PER_WRITE)
             texts = [to_text(chunk.column(i), c.type) for i, c in enumerate(result.columns)]
             payload, seq = encode_rows(texts, seq)

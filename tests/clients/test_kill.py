@@ -75,3 +75,23 @@ def test_kill_connection_and_unknown_id(server):
         assert a_id not in ids
     finally:
         b.close()
+
+
+def test_kill_query_stops_a_materialised_result(server, big_table):
+    a = server.connect(big_table, cursorclass=pymysql.cursors.SSCursor)
+    b = server.connect()
+    try:
+        a_id = _one(a, "SELECT CONNECTION_ID()")[0][0]
+        cur = a.cursor()
+        cur.execute("SELECT k, v FROM big UNION ALL SELECT k, v FROM big ORDER BY k")
+        seen = 0
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            for seen, _ in enumerate(cur, 1):
+                if seen == 100:
+                    _one(b, f"KILL QUERY {a_id}")
+        assert err.value.args[0] == 1317
+        assert seen < 640000
+        assert list(_one(a, "SELECT 1")) == [(1,)]
+    finally:
+        a.close()
+        b.close()
