@@ -16,6 +16,7 @@ from catalog.partitions import (format_list, format_range, partition_types,
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
 from server.handlers.context import StatementContext
 from server.handlers.show_create import show_create_table_sql
+from server.handlers.show_data import show_data, show_tablets
 from server.results import RowsResult, text_columns
 
 
@@ -150,6 +151,10 @@ def _grants(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 def show_command(words: list[str], ctx: StatementContext) -> RowsResult | None:
     """SHOW statements sqlglot leaves raw (exp.Command); None when not one of them."""
     key = " ".join(w.upper() for w in words[:1])
+    if key == "DATA":
+        return show_data(words[1:], ctx)
+    if key == "TABLETS":
+        return show_tablets(words[1:], ctx)
     if key == "CATALOGS":
         return text_columns(["CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime",
                              "LastUpdateTime", "Comment"],
