@@ -19,11 +19,11 @@ from __future__ import annotations
 import dataclasses
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from planner import logical as L
 from planner.runtime_filters import FILTERABLE_JOINS, trace_scan_column
 from storage import ColumnPredicate
+from storage.value_set import distinct_sorted
 
 MAX_IN_VALUES = 1024
 MAX_SET_VALUES = 1 << 18
@@ -31,12 +31,12 @@ SET_DENSITY = 4  # the exact set only when it holds at most 1/4 of the integers 
 
 
 def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
-    distinct = pc.unique(values.combine_chunks().drop_null())
+    distinct = distinct_sorted(values)
     if len(distinct) == 0:
         return [ColumnPredicate(column, "in", ())]
     if len(distinct) <= MAX_IN_VALUES:
         return [ColumnPredicate(column, "in", array=distinct)]
-    low, high = (v.as_py() for v in pc.min_max(distinct).values())
+    low, high = distinct[0].as_py(), distinct[-1].as_py()
     out = [ColumnPredicate(column, ">=", (low,)), ColumnPredicate(column, "<=", (high,))]
     if len(distinct) <= MAX_SET_VALUES and pa.types.is_integer(distinct.type) \
             and SET_DENSITY * len(distinct) <= high - low + 1:

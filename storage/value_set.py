@@ -21,17 +21,24 @@ import pyarrow.compute as pc
 MAX_LOOKUP_SPAN = 1 << 24  # bytes of a lookup table (one bool per integer in [min, max])
 
 
+def distinct_sorted(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """The distinct non-NULL values, ascending. Integers: a numpy sort, then repeats dropped
+    (Arrow's hash-based unique takes ~10x longer on a million keys)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    values = values.drop_null()
+    if not pa.types.is_integer(values.type):
+        return pc.unique(values).sort()
+    ordered = np.sort(values.to_numpy())
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return pa.array(ordered[keep], values.type)
+
+
 class ValueSet:
     def __init__(self, values: pa.Array):
-        values = values.drop_null()
-        if pa.types.is_integer(values.type):  # a numpy sort, then drop repeats: much faster
-            ordered = np.sort(values.to_numpy())
-            keep = np.empty(len(ordered), dtype=bool)
-            keep[:1] = True
-            np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-            self.array = pa.array(ordered[keep], values.type)
-        else:
-            self.array = pc.unique(values).sort()
+        self.array = distinct_sorted(values)
         self._numpy: np.ndarray | None = None
         self._keys: list | None = None
         self._table: np.ndarray | None = None
