@@ -265,8 +265,8 @@ def combined_mask(predicates: list[PreparedPredicate], arrays: dict) -> pa.Array
         if mask is None:
             mask = np.array(p.evaluate_numpy(arr), dtype=bool)  # a copy: it is written to
             continue
-        live = np.flatnonzero(mask)
-        if 2 * len(live) < len(mask):
+        if 2 * np.count_nonzero(mask) < len(mask):
+            live = np.flatnonzero(mask)
             mask[live] = p.evaluate_numpy(arr.take(pa.array(live)))
         else:
             mask &= p.evaluate_numpy(arr)
