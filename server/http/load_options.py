@@ -82,35 +82,23 @@ class StreamLoadOptions:
 
 
 def parse_columns(text: str) -> list[tuple[str, exp.Expression | None]]:
-    """`k1, k2, tmp, v = tmp * 2` -> [(k1, None), (k2, None), (tmp, None), (v, tmp * 2)]."""
+    """`k1, k2, tmp, v = tmp * 2` -> [(k1, None), (k2, None), (tmp, None), (v, tmp * 2)]:
+    parsed as a select list, where `v = expr` is an equality with a column on the left."""
+    try:
+        items = sqlglot.parse_one(f"SELECT {text}", dialect="doris").expressions
+    except sqlglot.errors.ParseError:
+        raise AnalysisError(f"Syntax error in columns: {text.strip()}") from None
     out: list[tuple[str, exp.Expression | None]] = []
-    for item in _split_top_level(text):
-        name, eq, derivation = item.partition("=")
-        name = name.strip().strip("`")
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise AnalysisError(f"Invalid column name in columns: {item.strip()}")
-        out.append((name, _expression(derivation, "columns") if eq else None))
+    for item in items:
+        if isinstance(item, exp.Column) and not item.table:
+            out.append((item.name, None))
+        elif isinstance(item, exp.EQ) and isinstance(item.this, exp.Column) and not item.this.table:
+            out.append((item.this.name, item.expression))
+        else:
+            raise AnalysisError(f"Invalid item in columns: {item.sql(dialect='doris')}")
     if len({n.lower() for n, _ in out}) != len(out):
         raise AnalysisError("Duplicate column in columns header")
     return out
-
-
-def _split_top_level(text: str) -> list[str]:
-    items, depth, quote, start = [], 0, None, 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append(text[start:i])
-            start = i + 1
-    items.append(text[start:])
-    return [i for i in items if i.strip()]
 
 
 def _expression(text: str, header: str) -> exp.Expression:
