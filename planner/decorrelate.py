@@ -20,6 +20,7 @@ from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 
 from catalog.errors import AnalysisError, DorisError
 from planner.naming import output_name
+from planner.scope import conjuncts
 
 
 def _in_subquery_conjunct(node: exp.Expression) -> bool:
@@ -27,20 +28,10 @@ def _in_subquery_conjunct(node: exp.Expression) -> bool:
     return isinstance(target, exp.In) and target.args.get("query") is not None
 
 
-def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
-    if e is None:
-        return []
-    if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
-    if isinstance(e, exp.Paren):
-        return _conjuncts(e.this)
-    return [e]
-
-
 def needs_unnesting(select: exp.Select) -> bool:
     """True if the SELECT (not counting nested SELECTs) has a subquery the binder cannot plan."""
     where = select.args.get("where")
-    direct = {id(c) for c in _conjuncts(where.this if where else None) if _in_subquery_conjunct(c)}
+    direct = {id(c) for c in conjuncts(where.this if where else None) if _in_subquery_conjunct(c)}
     for node in select.find_all(exp.Subquery, exp.In):
         if node.parent_select is not select:
             continue

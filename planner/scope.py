@@ -83,3 +83,14 @@ class Scope:
 def referenced(e: exp.Expression) -> set[str]:
     """Internal column names a bound expression reads."""
     return {c.name for c in e.find_all(exp.Column)}
+
+
+def conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed conditions of `e` (parentheses looked through); [] for no condition."""
+    if e is None:
+        return []
+    if isinstance(e, exp.And):
+        return conjuncts(e.this) + conjuncts(e.expression)
+    if isinstance(e, exp.Paren):
+        return conjuncts(e.this)
+    return [e]

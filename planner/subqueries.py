@@ -41,7 +41,7 @@ from sqlglot import exp
 from catalog.errors import AnalysisError, NotSupported, UnknownColumn
 from planner import logical as L
 from planner.naming import output_name
-from planner.scope import Scope, ScopeColumn
+from planner.scope import Scope, ScopeColumn, conjuncts
 
 
 class NeedsUnnest(Exception):
@@ -105,16 +105,6 @@ def is_aggregating(select: exp.Select) -> bool:
                for p in parts if p is not None for a in own_nodes(p, exp.AggFunc))
 
 
-def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
-    if e is None:
-        return []
-    if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
-    if isinstance(e, exp.Paren):
-        return _conjuncts(e.this)
-    return [e]
-
-
 # -- splitting a correlated subquery ----------------------------------------------------------
 @dataclass
 class _Split:
@@ -149,7 +139,7 @@ def _split(sub: exp.Select, outer: Scope, ctx) -> _Split:
         raise NeedsUnnest() from None
     where = sub.args.get("where")
     split = _Split([], [], [], inner)
-    for conj in _conjuncts(where.this if where else None):
+    for conj in conjuncts(where.this if where else None):
         if conj.find(exp.Query, exp.Exists):
             split.inner_where.append(conj)  # a nested subquery: only its own FROM may be read
             continue
