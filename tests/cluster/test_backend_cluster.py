@@ -76,8 +76,8 @@ def test_decommission_drop_add_and_restart(cluster):
     assert "colocate: false, reason: group is not stable" in plan
     time.sleep(0.3)
     assert group(conn)[6] == "false" and "10002" in backends(conn)
+    seen = {int(backends(conn)["10002"][11])}  # TabletNum before anything may move
     rows(conn, 'ADMIN SET FRONTEND CONFIG ("disable_colocate_relocate" = "false")')
-    seen = set()
 
     def decommissioned() -> bool:
         be = backends(conn)
