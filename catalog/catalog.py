@@ -27,6 +27,7 @@ from catalog.dynamic_partition import prepare_create
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
                             UnknownDatabase, UnknownTable)
 from catalog.journal import Journal
+from catalog.names import check_database_name
 from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
@@ -155,6 +156,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
 
     # -- databases -----------------------------------------------------------------------------
     def create_database(self, name: str, if_not_exists: bool = False) -> None:
+        check_database_name(name)
         with self.lock:
             if name in self.dbs:
                 if if_not_exists:

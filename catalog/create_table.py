@@ -23,6 +23,7 @@ from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
+from catalog.names import check_column_name, check_table_name
 from catalog.partitions import check_list_values, check_range, validate_bound
 from catalog.statements import CreateTableStmt, PartitionDesc
 from catalog.values import parse_value
@@ -208,6 +209,9 @@ def _previous_upper(types: list[DataType], placed: list[Partition], upper: list)
 
 def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapTable:
     """The OlapTable a CREATE TABLE describes (no partitions yet); raises on invalid input."""
+    check_table_name(stmt.name)
+    for c in stmt.columns:
+        check_column_name(c.name)
     if stmt.engine not in ("olap",):
         raise AnalysisError(f"Unknown engine name: {stmt.engine}")
     if not stmt.columns:
