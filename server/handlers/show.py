@@ -99,8 +99,29 @@ def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 
 
 def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
-    return desc(DescStmt(stmt.text("db") or None, stmt.text("target")), ctx,
-                full=bool(stmt.args.get("full")))
+    """SHOW [FULL] COLUMNS FROM t: as Doris, YES/NO for Null and Key, the aggregation as Extra;
+    FULL adds Collation, Privileges and Comment. LIKE filters the fields."""
+    keep = like_filter(_like(stmt))
+    full = bool(stmt.args.get("full"))
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(stmt.text("db") or ctx.db, stmt.text("target"))
+        rows = []
+        for c in table.columns:
+            if not keep(c.name):
+                continue
+            extra = c.aggregation if c.aggregation and not c.is_key and \
+                table.keys_type == "AGG_KEYS" else ""
+            null, key = ("YES" if c.nullable else "NO"), ("YES" if c.is_key else "NO")
+            type_text = c.type.sql().lower()
+            if full:
+                rows.append((c.name, type_text, "", null, key, c.default, extra, "",
+                             c.comment or ""))
+            else:
+                rows.append((c.name, type_text, null, key, c.default, extra))
+    if full:
+        return text_columns(["Field", "Type", "Collation", "Null", "Key", "Default", "Extra",
+                             "Privileges", "Comment"], rows)
+    return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
 
 
 def _table_status(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
