@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from catalog.catalog import Catalog
 
 
-def _update_tablet_schemas(cat: Catalog, table: OlapTable) -> None:
+def update_tablet_schemas(cat: Catalog, table: OlapTable) -> None:
+    """Give every live tablet of the table its current schema (indexes, bloom filters)."""
     if getattr(cat, "replaying", False):
         return  # storage is restored from the final catalog state after replay
     for p in table.partitions.values():
@@ -36,13 +37,13 @@ def apply_add_index(cat: Catalog, data: dict) -> None:
     if all(i.index_id != index.index_id for i in table.table_indexes):
         table.table_indexes.append(index)
     cat.next_id = max(cat.next_id, data["next_id"])
-    _update_tablet_schemas(cat, table)
+    update_tablet_schemas(cat, table)
 
 
 def apply_drop_index(cat: Catalog, data: dict) -> None:
     table = cat.dbs[data["db"]].tables[data["table"]]
     table.table_indexes = [i for i in table.table_indexes if i.name != data["name"]]
-    _update_tablet_schemas(cat, table)
+    update_tablet_schemas(cat, table)
 
 
 APPLY = {"add_index": apply_add_index, "drop_index": apply_drop_index}

@@ -19,7 +19,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from catalog.errors import DdlError
-from catalog.index_rules import check_index_def, check_new_index
+from catalog.index_journal import update_tablet_schemas
+from catalog.index_rules import (BF_COLUMNS, BF_FPP, analyze_bloom_filter, check_index_def,
+                                 check_new_index)
 from catalog.load import table_lock
 from catalog.model import OlapTable, TableIndex
 from catalog.statements import IndexDef
@@ -74,3 +76,31 @@ def _tablets_with(table: OlapTable, column: str) -> list[int]:
             if column in table.indexes[index_id].columns:
                 out.extend(tablet_ids)
     return out
+
+
+def set_bloom_filter_properties(cat: Catalog, db_name: str | None, table_name: str,
+                                given: dict[str, str]) -> None:
+    """ALTER TABLE t SET ("bloom_filter_columns" = "a,b" [, "bloom_filter_fpp" = "0.01"]).
+
+    Validated as at CREATE TABLE and journaled as a table property change; the tablets take the
+    new schema at once, so every segment written from now on (loads, and compaction rewriting
+    older data) carries the filters. Segments written before keep what they have: a reader
+    uses a segment's bloom filter only for a column the schema lists and the segment holds.
+    An empty column list removes the bloom filters.
+    """
+    with cat.lock:
+        table_id = cat.get_table(db_name, table_name).table_id
+    with table_lock(table_id):
+        with cat.lock:
+            table = cat.get_table(db_name, table_name)
+            merged = {k: v for k, v in table.properties.items()
+                      if k in (BF_COLUMNS, BF_FPP)}
+            merged.update(given)
+            analyze_bloom_filter(merged, table.columns, table.keys_type)
+            remove = [k for k in (BF_COLUMNS, BF_FPP)
+                      if k in merged and not merged[k].strip()]
+            set_ = {k: v for k, v in merged.items() if k not in remove}
+            db = next(d.name for d in cat.dbs.values() if d.tables.get(table.name) is table)
+            cat._log("modify_table_properties", {"db": db, "table": table.name, "set": set_,
+                                                 "remove": remove})
+            update_tablet_schemas(cat, table)

@@ -10,8 +10,10 @@ from catalog import partition_ddl
 from catalog.dynamic_properties import PREFIX
 from catalog.dynamic_scheduler import SHOW_COLUMNS
 from catalog.errors import NotSupported
+from catalog.index_rules import BF_COLUMNS, BF_FPP
 from catalog.statements import (AddPartitionStmt, AlterTablePropertiesStmt, DropPartitionStmt,
                                 ShowDynamicPartitionStmt)
+from catalog.table_index import set_bloom_filter_properties
 from server.handlers.context import StatementContext
 from server.results import OkResult, RowsResult, text_columns
 
@@ -30,6 +32,12 @@ def drop_partition(stmt: DropPartitionStmt, ctx: StatementContext) -> OkResult:
 def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> OkResult:
     if ctx.catalog.alter_colocation_properties(stmt.db or ctx.db, stmt.table, stmt.properties):
         return OkResult()  # colocate_with: catalog/cluster.py
+    bloom = {k: v for k, v in stmt.properties.items() if k in (BF_COLUMNS, BF_FPP)}
+    if bloom:
+        if len(bloom) != len(stmt.properties):
+            raise NotSupported("ALTER TABLE SET of bloom filter properties must be alone")
+        set_bloom_filter_properties(ctx.catalog, stmt.db or ctx.db, stmt.table, bloom)
+        return OkResult()
     others = [k for k in stmt.properties if not k.startswith(PREFIX)]
     if others:
         raise NotSupported(f"ALTER TABLE SET of {', '.join(others)} is not supported yet")
