@@ -98,7 +98,7 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
         if result.num_columns != len(names):
             raise AnalysisError("Column count doesn't match value count")
         data = result.rename_columns(names)
-    return _load(ctx, db, table_expr.name, data)
+    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"))
 
 
 def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
@@ -109,7 +109,7 @@ def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
         raise AnalysisError("Column count doesn't match value count")
     data = pa.Table.from_arrays([v if isinstance(v, pa.Array) else _column_array(v)
                                  for v in stmt.values], names=names)
-    return _load(ctx, db, stmt.table, data)
+    return _load(ctx, db, stmt.table, data, stmt.label)
 
 
 def _target_columns(ctx: StatementContext, db: str | None, table: str,
@@ -119,9 +119,11 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
         return names or [c.name for c in t.columns]
 
 
-def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table) -> OkResult:
-    rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None))
-    label = f"insert_{uuid.uuid4().hex[:16]}"
+def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table,
+          label: str | None = None) -> OkResult:
+    """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database."""
+    rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None), label)
+    label = label or f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
     return OkResult(affected_rows=rows,
                     info=f"{{'label':'{label}', 'status':'{status}', 'txnId':'{txn_id}'}}")

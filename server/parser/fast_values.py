@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 _IDENT = r"(?:`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_$]*)"
 _HEADER = re.compile(
     rf"\s*INSERT\s+INTO\s+(?P<first>{_IDENT})(?:\s*\.\s*(?P<second>{_IDENT}))?\s*"
+    rf"(?:WITH\s+LABEL\s+(?P<label>{_IDENT})\s*)?"
     rf"(?:\((?P<cols>\s*{_IDENT}(?:\s*,\s*{_IDENT})*\s*)\))?\s*VALUES\s*",
     re.IGNORECASE)
 _TOKEN = re.compile(r"""
@@ -47,6 +48,7 @@ class FastInsert:
     table: str
     columns: list[str] | None
     values: list  # per column: a pa.Array (bulk way) or a list of Python values (token way)
+    label: str | None = None  # INSERT INTO t WITH LABEL l
 
 
 def _ident(text: str) -> str:
@@ -82,7 +84,8 @@ def parse_fast_insert(sql: str) -> FastInsert | None:
         values = _token_columns(sql, m.end())
     if values is None:
         return None
-    return FastInsert(db, table, cols, values)
+    label = _ident(m.group("label")) if m.group("label") else None
+    return FastInsert(db, table, cols, values, label)
 
 
 _BULK_MIN_BYTES = 4096

@@ -48,7 +48,26 @@ def parse_statement(text: str, tokens: list) -> object:
             if stmt is not None:
                 return stmt
             cur.i = 0  # a form this parser leaves alone (ALTER TABLE ADD COLUMN, ...)
-    return parse_sqlglot(_join_hints_as_comments(text, cur.tokens))
+    text, tokens, label = _insert_label(text, cur.tokens)
+    stmt = parse_sqlglot(_join_hints_as_comments(text, tokens))
+    if label is not None:
+        stmt.meta["label"] = label  # server/handlers/insert.py gives it to the load
+    return stmt
+
+
+def _insert_label(text: str, tokens: list) -> tuple[str, list, str | None]:
+    """Doris's `INSERT INTO t WITH LABEL l ...` (which sqlglot cannot parse): the statement
+    without the clause, its tokens, and the label."""
+    words = [t.text.upper() for t in tokens[:8]]
+    if words[:2] != ["INSERT", "INTO"]:
+        return text, tokens, None
+    for j in range(3, min(len(tokens) - 2, 6)):
+        if words[j] == "WITH" and words[j + 1] == "LABEL":
+            label = tokens[j + 2].text.strip("`")
+            rest = text[:tokens[j].start] + " " * (tokens[j + 2].end + 1 - tokens[j].start) \
+                + text[tokens[j + 2].end + 1:]
+            return rest, tokenize(rest), label
+    return text, tokens, None
 
 
 def parse_sqlglot(text: str) -> object:
