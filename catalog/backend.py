@@ -119,7 +119,7 @@ def data_used(cat: Catalog) -> dict[int, int]:
     """DataUsedCapacity: bytes of published rowsets of the replicas on each backend."""
     used = {bid: 0 for bid in cat.backends}
     for *_, meta in all_tablets(cat):
-        size = sum(int(r["meta"].get("data_size", 0)) for r in meta.rowsets)
+        size = meta.data_size()
         for bid in meta.replicas:
             used[bid] = used.get(bid, 0) + size
     return used

@@ -99,6 +99,14 @@ class TabletMeta:
     # Published rowsets, in publish order: [{"meta": RowsetMeta dict, "version": v}, ...]
     rowsets: list[dict] = field(default_factory=list)
 
+    def data_size(self) -> int:
+        """Bytes of the published rowsets (of one replica)."""
+        return sum(int(r["meta"].get("data_size", 0)) for r in self.rowsets)
+
+    def row_count(self) -> int:
+        """Rows of the published rowsets (as stored, before merge-on-read)."""
+        return sum(int(r["meta"].get("num_rows", 0)) for r in self.rowsets)
+
     def to_dict(self) -> dict:
         return {"tablet_id": self.tablet_id, "replicas": self.replicas, "rowsets": self.rowsets}
 

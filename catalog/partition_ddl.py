@@ -60,7 +60,7 @@ def add_partition(cat: Catalog, db_name: str | None, stmt: AddPartitionStmt) -> 
         existing = list(table.partitions.values())
         [(name, lower, upper, values)] = plan_partitions(table, [desc], existing)
         p = cat.new_partition(table, name, lower, upper, values, buckets, replicas)
-        cat._log("add_partitions", {"db": _db_of(cat, table), "table": table.name,
+        cat._log("add_partitions", {"db": db_of(cat, table), "table": table.name,
                                     "partitions": [p.to_dict()], "next_id": cat.next_id})
 
 
@@ -92,7 +92,8 @@ def _replicas(cat: Catalog, table: OlapTable, properties: dict[str, str]) -> int
     return n
 
 
-def _db_of(cat: Catalog, table: OlapTable) -> str:
+def db_of(cat: Catalog, table: OlapTable) -> str:
+    """The name of the database holding `table`."""
     return next(db.name for db in cat.dbs.values() if db.tables.get(table.name) is table)
 
 
@@ -116,7 +117,7 @@ def drop_partition(cat: Catalog, db_name: str | None, table_name: str, name: str
 def drop_partitions(cat: Catalog, table: OlapTable, parts: list[Partition]) -> None:
     """Journal the drop of `parts` (caller holds the locks)."""
     if parts:
-        cat._log("drop_partitions", {"db": _db_of(cat, table), "table": table.name,
+        cat._log("drop_partitions", {"db": db_of(cat, table), "table": table.name,
                                      "partition_ids": [p.partition_id for p in parts]})
 
 
@@ -139,7 +140,7 @@ def truncate(cat: Catalog, db_name: str | None, table_name: str,
                     "partition": cat.new_partition(table, p.name, p.lower, p.upper, p.values,
                                                    p.buckets, p.replication_num).to_dict()}
                    for p in parts]
-        cat._log("truncate", {"db": _db_of(cat, table), "table": table.name,
+        cat._log("truncate", {"db": db_of(cat, table), "table": table.name,
                               "replace": replace, "next_id": cat.next_id})
 
 
@@ -150,7 +151,7 @@ def set_dynamic_properties(cat: Catalog, db_name: str | None, table_name: str,
     with locked_table(cat, db_name, table_name) as table:
         new = analyze(table, given, len(cat.available_backends()), max_partitions)
         old = [k for k in table.properties if k.startswith(PREFIX) and k not in new]
-        cat._log("modify_table_properties", {"db": _db_of(cat, table), "table": table.name,
+        cat._log("modify_table_properties", {"db": db_of(cat, table), "table": table.name,
                                              "set": new, "remove": old})
         return read(table.properties)
 
@@ -164,6 +165,6 @@ def apply_plan(cat: Catalog, table: OlapTable, prop: DynamicProperty, plan: Dyna
     cat._check_replication(replicas)
     parts = [cat.new_partition(table, n.name, [n.lower], [n.upper], None, prop.buckets, replicas)
              for n in plan.add]
-    cat._log("add_partitions", {"db": _db_of(cat, table), "table": table.name,
+    cat._log("add_partitions", {"db": db_of(cat, table), "table": table.name,
                                 "partitions": [p.to_dict() for p in parts],
                                 "next_id": cat.next_id})

@@ -23,6 +23,7 @@ from catalog.index_journal import update_tablet_schemas
 from catalog.index_rules import (BF_COLUMNS, BF_FPP, analyze_bloom_filter, check_index_def,
                                  check_new_index)
 from catalog.load import table_lock
+from catalog.partition_ddl import db_of, locked_table
 from catalog.model import OlapTable, TableIndex
 from catalog.statements import IndexDef
 
@@ -88,19 +89,12 @@ def set_bloom_filter_properties(cat: Catalog, db_name: str | None, table_name: s
     uses a segment's bloom filter only for a column the schema lists and the segment holds.
     An empty column list removes the bloom filters.
     """
-    with cat.lock:
-        table_id = cat.get_table(db_name, table_name).table_id
-    with table_lock(table_id):
-        with cat.lock:
-            table = cat.get_table(db_name, table_name)
-            merged = {k: v for k, v in table.properties.items()
-                      if k in (BF_COLUMNS, BF_FPP)}
-            merged.update(given)
-            analyze_bloom_filter(merged, table.columns, table.keys_type)
-            remove = [k for k in (BF_COLUMNS, BF_FPP)
-                      if k in merged and not merged[k].strip()]
-            set_ = {k: v for k, v in merged.items() if k not in remove}
-            db = next(d.name for d in cat.dbs.values() if d.tables.get(table.name) is table)
-            cat._log("modify_table_properties", {"db": db, "table": table.name, "set": set_,
-                                                 "remove": remove})
-            update_tablet_schemas(cat, table)
+    with locked_table(cat, db_name, table_name) as table:
+        merged = {k: v for k, v in table.properties.items() if k in (BF_COLUMNS, BF_FPP)}
+        merged.update(given)
+        analyze_bloom_filter(merged, table.columns, table.keys_type)
+        remove = [k for k, v in merged.items() if not v.strip()]
+        set_ = {k: v for k, v in merged.items() if k not in remove}
+        cat._log("modify_table_properties", {"db": db_of(cat, table), "table": table.name,
+                                             "set": set_, "remove": remove})
+        update_tablet_schemas(cat, table)

@@ -31,7 +31,7 @@ from planner.pushdown import storage_predicates
 from planner.reorder_joins import Relation, base_rows, build_join_tree
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
-from planner.scope import Scope, ScopeColumn, referenced
+from planner.scope import Scope, ScopeColumn, conjuncts, referenced
 from planner.subqueries import (NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
@@ -337,17 +337,11 @@ def _key_pair(conj: exp.Expression, left: set[str], right: set[str]) -> tuple[st
 
 def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
     """The AND-ed conditions of `e`, with conditions common to all OR branches factored out."""
-    if e is None:
-        return []
-    if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
-    if isinstance(e, exp.Paren):
-        return _conjuncts(e.this)
-    if isinstance(e, exp.Or):
-        factored = factor_or(e)
-        if len(factored) > 1:
-            return [c for f in factored for c in _conjuncts(f)]
-    return [e]
+    out: list[exp.Expression] = []
+    for c in conjuncts(e):
+        factored = factor_or(c) if isinstance(c, exp.Or) else [c]
+        out += [x for f in factored for x in _conjuncts(f)] if len(factored) > 1 else [c]
+    return out
 
 
 # -- WHERE ------------------------------------------------------------------------------------

@@ -43,8 +43,7 @@ def show_tablets(words: list[str], ctx: StatementContext) -> RowsResult:
             for index_id, tablet_ids in p.tablets_by_index.items():
                 for tid in tablet_ids:
                     meta = p.tablets[tid]
-                    size = sum(int(r["meta"].get("data_size", 0)) for r in meta.rowsets)
-                    count = sum(int(r["meta"].get("num_rows", 0)) for r in meta.rowsets)
+                    size, count = meta.data_size(), meta.row_count()
                     meta_url = f"http://127.0.0.1:8040/api/meta/header/{tid}"
                     compaction = f"http://127.0.0.1:8040/api/compaction/show?tablet_id={tid}"
                     versions = len(meta.rowsets)
@@ -72,10 +71,9 @@ def _table_totals(table, index_id: int | None = None) -> tuple[int, int, int]:
                 continue
             for tid in tablet_ids:
                 meta = p.tablets[tid]
-                one = sum(int(r["meta"].get("data_size", 0)) for r in meta.rowsets)
-                size += one * len(meta.replicas)
+                size += meta.data_size() * len(meta.replicas)
                 replicas += len(meta.replicas)
-                rows += sum(int(r["meta"].get("num_rows", 0)) for r in meta.rowsets)
+                rows += meta.row_count()
     return size, replicas, rows
 
 

@@ -67,8 +67,7 @@ def _handler_class(service: HttpService) -> type:
             body = self._body()
             if body is None:
                 return
-            variables = service.services.global_variables
-            time_zone = str(variables.get("time_zone")) if hasattr(variables, "get") else "Asia/Shanghai"
+            time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
             reply = run_stream_load(service.services.catalog, service.errors, unquote(m.group(1)),
                                     unquote(m.group(2)), headers, body, time_zone)

@@ -60,7 +60,8 @@ class _Rejects:
 def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
                     headers: dict[str, str], body: bytes, time_zone: str) -> dict:
     started = time.monotonic()
-    reply = {"TxnId": -1, "Label": headers.get("label") or headers.get("Label") or str(uuid.uuid4()),
+    headers = {k.lower(): v for k, v in headers.items()}
+    reply = {"TxnId": -1, "Label": headers.get("label") or str(uuid.uuid4()),
              "Comment": "", "TwoPhaseCommit": "false", "Status": "Fail", "Message": "",
              "NumberTotalRows": 0, "NumberLoadedRows": 0, "NumberFilteredRows": 0,
              "NumberUnselectedRows": 0, "LoadBytes": len(body), "LoadTimeMs": 0,
@@ -98,11 +99,11 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
             batch = batch.append_column(name, evaluate(derivation, batch, ctx))
     rejects = _Rejects(batch.num_rows, src.errors)
     converted = _convert(table, batch, opts, rejects)
+    data = pa.table(converted) if converted else pa.table({})
     selected = np.ones(batch.num_rows, dtype=bool)
     if opts.where is not None:
-        keep = evaluate_predicate(opts.where, pa.table(converted) if converted else batch, ctx)
+        keep = evaluate_predicate(opts.where, data if converted else batch, ctx)
         selected = np.asarray(pc.fill_null(keep, False).to_numpy(zero_copy_only=False), dtype=bool)
-    data = pa.table(converted) if converted else pa.table({})
     _check_partitions(table, data, opts, rejects, batch)
     bad = rejects.mask & selected
     filtered = src.bad_lines + int(bad.sum())
@@ -133,8 +134,6 @@ def _convert(table, batch: pa.Table, opts: StreamLoadOptions, rejects: _Rejects)
         src = batch.column(name).combine_chunks()
         target = col.type.arrow()
         value = src if src.type == target else cast_value(src, target)
-        if isinstance(value, pa.Scalar):
-            value = pa.array([value.as_py()] * len(src), target)
         failed = pc.and_(pc.is_valid(src), pc.is_null(value))
         if opts.strict_mode:
             rejects.add(failed, lambda i, c=col.name, s=src: (

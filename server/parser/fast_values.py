@@ -121,11 +121,11 @@ def _bulk_columns(sql: str, start: int) -> list | None:
 def _column(texts: list[str]) -> pa.Array | list:
     """One column's literal texts as an Arrow array typed as the token way types its values."""
     arr = pa.array(texts, pa.string())
-    head = pc.utf8_slice_codeunits(arr, 0, 1)
-    upper = pc.utf8_upper(head)
-    null = pc.equal(pc.utf8_upper(arr), "NULL")
+    upper = pc.utf8_upper(arr)
+    head = pc.utf8_slice_codeunits(upper, 0, 1)
+    null = pc.equal(upper, "NULL")
     quoted = pc.is_in(head, pa.array(["'", '"']))
-    word = pc.and_(pc.is_in(upper, pa.array(["T", "F"])), pc.invert(quoted))
+    word = pc.is_in(head, pa.array(["T", "F"]))  # TRUE / FALSE (quoted text starts with a quote)
     n_null = pc.sum(null).as_py() or 0
     n_quoted = pc.sum(quoted).as_py() or 0
     n_word = pc.sum(word).as_py() or 0
@@ -136,7 +136,7 @@ def _column(texts: list[str]) -> pa.Array | list:
             return _python_values(texts)  # escapes or doubled quotes: the token way's rules
         return pc.if_else(valid, inner, pa.scalar(None, pa.string()))
     if n_word + n_null == len(texts):
-        return pc.if_else(valid, pc.equal(pc.utf8_upper(arr), "TRUE"), pa.scalar(None, pa.bool_()))
+        return pc.if_else(valid, pc.equal(upper, "TRUE"), pa.scalar(None, pa.bool_()))
     if n_quoted or n_word:
         return _python_values(texts)  # mixed kinds: loaded as text by the insert handler
     numbers = pc.if_else(valid, arr, pa.scalar(None, pa.string()))

@@ -41,24 +41,31 @@ def test_processlist_shows_other_connections(server, fresh_db):
         b.close()
 
 
-def test_kill_query_stops_a_streaming_result(server, big_table):
-    a = server.connect(big_table, cursorclass=pymysql.cursors.SSCursor)
+def _kill_while_reading(server, db: str, sql: str) -> tuple[int, int]:
+    """Read `sql` row by row on one connection and KILL QUERY it from another after 100 rows:
+    (the error number the reader got, rows it had seen). The reader stays usable."""
+    a = server.connect(db, cursorclass=pymysql.cursors.SSCursor)
     b = server.connect()
     try:
         a_id = _one(a, "SELECT CONNECTION_ID()")[0][0]
         cur = a.cursor()
-        cur.execute("SELECT * FROM big WHERE k >= 0")
+        cur.execute(sql)
         seen = 0
         with pytest.raises(pymysql.err.OperationalError) as err:
             for seen, _ in enumerate(cur, 1):
                 if seen == 100:
                     _one(b, f"KILL QUERY {a_id}")
-        assert err.value.args[0] == 1317
-        assert 100 <= seen < 320000
         assert list(_one(a, "SELECT 1")) == [(1,)]  # the connection stays usable
+        return err.value.args[0], seen
     finally:
         a.close()
         b.close()
+
+
+def test_kill_query_stops_a_streaming_result(server, big_table):
+    code, seen = _kill_while_reading(server, big_table, "SELECT * FROM big WHERE k >= 0")
+    assert code == 1317
+    assert 100 <= seen < 320000
 
 
 def test_kill_connection_and_unknown_id(server):
@@ -78,20 +85,7 @@ def test_kill_connection_and_unknown_id(server):
 
 
 def test_kill_query_stops_a_materialised_result(server, big_table):
-    a = server.connect(big_table, cursorclass=pymysql.cursors.SSCursor)
-    b = server.connect()
-    try:
-        a_id = _one(a, "SELECT CONNECTION_ID()")[0][0]
-        cur = a.cursor()
-        cur.execute("SELECT k, v FROM big UNION ALL SELECT k, v FROM big ORDER BY k")
-        seen = 0
-        with pytest.raises(pymysql.err.OperationalError) as err:
-            for seen, _ in enumerate(cur, 1):
-                if seen == 100:
-                    _one(b, f"KILL QUERY {a_id}")
-        assert err.value.args[0] == 1317
-        assert seen < 640000
-        assert list(_one(a, "SELECT 1")) == [(1,)]
-    finally:
-        a.close()
-        b.close()
+    code, seen = _kill_while_reading(
+        server, big_table, "SELECT k, v FROM big UNION ALL SELECT k, v FROM big ORDER BY k")
+    assert code == 1317
+    assert seen < 640000
