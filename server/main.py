@@ -28,6 +28,7 @@ from catalog.fe_config import FeConfig
 from catalog.compaction import CompactionDaemon
 from catalog.tablet_scheduler import TabletScheduler
 from server.config import Config, load_config
+from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
 from server.protocol.connection import DorisConnection
@@ -53,10 +54,12 @@ class Services:
     compaction: CompactionDaemon | None = None
     profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
     sessions: dict = field(default_factory=dict)  # connection id -> DorisSession (PROCESSLIST, KILL)
+    data_dir_lock: object = None  # the open LOCK file (server/data_dir_lock.py)
 
 
 def open_services(cfg: Config) -> Services:
     Path(cfg.data_dir).mkdir(parents=True, exist_ok=True)
+    data_dir_lock = lock_data_dir(Path(cfg.data_dir))  # before anything reads the journal
     engine = StorageEngine(cfg.path("storage_root_path"), page_size=cfg.data_page_size,
                            short_key_interval=cfg.short_key_index_interval,
                            max_segment_size=cfg.max_segment_size,
@@ -74,7 +77,7 @@ def open_services(cfg: Config) -> Services:
         catalog, cfg.generate_compaction_tasks_interval_ms / 1000,
         cfg.cumulative_compaction_min_deltas)
     return Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
-                    tablets, compaction=compaction)
+                    tablets, compaction=compaction, data_dir_lock=data_dir_lock)
 
 
 class DorisServer(MysqlServer):
@@ -165,7 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.data_dir is not None:
         cfg.data_dir = args.data_dir
     host = args.host or cfg.priority_networks or "127.0.0.1"
-    asyncio.run(serve(cfg, host))
+    try:
+        asyncio.run(serve(cfg, host))
+    except DataDirInUse as e:
+        print(f"minidoris: {e}", file=sys.stderr)
+        return 1
     return 0
 
 
