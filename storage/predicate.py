@@ -101,6 +101,27 @@ class PreparedPredicate:
     never_true: bool = False
     # values exactly representable in the column type (`in`: as a ValueSet), or None
     exact: list | ValueSet | None = field(default=None, repr=False)
+    # rows evaluated / rows that passed, over the segments of the scans sharing this object
+    # (storage/row_filter.py orders a conjunction by it; updates may race, it is a statistic)
+    seen: int = field(default=0, repr=False, compare=False)
+    passed: int = field(default=0, repr=False, compare=False)
+
+    def observe(self, rows: int, passed: int) -> None:
+        self.seen += rows
+        self.passed += passed
+
+    @property
+    def pass_fraction(self) -> float | None:
+        return self.passed / self.seen if self.seen else None
+
+    @property
+    def number(self):
+        """A comparison's value in the column's numpy domain (integers, floats, DATE as days,
+        DATETIME as microseconds), or None when the comparison is not run in numpy."""
+        memo = self.__dict__.get("_number", _UNSET)
+        if memo is _UNSET:
+            memo = self.__dict__["_number"] = _numpy_number(self)
+        return memo
 
     @property
     def key_values(self) -> list | None:
@@ -121,16 +142,45 @@ class PreparedPredicate:
                                f"{scalar.as_py()!r}: {exc}") from exc
 
     def evaluate_numpy(self, arr) -> np.ndarray:
-        """`evaluate` as a numpy bool array; integer comparisons and value sets run in numpy
-        directly (no Arrow mask to unpack)."""
+        """`evaluate` as a numpy bool array; comparisons of fixed-width numbers and integer
+        value sets run in numpy directly (no Arrow mask to unpack)."""
         if isinstance(arr, pa.ChunkedArray):
             arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        if not arr.null_count:
+            values = self._numpy_operand(arr)
+            if values is not None:
+                return self._evaluate_values(values)
         if self.value_set is not None and not arr.null_count:
             return self.value_set.contains_numpy(arr)
-        if self.op in _NUMPY_OPS and self.exact is not None and self.dtype.is_integer \
-                and not arr.null_count and pa.types.is_integer(arr.type):
-            return _NUMPY_OPS[self.op](arr.to_numpy(), self.exact[0])
         return _numpy_mask(self.evaluate(arr))
+
+    def evaluate_at(self, arr: pa.Array, rows: np.ndarray) -> np.ndarray:
+        """`evaluate_numpy` of the given rows (ascending positions in `arr`) only."""
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        if not arr.null_count:
+            values = self._numpy_operand(arr)
+            if values is not None:
+                return self._evaluate_values(values[rows])
+        return self.evaluate_numpy(arr.take(pa.array(rows)))
+
+    def _numpy_operand(self, arr: pa.Array) -> np.ndarray | None:
+        """The column values as numpy when this predicate runs on numpy values, else None."""
+        if self.never_true:
+            return None
+        vs = self.value_set
+        if vs is not None:
+            return fixed_width_numpy(arr) if vs.numeric and pa.types.is_integer(arr.type) \
+                else None
+        if self.op in _NUMPY_OPS and self.number is not None and arr.type == self.dtype.arrow():
+            return fixed_width_numpy(arr)
+        return None
+
+    def _evaluate_values(self, values: np.ndarray) -> np.ndarray:
+        vs = self.value_set
+        if vs is not None:
+            return vs.contains_values(values)
+        return _NUMPY_OPS[self.op](values, self.number)
 
     def evaluate(self, arr) -> pa.Array | pa.ChunkedArray:
         """Boolean mask, TRUE exactly where the predicate holds (never NULL)."""
@@ -252,25 +302,50 @@ def _inferred_scalar(value, column: str) -> pa.Scalar:
         raise StorageError(f"Unsupported value {value!r} in a predicate on {column}") from exc
 
 
-def combined_mask(predicates: list[PreparedPredicate], arrays: dict) -> pa.Array | None:
-    """AND of the predicates' masks over `arrays` (column name -> array); None if no predicate.
+_UNSET = object()
+_EPOCH = dt.date(1970, 1, 1)
+_EPOCH_TIME = dt.datetime(1970, 1, 1)
+_NUMPY_TYPES = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32,
+                pa.int64(): np.int64, pa.uint8(): np.uint8, pa.uint16(): np.uint16,
+                pa.uint32(): np.uint32, pa.uint64(): np.uint64, pa.float32(): np.float32,
+                pa.float64(): np.float64, pa.date32(): np.int32}
 
-    Comparisons go first, set lookups last; once fewer than half of the rows survive, a
-    predicate is evaluated on the survivors only."""
-    if not predicates:
+
+def fixed_width_numpy(arr: pa.Array) -> np.ndarray | None:
+    """The values of a fixed-width numeric/date/datetime array as numpy (no copy; DATE as int32
+    days, DATETIME as int64 ticks), or None for other types. NULL slots hold garbage."""
+    t = arr.type
+    np_type = _NUMPY_TYPES.get(t)
+    if np_type is None:
+        if not pa.types.is_timestamp(t):
+            return None
+        np_type = np.int64
+    data = arr.buffers()[1]
+    return np.frombuffer(data, dtype=np_type, count=len(arr),
+                         offset=arr.offset * np.dtype(np_type).itemsize)
+
+
+def _numpy_number(p: PreparedPredicate):
+    """`p`'s single exact value in the numpy domain of `fixed_width_numpy`, or None."""
+    if p.op not in _NUMPY_OPS or not isinstance(p.exact, list) or len(p.exact) != 1:
         return None
-    mask = None
-    for p in sorted(predicates, key=lambda p: p.value_set is not None):
-        arr = arrays[p.column]
-        if mask is None:
-            mask = np.array(p.evaluate_numpy(arr), dtype=bool)  # a copy: it is written to
-            continue
-        if 2 * np.count_nonzero(mask) < len(mask):
-            live = np.flatnonzero(mask)
-            mask[live] = p.evaluate_numpy(arr.take(pa.array(live)))
-        else:
-            mask &= p.evaluate_numpy(arr)
-    return pa.array(mask)
+    value, dtype = p.exact[0], p.dtype
+    if dtype.is_integer and type(value) is int:
+        return value if _NUMPY_TYPES.get(dtype.arrow()) is not None else None
+    if dtype.is_float and type(value) is float:
+        return value
+    if dtype.kind == "DATE" and type(value) is dt.date and dtype.arrow() == pa.date32():
+        return (value - _EPOCH).days
+    t = dtype.arrow()
+    if dtype.kind == "DATETIME" and type(value) is dt.datetime and pa.types.is_timestamp(t) \
+            and t.tz is None and value.tzinfo is None:
+        delta = value - _EPOCH_TIME
+        micros = (delta.days * 86400 + delta.seconds) * 10**6 + delta.microseconds
+        per_unit = {"s": 10**6, "ms": 10**3, "us": 1}.get(t.unit)
+        if per_unit is None:
+            return micros * 1000
+        return micros // per_unit if micros % per_unit == 0 else None
+    return None
 
 
 def _numpy_mask(mask) -> np.ndarray:

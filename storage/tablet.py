@@ -43,7 +43,8 @@ from storage.errors import StorageError
 from storage.memtable import aggregations, flush, sort_by_key
 from storage.merge import merge_sorted
 from storage.page_cache import DISABLED, PageCache
-from storage.predicate import ColumnPredicate, combined_mask, prepare
+from storage.predicate import ColumnPredicate, prepare
+from storage.row_filter import combined_mask
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
                             write_segments)
 from storage.schema import TabletSchema

@@ -53,6 +53,15 @@ class ValueSet:
         return self._numpy
 
     @property
+    def lowest(self):
+        """The smallest value (Python object)."""
+        return self.array[0].as_py()
+
+    @property
+    def highest(self):
+        return self.array[len(self.array) - 1].as_py()
+
+    @property
     def keys(self) -> list:
         if self._keys is None:
             self._keys = self.array.to_pylist()
@@ -60,25 +69,33 @@ class ValueSet:
 
     def contains(self, arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         """TRUE where the row's value is in the set; FALSE for NULL rows."""
-        if not self._numeric:
+        if not self.numeric:
             return pc.is_in(arr, value_set=self.array, skip_nulls=True)
         if isinstance(arr, pa.ChunkedArray):
             arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
         return pa.array(self.contains_numpy(arr))
 
     @property
-    def _numeric(self) -> bool:
+    def numeric(self) -> bool:
+        """Rows are checked in numpy (`contains_values`): integer values, more than a few."""
         t = self.array.type
         return pa.types.is_integer(t) and t != pa.uint64() and len(self.array) > 64
 
     def contains_numpy(self, arr: pa.Array) -> np.ndarray:
         """`contains` as a numpy bool array."""
-        if not self._numeric:
+        if not self.numeric:
             return np.asarray(pc.is_in(arr, value_set=self.array, skip_nulls=True)
                               .to_numpy(zero_copy_only=False), dtype=bool)
+        lo = int(self.numpy[0])
+        hit = self.contains_values((pc.fill_null(arr, lo) if arr.null_count else arr).to_numpy())
+        if arr.null_count:
+            hit &= np.asarray(pc.is_valid(arr))
+        return hit
+
+    def contains_values(self, x: np.ndarray) -> np.ndarray:
+        """Membership of integer values given as numpy (no NULLs); `numeric` sets only."""
         values = self.numpy
         lo = int(values[0])
-        x = (pc.fill_null(arr, lo) if arr.null_count else arr).to_numpy()
         span = int(values[-1]) - lo + 1
         if span <= MAX_LOOKUP_SPAN:
             if self._table is None:
@@ -90,10 +107,6 @@ class ValueSet:
             # mode="clip" would do the same several times slower.)
             offset = np.subtract(x, lo, dtype=np.int64).view(np.uint64)
             np.minimum(offset, span, out=offset)
-            hit = self._table.take(offset.view(np.int64))
-        else:
-            pos = np.minimum(np.searchsorted(values, x), len(values) - 1)
-            hit = values[pos] == x
-        if arr.null_count:
-            hit &= np.asarray(pc.is_valid(arr))
-        return hit
+            return self._table.take(offset.view(np.int64))
+        pos = np.minimum(np.searchsorted(values, x), len(values) - 1)
+        return values[pos] == x

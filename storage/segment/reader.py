@@ -32,7 +32,8 @@ import pyarrow as pa
 
 from storage.errors import CorruptionError, StorageError
 from storage.page_cache import DISABLED, PageCache, new_owner
-from storage.predicate import ColumnPredicate, PreparedPredicate, combined_mask, prepare
+from storage.predicate import ColumnPredicate, PreparedPredicate, prepare
+from storage.row_filter import row_mask
 from storage.segment import bitmap_index, filters, footer, page, short_key, side_index, zone_map
 from storage.segment.column_reader import ColumnReader, SegmentIO
 from storage.segment.key_range import key_ranges
@@ -225,22 +226,30 @@ class SegmentReader:
                      deletes: list[list[PreparedPredicate]], rows: _Rows) -> pa.Table:
         count = rows.count
         io.stats.rows_read += count
-        arrays = {p.column: self._read(io, p.column, rows) for p in prepared}
+        arrays: dict[str, pa.Array] = {}
+
+        def column(name: str) -> pa.Array:  # decoded on first use, as one contiguous array
+            arr = arrays.get(name)
+            if arr is None:
+                arr = self._read(io, name, rows)
+                if isinstance(arr, pa.ChunkedArray):
+                    arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+                arrays[name] = arr
+            return arr
+
         mask = None
         if prepared:
-            mask = _bool_numpy(combined_mask(prepared, arrays))
-            io.stats.rows_conditions_filtered += count - int(mask.sum())
-        if deletes:
-            for p in (p for conj in deletes for p in conj):
-                if p.column not in arrays:
-                    arrays[p.column] = self._read(io, p.column, rows)
-            deleted = np.any(np.stack([_bool_numpy(combined_mask(conj, arrays))
-                                       for conj in deletes]), axis=0)
+            mask = row_mask(prepared, column, count)
+            io.stats.rows_conditions_filtered += count - int(np.count_nonzero(mask))
+        if deletes and (mask is None or mask.any()):
+            deleted = np.zeros(count, dtype=bool)
+            for conj in deletes:
+                deleted |= row_mask(conj, column, count)
             if mask is not None:
                 deleted &= mask
-            io.stats.rows_del_filtered += int(deleted.sum())
+            io.stats.rows_del_filtered += int(np.count_nonzero(deleted))
             mask = ~deleted if mask is None else mask & ~deleted
-        selected = count if mask is None else int(mask.sum())
+        selected = count if mask is None else int(np.count_nonzero(mask))
         if selected == 0:
             return self.empty(columns)
         if selected == count:
@@ -269,9 +278,3 @@ class SegmentReader:
         if not columns:  # e.g. count(*): no column, but the row count matters
             return pa.table({"_": pa.nulls(num_rows)}).select([])
         return pa.Table.from_arrays([arrays[c] for c in columns], names=list(columns))
-
-
-def _bool_numpy(mask) -> np.ndarray:
-    if isinstance(mask, pa.ChunkedArray):
-        mask = mask.combine_chunks() if mask.num_chunks != 1 else mask.chunk(0)
-    return mask.to_numpy(zero_copy_only=False)

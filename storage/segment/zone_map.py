@@ -40,7 +40,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from storage.predicate import PreparedPredicate
+from storage.predicate import PreparedPredicate, fixed_width_numpy
 from storage.segment import encoding
 from storage.types import DataType
 
@@ -54,6 +54,22 @@ class ZoneMaps:
 
     def __len__(self) -> int:
         return len(self.has_null)
+
+    def numbers(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """mins and maxs as numpy (`predicate.fixed_width_numpy`'s domain) when every entry has
+        them and the type allows; computed once (readers keep their zone maps)."""
+        memo = self.__dict__.get("_numbers", _UNSET)
+        if memo is _UNSET:
+            memo = None
+            if not self.mins.null_count and not self.maxs.null_count:
+                lo, hi = fixed_width_numpy(self.mins), fixed_width_numpy(self.maxs)
+                if lo is not None and hi is not None:
+                    memo = (lo, hi)
+            self.__dict__["_numbers"] = memo
+        return memo
+
+
+_UNSET = object()
 
 
 def compute(arr: pa.Array, starts: np.ndarray, ends: np.ndarray, dtype: DataType) -> ZoneMaps:
@@ -129,6 +145,47 @@ def keep(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
 
 
 def _value_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
+    numbers = zm.numbers()
+    if numbers is not None:
+        found = _numeric_condition(numbers, pred)
+        if found is not None:
+            return found
+    return _arrow_condition(zm, pred)
+
+
+def _numeric_condition(numbers: tuple[np.ndarray, np.ndarray],
+                       pred: PreparedPredicate) -> np.ndarray | None:
+    """The rules above on numpy mins/maxs (no NULL entries), or None if `pred` does not run
+    in numpy."""
+    mins, maxs = numbers
+    vs = pred.value_set
+    if vs is not None:
+        if not vs.numeric or mins.dtype.kind not in "iu":
+            return None
+        values = vs.numpy
+        idx = np.searchsorted(values, mins, side="left")
+        inside = idx < len(values)
+        hit = np.zeros(len(mins), dtype=bool)
+        hit[inside] = values[idx[inside]] <= maxs[inside]
+        return hit
+    v = pred.number
+    if v is None:
+        return None
+    op = pred.op
+    if op == "=":
+        return (mins <= v) & (maxs >= v)
+    if op == "!=":
+        return ~((mins == v) & (maxs == v))
+    if op == "<":
+        return mins < v
+    if op == "<=":
+        return mins <= v
+    if op == ">":
+        return maxs > v
+    return maxs >= v
+
+
+def _arrow_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
     def cmp(op: str, values: pa.Array, scalar: pa.Scalar) -> np.ndarray:
         # NULL min/max (pages without values) compare as "keep"
         return np.asarray(pc.fill_null(pred.compare(op, values, scalar), True))

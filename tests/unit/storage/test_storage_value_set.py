@@ -7,7 +7,8 @@ import pyarrow.compute as pc
 import pytest
 
 from storage import ColumnPredicate as P
-from storage.predicate import combined_mask, prepare
+from storage.predicate import prepare
+from storage.row_filter import combined_mask
 from storage.types import DataType
 from storage.value_set import ValueSet
 
@@ -53,3 +54,56 @@ def test_combined_mask_is_the_and_of_all_predicates():
     kn, vn = k.to_numpy(), v.to_numpy()
     assert got.to_numpy(zero_copy_only=False).tolist() == \
         ((kn < 100) & (vn % 7 == 0) & (vn >= 10)).tolist()
+
+
+def test_row_filter_skips_comparisons_a_set_implies_and_keeps_exactness():
+    from storage.row_filter import _evaluation_order
+    dtype = DataType.of("INT")
+    keys = pa.array(list(range(100, 400, 3)), pa.int32())
+    in_set = prepare(P("k", "in", array=keys), dtype)
+    low = prepare(P("k", ">=", (100,)), dtype)       # implied by the set (min 100)
+    high = prepare(P("k", "<=", (300,)), dtype)      # not implied (max 397)
+    order = _evaluation_order([low, high, in_set])
+    assert low not in order and high in order and in_set in order
+    rows = pa.array(np.arange(0, 500, dtype=np.int32))
+    got = combined_mask([low, high, in_set], {"k": rows}).to_numpy(zero_copy_only=False)
+    r = rows.to_numpy()
+    assert got.tolist() == ((r >= 100) & (r <= 300) & np.isin(r, keys.to_numpy())).tolist()
+
+
+@pytest.mark.parametrize("kind,values", [
+    ("DATE", [__import__("datetime").date(2020, 1, d) for d in range(1, 29)]),
+    ("DATETIME", [__import__("datetime").datetime(2020, 1, 1, h, 30) for h in range(24)]),
+    ("DOUBLE", [x / 4 for x in range(-20, 20)]),
+    ("BIGINT", list(range(-50, 50))),
+])
+def test_numpy_comparisons_match_arrow(kind, values):
+    """Comparisons run on numpy values (dates as days, datetimes as ticks) exactly as Arrow's
+    kernels, on all rows and on survivors only."""
+    dtype = DataType.of(kind)
+    arr = pa.array(values, dtype.arrow())
+    pivot = values[len(values) // 3]
+    for op in ("=", "!=", "<", "<=", ">", ">="):
+        pred = prepare(P("c", op, (pivot,)), dtype)
+        assert pred.number is not None
+        expect = pred.evaluate(arr).to_numpy(zero_copy_only=False)
+        assert pred.evaluate_numpy(arr).tolist() == expect.tolist()
+        live = np.arange(0, len(values), 3)
+        assert pred.evaluate_at(arr, live).tolist() == expect[live].tolist()
+
+
+def test_zone_map_numpy_rules_match_the_arrow_rules():
+    from storage.segment import zone_map
+    rng = np.random.default_rng(5)
+    lo = np.sort(rng.integers(0, 1000, 40)).astype(np.int32)
+    zm = zone_map.ZoneMaps(pa.array(lo), pa.array(lo + rng.integers(0, 50, 40).astype(np.int32)),
+                           np.zeros(40, bool), np.ones(40, bool))
+    dtype = DataType.of("INT")
+    preds = [prepare(P("c", op, (int(v),)), dtype) for op in ("=", "!=", "<", "<=", ">", ">=")
+             for v in (lo[0], lo[7], 500, 2000)]
+    preds.append(prepare(P("c", "in", array=pa.array(rng.integers(0, 1100, 300), pa.int32())),
+                         dtype))
+    for pred in preds:
+        numeric = zone_map._numeric_condition(zm.numbers(), pred)
+        assert numeric is not None
+        assert numeric.tolist() == zone_map._arrow_condition(zm, pred).tolist(), pred.op
