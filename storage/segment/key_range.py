@@ -9,6 +9,8 @@ type take part. On a string column (cut to its prefix width) range bounds are ma
 the cut key of a row that satisfies `> 'abc'` may equal the cut of 'abc'.
 
 A range is [first row >= / > lower, first row >= / > upper): see short_key.ShortKeyIndex.
+All ranges share one form (the equality prefixes differ, the range column's bounds do not), so
+their bounds are encoded together, as arrays of keys.
 """
 
 from __future__ import annotations
@@ -17,22 +19,26 @@ import itertools
 from dataclasses import dataclass
 
 from storage.predicate import PreparedPredicate
-from storage.segment.short_key import encode_bound
+import numpy as np
+
+from storage.segment.short_key import encode_bounds
 from storage.types import DataType
 
 MAX_SCAN_KEYS = 48
 
 
 @dataclass
-class KeyBound:
-    key: bytes
-    strict: bool  # True: the first row > key; False: the first row >= key
+class KeyRanges:
+    """Ranges i = [first row (> if lower_strict else >=) lower[i],
+                   first row (> if upper_strict else >=) upper[i])."""
 
+    lower: np.ndarray  # S{W} encoded keys, one per range
+    lower_strict: bool
+    upper: np.ndarray
+    upper_strict: bool
 
-@dataclass
-class KeyRange:
-    lower: KeyBound
-    upper: KeyBound
+    def __len__(self) -> int:
+        return len(self.lower)
 
 
 @dataclass
@@ -46,7 +52,7 @@ class _Range:
 
 
 def key_ranges(predicates: list[PreparedPredicate], types: list[DataType], names: list[str],
-               widths: list[int], total_width: int) -> list[KeyRange] | None:
+               widths: list[int], total_width: int) -> KeyRanges | None:
     """Key ranges implied by the predicates; None if they do not restrict the short key."""
     prefixes: list[tuple] = [()]
     rng: _Range | None = None
@@ -55,8 +61,9 @@ def key_ranges(predicates: list[PreparedPredicate], types: list[DataType], names
                  or p.column == name and p.op == "is_null"]
         equal = _equal_values(preds)
         if equal is not None:
-            if not equal:
-                return []  # contradictory equalities: no row can match
+            if not equal:  # contradictory equalities: no row can match
+                none = np.zeros(0, dtype=f"S{total_width}")
+                return KeyRanges(none, False, none, False)
             if len(prefixes) * len(equal) > MAX_SCAN_KEYS:
                 break
             prefixes = [p + (v,) for p, v in itertools.product(prefixes, equal)]
@@ -65,7 +72,7 @@ def key_ranges(predicates: list[PreparedPredicate], types: list[DataType], names
         break
     if prefixes == [()] and rng is None:
         return None
-    return [_build(p, rng, types, widths, total_width) for p in prefixes]
+    return _build(prefixes, rng, types, widths, total_width)
 
 
 def _equal_values(preds: list[PreparedPredicate]) -> list | None:
@@ -101,25 +108,32 @@ def _range(preds: list[PreparedPredicate], inclusive_only: bool) -> _Range | Non
     return rng if rng.has_lower or rng.has_upper else None
 
 
-def _build(prefix: tuple, rng: _Range | None, types: list[DataType], widths: list[int],
-           total_width: int) -> KeyRange:
-    def bound(values: list, fill: int, not_null_next: bool = False) -> bytes:
-        return encode_bound(values, types, widths, total_width, fill, not_null_next)
+def _build(prefixes: list[tuple], rng: _Range | None, types: list[DataType], widths: list[int],
+           total_width: int) -> KeyRanges:
+    columns = [list(values) for values in zip(*prefixes)]  # the prefix values, per column
+    n = len(prefixes)
 
-    values = list(prefix)
+    def bound(with_value, fill: int, not_null_next: bool = False) -> np.ndarray:
+        cols = columns if with_value is _NONE else columns + [[with_value] * n]
+        return encode_bounds(cols, types, widths, total_width, fill, not_null_next) if cols \
+            else encode_bounds([], types, widths, total_width, fill, not_null_next).repeat(n)
+
     if rng is not None and rng.has_lower:
         # >= v: first row >= (prefix, v, 00..); > v: first row > (prefix, v, FF..)
-        lower = KeyBound(bound(values + [rng.lower], 0xFF if rng.lower_strict else 0x00),
-                         rng.lower_strict)
+        lower = bound(rng.lower, 0xFF if rng.lower_strict else 0x00)
+        lower_strict = rng.lower_strict
     elif rng is not None:
         # only an upper bound: a comparison is never true for NULL, start after the NULLs
-        lower = KeyBound(bound(values, 0x00, not_null_next=True), False)
+        lower, lower_strict = bound(_NONE, 0x00, not_null_next=True), False
     else:
-        lower = KeyBound(bound(values, 0x00), False)
+        lower, lower_strict = bound(_NONE, 0x00), False
     if rng is not None and rng.has_upper:
         # <= v: first row > (prefix, v, FF..); < v: first row >= (prefix, v, 00..)
-        upper = KeyBound(bound(values + [rng.upper], 0x00 if rng.upper_strict else 0xFF),
-                         not rng.upper_strict)
+        upper = bound(rng.upper, 0x00 if rng.upper_strict else 0xFF)
+        upper_strict = not rng.upper_strict
     else:
-        upper = KeyBound(bound(values, 0xFF), True)
-    return KeyRange(lower, upper)
+        upper, upper_strict = bound(_NONE, 0xFF), True
+    return KeyRanges(lower, lower_strict, upper, upper_strict)
+
+
+_NONE = object()  # no range value: the bound is the prefix alone

@@ -170,16 +170,14 @@ class SegmentReader:
             return full
         index = self._short_key_index(io)
 
-        def load_keys(start: int, end: int) -> np.ndarray:
-            window = RowRanges.of([start], [end])
+        def load_keys(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+            window = RowRanges.of(starts, ends)
             arrays = [self.columns[n].read_ranges(io, window) for n in names]
             return short_key.as_sortable(short_key.encode_keys(arrays, types, widths))
 
-        result = RowRanges.empty()
-        for kr in ranges:
-            lo = index.first_row(kr.lower.key, kr.lower.strict, load_keys)
-            hi = index.first_row(kr.upper.key, kr.upper.strict, load_keys)
-            result = result.union(RowRanges.of([lo], [hi]))
+        lo = index.first_rows(ranges.lower, ranges.lower_strict, load_keys)
+        hi = index.first_rows(ranges.upper, ranges.upper_strict, load_keys)
+        result = RowRanges.of(lo, hi)
         io.stats.rows_short_key_filtered += self.num_rows - result.count
         return result
 

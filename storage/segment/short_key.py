@@ -122,18 +122,23 @@ def _encode_strings(arr: pa.Array, width: int) -> np.ndarray:
     return out
 
 
-def encode_bound(values: list, types: list[DataType], widths: list[int], total_width: int,
-                 fill: int, not_null_next: bool = False) -> bytes:
-    """Encode a key prefix (Python values, None = NULL) and fill the remaining slots.
+def encode_bounds(prefixes: list[list], types: list[DataType], widths: list[int],
+                  total_width: int, fill: int, not_null_next: bool = False) -> np.ndarray:
+    """Encode key prefixes (`prefixes[c]`: column c's value per bound, None = NULL; every
+    column as long) and fill the remaining slots: one S{total_width} key per bound.
 
     `not_null_next` starts the next slot with the value marker: with fill 0x00 that is the
     smallest non-NULL key after the prefix (a range predicate never matches NULL).
     """
-    arrays = [pa.array([v], type=t.arrow()) for v, t in zip(values, types)]
-    prefix = encode_keys(arrays, types[:len(values)], widths[:len(values)]).tobytes()
+    count = len(prefixes[0]) if prefixes else 1
+    arrays = [pa.array(values, type=t.arrow()) for values, t in zip(prefixes, types)]
+    matrix = encode_keys(arrays, types[:len(arrays)], widths[:len(arrays)]) if arrays else \
+        np.zeros((count, 0), np.uint8)
+    out = np.full((count, total_width), fill, dtype=np.uint8)
+    out[:, :matrix.shape[1]] = matrix
     if not_null_next:
-        prefix += bytes([VALUE_MARKER])
-    return prefix + bytes([fill]) * (total_width - len(prefix))
+        out[:, matrix.shape[1]] = VALUE_MARKER
+    return as_sortable(out)
 
 
 # -- the index page ------------------------------------------------------------------------------
@@ -157,23 +162,32 @@ class ShortKeyIndex:
         matrix = np.frombuffer(body, np.uint8, count * width, 16).reshape(count, width)
         return ShortKeyIndex(as_sortable(matrix), interval, width, num_rows)
 
-    def first_row(self, key: bytes, strict: bool,
-                  load_keys: Callable[[int, int], np.ndarray]) -> int:
-        """First row whose key is > `key` (strict) or >= `key`, as seed 003 §2.2 finds it.
+    def first_rows(self, keys: np.ndarray, strict: bool,
+                   load_keys: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+        """For each key, the first row whose key is > it (strict) or >= it, as seed 003 §2.2
+        finds it, for all keys at once.
 
-        The sparse entries bound the answer to one interval: entry j-1 is below the key and
-        entry j is not, so the row lies in ((j-1) * interval, j * interval]. Only the keys of
-        those rows are loaded (`load_keys(start, end)` -> sortable keys of rows [start, end))
-        and binary searched.
+        The sparse entries bound each answer to one interval: entry j-1 is below the key and
+        entry j is not, so the row lies in ((j-1) * interval, j * interval]. Only the rows of
+        those intervals are loaded (`load_keys(starts, ends)` -> sortable keys of the rows of
+        the ascending, disjoint ranges [starts[i], ends[i]), concatenated) and binary searched.
         """
         side = "right" if strict else "left"
-        target = np.array([key], dtype=f"S{self.width}")
-        j = int(np.searchsorted(self.entries, target, side=side)[0])
-        if j == 0:
-            return 0
-        lo = (j - 1) * self.interval + 1
-        hi = min(j * self.interval, self.num_rows)
-        if lo >= hi:
-            return hi
-        keys = load_keys(lo, hi)
-        return lo + int(np.searchsorted(keys, target, side=side)[0])
+        targets = keys.astype(f"S{self.width}", copy=False)
+        j = np.searchsorted(self.entries, targets, side=side).astype(np.int64)
+        lo = np.maximum(j - 1, 0) * self.interval + 1
+        hi = np.minimum(j * self.interval, self.num_rows)
+        result = np.where(j == 0, 0, hi)
+        open_ = np.flatnonzero((j > 0) & (lo < hi))
+        if len(open_) == 0:
+            return result
+        windows, which = np.unique(j[open_], return_inverse=True)
+        starts = (windows - 1) * self.interval + 1
+        ends = np.minimum(windows * self.interval, self.num_rows)
+        loaded = load_keys(starts, ends)
+        # the windows' keys, concatenated, are sorted: a key's position among them, less the
+        # keys of the windows before its own, is its position inside its window
+        base = np.concatenate([[0], np.cumsum(ends - starts)])[:-1]
+        pos = np.searchsorted(loaded, targets[open_], side=side) - base[which]
+        result[open_] = starts[which] + np.clip(pos, 0, (ends - starts)[which])
+        return result
