@@ -3,7 +3,9 @@ used first out (Doris's BE keeps decompressed pages in its StoragePageCache the 
 
 Key: (owner, column, page number), where `owner` is a token unique to one open segment reader
 for the life of the process (segment files are immutable, and a token is never reused, so an
-entry can never describe other bytes). Value: the page decoded to an Arrow array. Size: the
+entry can never describe other bytes); page number -1 holds all of a column's rows as one array
+(column_reader.WHOLE_COLUMN, for scans that read every row). Value: the page decoded to an Arrow
+array. Size: the
 array's buffer bytes; `capacity` (BE config `storage_page_cache_limit`, bytes) bounds their sum,
 0 disables the cache. A hit counts as a cached page (CachedPagesNum) and reads no bytes.
 """

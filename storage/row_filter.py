@@ -35,28 +35,36 @@ def row_mask(predicates: list[PreparedPredicate], column: Callable[[str], pa.Arr
              count: int) -> np.ndarray:
     """TRUE where every predicate holds over `count` rows; `column(name)` reads one column's
     rows (a contiguous array, read at most once per name by the caller's cache)."""
-    mask: np.ndarray | None = None
-    for p in _evaluation_order(predicates):
-        arr = column(p.column)
-        if mask is None:
-            mask = p.evaluate_numpy(arr)
-            if not mask.flags.writeable or mask.base is not None:
-                mask = mask.copy()
-            p.observe(count, int(np.count_nonzero(mask)))
-            continue
-        alive = int(np.count_nonzero(mask))
+    order = _evaluation_order(predicates)
+    if not order:
+        return np.ones(count, dtype=bool)
+    first = order[0]
+    mask = first.evaluate_numpy(column(first.column))
+    if not mask.flags.writeable or mask.base is not None:
+        mask = mask.copy()
+    alive = int(np.count_nonzero(mask))
+    first.observe(count, alive)
+    live: np.ndarray | None = None  # the surviving rows once they are fewer than half
+    for p in order[1:]:
         if alive == 0:
             break
-        if 2 * alive < count:
-            live = np.flatnonzero(mask)
-            hit = p.evaluate_at(arr, live)
-            mask[live] = hit
-            p.observe(alive, int(np.count_nonzero(hit)))
-        else:
+        arr = column(p.column)
+        if live is None and 2 * alive >= count:
             hit = p.evaluate_numpy(arr)
-            p.observe(count, int(np.count_nonzero(hit)))
             mask &= hit
-    return np.ones(count, dtype=bool) if mask is None else mask
+            p.observe(count, int(np.count_nonzero(hit)))
+            alive = int(np.count_nonzero(mask))
+            continue
+        if live is None:
+            live = np.flatnonzero(mask)
+        hit = p.evaluate_at(arr, live)
+        live = live[hit]
+        p.observe(alive, len(live))
+        alive = len(live)
+    if live is not None:
+        mask = np.zeros(count, dtype=bool)
+        mask[live] = True
+    return mask
 
 
 def combined_mask(predicates: list[PreparedPredicate], arrays: dict) -> pa.Array | None:

@@ -27,6 +27,9 @@ from storage.stats import ScanStats
 from storage.types import DataType
 
 
+WHOLE_COLUMN = -1  # the page-cache "page number" of a column's rows as one array
+
+
 class SegmentIO:
     """The open file of one segment scan, with its stats and decoded-page cache."""
 
@@ -37,11 +40,19 @@ class SegmentIO:
         self.stats = stats
         self.pages: dict[tuple[str, int], pa.Array] = {}
         self.cache, self.owner = cache, owner  # the process's page cache, this file's token
-        self.fd = os.open(path, os.O_RDONLY)
+        self._fd: int | None = None  # opened on the first read (a cached scan reads nothing)
         self._others: dict[str, SegmentIO] = {}
 
+    @property
+    def fd(self) -> int:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY)
+        return self._fd
+
     def close(self) -> None:
-        os.close(self.fd)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         for other in self._others.values():
             other.close()
 
@@ -165,7 +176,22 @@ class ColumnReader:
 
     # -- data ----------------------------------------------------------------------------------
     def read_ranges(self, io: SegmentIO, ranges: RowRanges) -> pa.ChunkedArray:
-        """The rows of `ranges`, in order, as slices of the decoded pages (no copy)."""
+        """The rows of `ranges`, in order, as slices of the decoded pages (no copy). All rows
+        of a column of several pages come as one contiguous array, kept in the page cache
+        beside the pages (scans that read every row then copy nothing)."""
+        if self.num_pages > 1 and io.cache.enabled and len(ranges) == 1 \
+                and ranges.starts[0] == 0 and ranges.ends[0] == self.num_rows:
+            key = (io.owner, self.name, WHOLE_COLUMN)
+            whole = io.cache.get(key)
+            if whole is None:
+                whole = self._read_ranges(io, ranges).combine_chunks()
+                io.cache.put(key, whole)
+            else:
+                io.stats.cached_pages_num += self.num_pages
+            return pa.chunked_array([whole], type=self.dtype.arrow())
+        return self._read_ranges(io, ranges)
+
+    def _read_ranges(self, io: SegmentIO, ranges: RowRanges) -> pa.ChunkedArray:
         locs = self.locations(io)
         ends = locs.ends
         first = locs.page_of_rows(ranges.starts)

@@ -118,6 +118,10 @@ class SegmentReader:
                 stats.rows_zone_map_filtered += self.num_rows
                 return self.empty(columns)
             stats.segments_read += 1
+            # a predicate every row of the segment satisfies is not evaluated (Doris: the
+            # segment zone map proves it always true)
+            prepared = [p for p in prepared if not zone_map.always_true(
+                self.columns[p.column].segment_zone_map(io), p)]
             live = [d for d in ([prepare(p, self.columns[p.column].dtype) for p in conj]
                                 for conj in deletes) if self._segment_may_match(io, d)]
             needed = dict.fromkeys([*columns, *(p.column for p in prepared),

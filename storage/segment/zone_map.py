@@ -144,6 +144,30 @@ def keep(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
     return zm.has_null | _value_condition(zm, pred)
 
 
+def always_true(zm: ZoneMaps, pred: PreparedPredicate) -> bool:
+    """Every entry holds only non-NULL values that satisfy `pred` (the segment zone map: the
+    predicate need not be evaluated on its rows). Decided for comparisons in numpy only."""
+    if zm.has_null.any():
+        return False
+    if pred.op == "is_not_null":
+        return True
+    v = pred.number
+    numbers = zm.numbers()
+    if v is None or numbers is None or pred.value_set is not None:
+        return False
+    mins, maxs = numbers
+    op = pred.op
+    if op == "=":
+        return bool(((mins == v) & (maxs == v)).all())
+    if op == "!=":
+        return bool(((maxs < v) | (mins > v)).all())
+    check = _ALWAYS[op]
+    return bool((check(mins, v) & check(maxs, v)).all())
+
+
+_ALWAYS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
+
+
 def _value_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
     numbers = zm.numbers()
     if numbers is not None:
