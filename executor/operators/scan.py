@@ -24,7 +24,8 @@ def read_tablet(node, st, env: ExecEnv, schema: pa.Schema) -> tuple[pa.Table, Sc
     stats = ScanStats()
     table = env.engine.get_tablet(st.tablet_id).read(st.version, list(node.columns),
                                                      list(node.predicates), stats)
-    return table.rename_columns(node.output).cast(schema), stats
+    table = table.rename_columns(node.output)
+    return (table if table.schema.equals(schema) else table.cast(schema)), stats
 
 
 def run_scan(node, env: ExecEnv) -> pa.Table:

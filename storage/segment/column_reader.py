@@ -181,15 +181,19 @@ class ColumnReader:
         beside the pages (scans that read every row then copy nothing)."""
         if self.num_pages > 1 and io.cache.enabled and len(ranges) == 1 \
                 and ranges.starts[0] == 0 and ranges.ends[0] == self.num_rows:
-            key = (io.owner, self.name, WHOLE_COLUMN)
-            whole = io.cache.get(key)
-            if whole is None:
-                whole = self._read_ranges(io, ranges).combine_chunks()
-                io.cache.put(key, whole)
-            else:
-                io.stats.cached_pages_num += self.num_pages
-            return pa.chunked_array([whole], type=self.dtype.arrow())
+            return pa.chunked_array([self._whole(io)], type=self.dtype.arrow())
         return self._read_ranges(io, ranges)
+
+    def _whole(self, io: SegmentIO) -> pa.Array:
+        """Every row as one array, from the page cache when it is there."""
+        key = (io.owner, self.name, WHOLE_COLUMN)
+        whole = io.cache.get(key)
+        if whole is None:
+            whole = self._read_ranges(io, RowRanges.full(self.num_rows)).combine_chunks()
+            io.cache.put(key, whole)
+        else:
+            io.stats.cached_pages_num += self.num_pages
+        return whole
 
     def _read_ranges(self, io: SegmentIO, ranges: RowRanges) -> pa.ChunkedArray:
         locs = self.locations(io)
@@ -216,6 +220,9 @@ class ColumnReader:
         change[:1] = True
         np.not_equal(page_of[1:], page_of[:-1], out=change[1:])
         wanted = page_of[change]
+        if self.num_pages > 1 and io.cache.enabled and 2 * len(wanted) > self.num_pages:
+            # most pages hold a wanted row: gather from the whole column, no page concat
+            return self._whole(io).take(pa.array(rows))
         pages = self._decode_pages(io, wanted)
         arrays = [pages[p] for p in wanted.tolist()]
         lengths = np.array([len(a) for a in arrays], dtype=np.int64)
