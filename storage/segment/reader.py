@@ -259,16 +259,19 @@ class SegmentReader:
                 if c not in arrays:
                     arrays[c] = self._read(io, c, rows)
             return self._table(columns, arrays, selected)
-        selector = pa.array(mask)
         # Dense survivors: every page is needed anyway, so decode the ranges and filter; sparse
         # ones: decode only the pages holding them and gather (late materialisation).
         dense = rows.ids is None and selected * DENSE_FRACTION >= count
-        ids = None if dense else rows.ids[mask] if rows.ids is not None else \
-            rows.ranges.ids_at(np.flatnonzero(mask))
+        if dense:
+            selector = pa.array(mask)
+        else:
+            local = np.flatnonzero(mask)
+            positions = pa.array(local)
+            ids = rows.ids[local] if rows.ids is not None else rows.ranges.ids_at(local)
         out = {}
         for c in dict.fromkeys(columns):
             if c in arrays:
-                out[c] = arrays[c].filter(selector)
+                out[c] = arrays[c].filter(selector) if dense else arrays[c].take(positions)
             elif dense:
                 out[c] = self._read(io, c, rows).filter(selector)
             else:
