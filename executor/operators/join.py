@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from executor.operators.filter import run_filter
 from executor.operators.join_size import check_join_output
+from executor.operators.lookup_join import lookup_join
 
 
 def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]):
@@ -57,8 +58,10 @@ def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0
         return _join_with_residual(left, right, node, eval_ctx)
     else:
         left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
-        out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
-                        join_type=node.kind, coalesce_keys=False, use_threads=True)
+        out = lookup_join(left, right, node)
+        if out is None:
+            out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
+                            join_type=node.kind, coalesce_keys=False, use_threads=True)
     if node.residual is not None:
         out = run_filter(out, node.residual, eval_ctx)
     return out
