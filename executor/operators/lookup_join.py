@@ -24,9 +24,10 @@ MAX_SPAN_FACTOR = 16
 MIN_SPAN = 1 << 16
 
 
-def lookup_join(left: pa.Table, right: pa.Table, node) -> pa.Table | None:
-    """`left JOIN right` as the hash join would give it (columns: left's, then right's), or
-    None when this join is not one a lookup table answers."""
+def lookup_join(left: pa.Table, right: pa.Table, node,
+                needed: frozenset | None = None) -> pa.Table | None:
+    """`left JOIN right` as the hash join would give it (columns: left's, then right's; only
+    those in `needed` when given), or None when this join is not one a lookup table answers."""
     if node.kind not in KINDS or len(node.left_keys) != 1 \
             or (node.residual is not None and node.kind != "inner"):
         return None  # (an inner join's residual filters the output afterwards)
@@ -38,6 +39,11 @@ def lookup_join(left: pa.Table, right: pa.Table, node) -> pa.Table | None:
         return None
     table, low = positions
     found = _probe(lk, table, low)  # build row per probe row, -1: no match
+    if needed is not None:  # gather only the columns the output keeps (at least one)
+        right = right.select([c for c in right.column_names if c in needed])
+        left_only = node.kind in ("left semi", "left anti") or not right.num_columns
+        left = left.select([c for c in left.column_names if c in needed]
+                           or (left.column_names[:1] if left_only else []))
     if node.kind == "left semi":
         return _rows(left, found >= 0)
     if node.kind == "left anti":

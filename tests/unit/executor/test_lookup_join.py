@@ -51,3 +51,15 @@ def test_declines_what_it_cannot_answer():
     assert lookup_join(left, right, _node("left outer", residual=object())) is None
     text = pa.table({"lk": pa.array(["a"]), "v": pa.array([1])})
     assert lookup_join(text, right, _node("inner")) is None
+
+
+@pytest.mark.parametrize("kind", ["inner", "left outer", "left semi", "left anti"])
+def test_needed_columns_only_and_never_none(kind):
+    rng = np.random.default_rng(5)
+    left, right = _tables(rng)
+    full = lookup_join(left, right, _node(kind))
+    got = lookup_join(left, right, _node(kind), needed=frozenset({"v", "name"}))
+    assert got.column_names == [c for c in full.column_names if c in ("v", "name")]
+    assert _rows(got) == _rows(full.select(got.column_names))
+    bare = lookup_join(left, right, _node(kind), needed=frozenset())
+    assert bare.num_columns >= 1 and bare.num_rows == full.num_rows
