@@ -25,7 +25,8 @@ internal forms. minidoris never exchanges buckets with a real Doris BE, so only 
 matters; this table is the contract.
 
 Implementation: CRC32 is computed for all rows at once with numpy, table driven (the reflected
-polynomial 0xEDB88320, as zlib), one byte position at a time across all rows. Strings are
+polynomial 0xEDB88320, as zlib): fixed-width values four bytes per step with two lookups in
+16-bit tables (slicing-by-4), strings one byte position at a time across all rows. Strings are
 processed in order of decreasing length, so at byte position j the rows still active are a
 prefix of that order: the work is proportional to the total number of bytes, not rows x max length.
 """
@@ -50,6 +51,26 @@ def _crc_table() -> np.ndarray:
 
 
 CRC_TABLE = _crc_table()
+
+
+def _slice_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """16-bit tables for CRC32 by 2 and 4 bytes at a time (slicing-by-4, two bytes per lookup).
+
+    With T0 = CRC_TABLE and Tk[i] = (T(k-1)[i] >> 8) ^ T0[T(k-1)[i] & 0xFF], four input bytes
+    w (little-endian uint32) advance a state c as  v = c ^ w,
+    c' = T3[v & 0xFF] ^ T2[v >> 8 & 0xFF] ^ T1[v >> 16 & 0xFF] ^ T0[v >> 24]
+       = LOW4[v & 0xFFFF] ^ HIGH4[v >> 16];  two bytes (uint16 w) as
+    c' = PAIR[(c ^ w) & 0xFFFF] ^ (c >> 16).
+    """
+    t = [CRC_TABLE]
+    for _ in range(3):
+        t.append((t[-1] >> 8) ^ CRC_TABLE[t[-1] & 0xFF])
+    idx = np.arange(1 << 16, dtype=np.uint32)
+    lo, hi = idx & 0xFF, idx >> 8
+    return t[3][lo] ^ t[2][hi], t[1][lo] ^ t[0][hi], t[1][lo] ^ t[0][hi]
+
+
+LOW4, HIGH4, PAIR = _slice_tables()
 
 # Physical little-endian width of fixed-width kinds (BOOLEAN is widened to one byte).
 _WIDTH = {"BOOLEAN": 1, "TINYINT": 1, "SMALLINT": 2, "INT": 4, "BIGINT": 8, "FLOAT": 4,
@@ -107,9 +128,22 @@ def _fixed_bytes(arr: pa.Array, dtype: DataType) -> np.ndarray:
 
 
 def _crc_fixed(matrix: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Continue CRC32 states `h` over the bytes of each row of `matrix`, column by column."""
+    """Continue CRC32 states `h` over the bytes of each row of `matrix`: four bytes per step
+    (two 16-bit table lookups), then two, then one."""
     crc = h ^ np.uint32(0xFFFFFFFF)
-    for j in range(matrix.shape[1]):
+    width = matrix.shape[1]
+    words = width // 4
+    if words:
+        quads = np.ascontiguousarray(matrix[:, :4 * words]).view("<u4")
+        for j in range(words):
+            v = crc ^ quads[:, j]
+            crc = LOW4[v & 0xFFFF] ^ HIGH4[v >> 16]
+    j = 4 * words
+    if width - j >= 2:
+        pair = np.ascontiguousarray(matrix[:, j:j + 2]).view("<u2")[:, 0]
+        crc = PAIR[(crc ^ pair) & 0xFFFF] ^ (crc >> 16)
+        j += 2
+    if j < width:
         crc = CRC_TABLE[(crc ^ matrix[:, j]) & 0xFF] ^ (crc >> 8)
     return crc ^ np.uint32(0xFFFFFFFF)
 
