@@ -107,3 +107,16 @@ def test_zone_map_numpy_rules_match_the_arrow_rules():
         numeric = zone_map._numeric_condition(zm.numbers(), pred)
         assert numeric is not None
         assert numeric.tolist() == zone_map._arrow_condition(zm, pred).tolist(), pred.op
+
+
+@pytest.mark.parametrize("values", [
+    np.random.default_rng(1).integers(1, 60_000, 15_000),        # dense: bitmap
+    np.random.default_rng(2).integers(-2**40, 2**40, 5_000),      # sparse: sort
+    np.array([7, -3, 7, 0, -3], dtype=np.int8),
+])
+def test_distinct_sorted_dense_and_sparse(values):
+    from storage.value_set import distinct_sorted
+    arr = pa.array(values, mask=np.arange(len(values)) % 11 == 0)
+    got = distinct_sorted(pa.chunked_array([arr.slice(0, 3), arr.slice(3)]))
+    assert got.type == arr.type
+    assert got.to_pylist() == sorted(set(arr.drop_null().to_pylist()))
