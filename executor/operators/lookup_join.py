@@ -7,9 +7,11 @@ is the probe rows (taken only when some do not match) beside the build rows take
 positions. It keeps the probe side's row order and is several times faster than Acero's hash
 join with its output materialisation.
 
-Used for inner, left outer, left semi and left anti joins on one integer key (an inner join's
-residual condition is applied to its output by the caller), when the build keys are unique (checked while the table is built) and span at most
-`MAX_SPAN_FACTOR` times their count (or `MIN_SPAN`). NULL keys never match, on either side.
+Used for inner and left outer joins on one integer key (an inner join's residual condition is
+applied to its output by the caller), when the build keys are unique (checked while the table
+is built) and span at most `MAX_SPAN_FACTOR` times their count (or `MIN_SPAN`); and for left
+and right semi / anti joins on one integer key, whatever the build keys (membership only).
+NULL keys never match, on either side.
 Otherwise `lookup_join` returns None and the caller uses the general hash join.
 """
 
@@ -19,7 +21,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-KINDS = ("inner", "left outer", "left semi", "left anti")
+from storage.value_set import ValueSet
+
+KINDS = ("inner", "left outer")
 MAX_SPAN_FACTOR = 16
 MIN_SPAN = 1 << 16
 
@@ -28,12 +32,15 @@ def lookup_join(left: pa.Table, right: pa.Table, node,
                 needed: frozenset | None = None) -> pa.Table | None:
     """`left JOIN right` as the hash join would give it (columns: left's, then right's; only
     those in `needed` when given), or None when this join is not one a lookup table answers."""
-    if node.kind not in KINDS or len(node.left_keys) != 1 \
-            or (node.residual is not None and node.kind != "inner"):
-        return None  # (an inner join's residual filters the output afterwards)
+    if len(node.left_keys) != 1:
+        return None
     lk, rk = left.column(node.left_keys[0]), right.column(node.right_keys[0])
     if not (_signed_or_small(lk.type) and _signed_or_small(rk.type)):
         return None
+    if node.kind in _MEMBERSHIP:
+        return None if node.residual is not None else _semi(left, right, lk, rk, node, needed)
+    if node.kind not in KINDS or node.residual is not None and node.kind != "inner":
+        return None  # (an inner join's residual filters the output afterwards)
     positions = _build(rk)
     if positions is None:
         return None
@@ -41,13 +48,8 @@ def lookup_join(left: pa.Table, right: pa.Table, node,
     found = _probe(lk, table, low)  # build row per probe row, -1: no match
     if needed is not None:  # gather only the columns the output keeps (at least one)
         right = right.select([c for c in right.column_names if c in needed])
-        left_only = node.kind in ("left semi", "left anti") or not right.num_columns
         left = left.select([c for c in left.column_names if c in needed]
-                           or (left.column_names[:1] if left_only else []))
-    if node.kind == "left semi":
-        return _rows(left, found >= 0)
-    if node.kind == "left anti":
-        return _rows(left, found < 0)
+                           or ([] if right.num_columns else left.column_names[:1]))
     if node.kind == "inner":
         matched = found >= 0
         probe = _rows(left, matched)
@@ -57,6 +59,32 @@ def lookup_join(left: pa.Table, right: pa.Table, node,
         build = right.take(pa.array(found, mask=found < 0))
     return pa.Table.from_arrays(probe.columns + build.columns,
                                 names=probe.column_names + build.column_names)
+
+
+# semi / anti joins: (the output is the right side, keep the rows that match)
+_MEMBERSHIP = {"left semi": (False, True), "left anti": (False, False),
+               "right semi": (True, True), "right anti": (True, False)}
+
+
+def _semi(left: pa.Table, right: pa.Table, lk: pa.ChunkedArray, rk: pa.ChunkedArray, node,
+          needed: frozenset | None) -> pa.Table:
+    """Semi / anti joins need no positions, only membership: the build keys (duplicates and
+    any span allowed) become a value set (storage/value_set.py: a lookup table over a dense
+    span, else a binary search), probed once per output-side row. A NULL key never matches,
+    so it is kept by an anti join (NOT EXISTS), dropped by a semi join."""
+    output_right, matching = _MEMBERSHIP[node.kind]
+    out, probe_keys, build_keys = (right, rk, lk) if output_right else (left, lk, rk)
+    if needed is not None:
+        out = out.select([c for c in out.column_names if c in needed] or out.column_names[:1])
+    build = build_keys.combine_chunks() if build_keys.num_chunks != 1 else build_keys.chunk(0)
+    probe = probe_keys.combine_chunks() if probe_keys.num_chunks != 1 else probe_keys.chunk(0)
+    if build.type != probe.type:  # (run_join gives both the same type; be safe anyway)
+        build, probe = build.cast(pa.int64()), probe.cast(pa.int64())
+    if len(build) - build.null_count == 0:
+        hit = np.zeros(len(probe), dtype=bool)
+    else:
+        hit = ValueSet(build).contains_numpy(probe)
+    return _rows(out, hit if matching else ~hit)
 
 
 def _signed_or_small(t: pa.DataType) -> bool:

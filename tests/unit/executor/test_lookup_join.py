@@ -28,7 +28,8 @@ def _tables(rng, build_nulls=False, probe_type=pa.int32()):
     return left, right
 
 
-@pytest.mark.parametrize("kind", ["inner", "left outer", "left semi", "left anti"])
+@pytest.mark.parametrize("kind", ["inner", "left outer", "left semi", "left anti",
+                                  "right semi", "right anti"])
 @pytest.mark.parametrize("build_nulls", [False, True])
 def test_matches_the_hash_join(kind, build_nulls):
     rng = np.random.default_rng(11)
@@ -48,12 +49,20 @@ def test_declines_what_it_cannot_answer():
     sparse = right.set_column(0, "rk", pa.array(np.arange(len(right)) * 10**9, pa.int64()))
     assert lookup_join(left, sparse, _node("inner")) is None  # span far beyond the key count
     assert lookup_join(left, right, _node("full outer")) is None
+    # semi and anti joins only need membership: duplicate and sparse build keys are fine
+    for kind in ("left semi", "left anti", "right semi", "right anti"):
+        for build in (dup, sparse):
+            got = lookup_join(left, build, _node(kind))
+            wide = left.set_column(0, "lk", left.column("lk").cast(pa.int64()))
+            want = wide.join(build, keys="lk", right_keys="rk", join_type=kind)
+            assert _rows(got.cast(want.schema)) == _rows(want), kind
     assert lookup_join(left, right, _node("left outer", residual=object())) is None
     text = pa.table({"lk": pa.array(["a"]), "v": pa.array([1])})
     assert lookup_join(text, right, _node("inner")) is None
 
 
-@pytest.mark.parametrize("kind", ["inner", "left outer", "left semi", "left anti"])
+@pytest.mark.parametrize("kind", ["inner", "left outer", "left semi", "left anti",
+                                  "right semi", "right anti"])
 def test_needed_columns_only_and_never_none(kind):
     rng = np.random.default_rng(5)
     left, right = _tables(rng)
@@ -63,3 +72,4 @@ def test_needed_columns_only_and_never_none(kind):
     assert _rows(got) == _rows(full.select(got.column_names))
     bare = lookup_join(left, right, _node(kind), needed=frozenset())
     assert bare.num_columns >= 1 and bare.num_rows == full.num_rows
+    assert lookup_join(left, right, _node(kind, residual=object())) is None or kind == "inner"
