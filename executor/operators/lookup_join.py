@@ -9,8 +9,10 @@ join with its output materialisation.
 
 Used for inner and left outer joins on one integer key (an inner join's residual condition is
 applied to its output by the caller), when the build keys are unique (checked while the table
-is built) and span at most `MAX_SPAN_FACTOR` times their count (or `MIN_SPAN`); and for left
-and right semi / anti joins on one integer key, whatever the build keys (membership only).
+is built), span at most `MAX_SPAN_FACTOR` times their count (or `MIN_SPAN`) and are not many
+more than the probe rows (`BUILD_FACTOR`: the table costs the span, a hash table on the probe
+side only the probe rows); and for left and right semi / anti joins on one integer key,
+whatever the build keys (membership only).
 NULL keys never match, on either side.
 Otherwise `lookup_join` returns None and the caller uses the general hash join.
 """
@@ -26,6 +28,7 @@ from storage.value_set import ValueSet
 KINDS = ("inner", "left outer")
 MAX_SPAN_FACTOR = 16
 MIN_SPAN = 1 << 16
+BUILD_FACTOR = 2  # the build side may have at most this many times the probe side's rows
 
 
 def lookup_join(left: pa.Table, right: pa.Table, node,
@@ -41,6 +44,8 @@ def lookup_join(left: pa.Table, right: pa.Table, node,
         return None if node.residual is not None else _semi(left, right, lk, rk, node, needed)
     if node.kind not in KINDS or node.residual is not None and node.kind != "inner":
         return None  # (an inner join's residual filters the output afterwards)
+    if len(rk) > BUILD_FACTOR * len(lk) + MIN_SPAN:
+        return None  # a large build for a small probe: a hash table on the probe side wins
     positions = _build(rk)
     if positions is None:
         return None
