@@ -89,6 +89,7 @@ class SegmentReader:
             raise CorruptionError(f"footer lacks {exc}", **where) from exc
         self._short_key: short_key.ShortKeyIndex | None = None
         self._side: dict[str, bitmap_index.BitmapIndex | None] = {}
+        self._empty: dict[tuple, pa.Table] = {}
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, deletes: list[list[ColumnPredicate]] = (),
@@ -139,8 +140,13 @@ class SegmentReader:
             return self._materialize(io, columns, prepared, live, rows)
 
     def empty(self, columns: list[str]) -> pa.Table:
-        return pa.Table.from_arrays([pa.array([], self.columns[c].dtype.arrow()) for c in columns],
-                                    names=list(columns))
+        key = tuple(columns)
+        table = self._empty.get(key)
+        if table is None:  # pruned segments are common: build each shape once per reader
+            table = pa.Table.from_arrays(
+                [pa.array([], self.columns[c].dtype.arrow()) for c in columns], names=list(columns))
+            self._empty[key] = table
+        return table
 
     # -- index pruning -------------------------------------------------------------------------
     def _segment_may_match(self, io: SegmentIO, prepared: list[PreparedPredicate]) -> bool:
