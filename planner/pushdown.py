@@ -2,7 +2,8 @@
 
 A conjunct `col <op> literal` (either side), `col IN (literals)`, `col BETWEEN a AND b`,
 `col IS [NOT] NULL` on a column of the scanned table becomes a ColumnPredicate that storage
-uses to prune with the short key index and zone maps. A literal may also be a date constant,
+uses to prune with the short key index and zone maps. A literal may be numeric literals under
+`+ - *` (`0.06 - 0.01`, folded exactly), or a date constant,
 `DATE 'yyyy-mm-dd'` optionally plus or minus `INTERVAL n DAY|MONTH|YEAR` (folded here, as
 Doris's FE folds constants). The Filter stays in the plan above the scan (EXPLAIN shows it);
 `storage_predicates` also says whether the predicates are *exactly* the conjunct (every literal
@@ -37,7 +38,32 @@ def _literal(e: exp.Expression) -> str | None:
         return "-" + e.this.this
     if isinstance(e, exp.Literal):
         return e.this
-    return None
+    folded = _number(e) if isinstance(e, (exp.Add, exp.Sub, exp.Mul, exp.Paren)) else None
+    return None if folded is None else format(folded, "f")
+
+
+_ARITHMETIC = {exp.Add: lambda a, b: a + b, exp.Sub: lambda a, b: a - b,
+               exp.Mul: lambda a, b: a * b}
+
+
+def _number(e: exp.Expression) -> Decimal | None:
+    """A constant of numeric literals under + - * (and parentheses, unary minus), computed
+    exactly, as Doris's FE folds `0.06 - 0.01` to 0.05 before pushing it to the scan; None
+    for anything else (division's result scale is left to the executor)."""
+    if isinstance(e, exp.Paren):
+        return _number(e.this)
+    if isinstance(e, exp.Neg):
+        inner = _number(e.this)
+        return None if inner is None else -inner
+    if isinstance(e, exp.Literal):
+        if e.is_string or not re.fullmatch(r"\d+(\.\d*)?|\.\d+", e.this):
+            return None
+        return Decimal(e.this)
+    fold = _ARITHMETIC.get(type(e))
+    if fold is None:
+        return None
+    left, right = _number(e.this), _number(e.expression)
+    return None if left is None or right is None else fold(left, right)
 
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

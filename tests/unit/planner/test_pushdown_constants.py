@@ -42,3 +42,13 @@ def test_exactness():
     assert pushed("d = '1994-01-01'")[1]
     assert not pushed("d = '1994-01-01 10:00:00'")[1]
     assert pushed("i + 1 = 3") == ([], False)
+
+
+def test_numeric_constants_fold_exactly():
+    from decimal import Decimal
+    assert pushed("m BETWEEN 0.06 - 0.01 AND 0.06 + 0.01") == \
+        ([("m", ">=", (Decimal("0.05"),)), ("m", "<=", (Decimal("0.07"),))], True)
+    assert pushed("i <= 1 + 10") == ([("i", "<=", (11,))], True)
+    assert pushed("i > (2 * 3) - -1") == ([("i", ">", (7,))], True)
+    assert pushed("i < 1 / 2") == ([], False)  # division: the executor's result type rules
+    assert pushed("i < i + 1") == ([], False)
