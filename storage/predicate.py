@@ -117,7 +117,8 @@ class PreparedPredicate:
     @property
     def number(self):
         """A comparison's value in the column's numpy domain (integers, floats, DATE as days,
-        DATETIME as microseconds), or None when the comparison is not run in numpy."""
+        DATETIME as ticks, DECIMAL as unscaled), or None when the comparison is not run in
+        numpy."""
         memo = self.__dict__.get("_number", _UNSET)
         if memo is _UNSET:
             memo = self.__dict__["_number"] = _numpy_number(self)
@@ -313,10 +314,16 @@ _NUMPY_TYPES = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32,
 
 def fixed_width_numpy(arr: pa.Array) -> np.ndarray | None:
     """The values of a fixed-width numeric/date/datetime array as numpy (no copy; DATE as int32
-    days, DATETIME as int64 ticks), or None for other types. NULL slots hold garbage."""
+    days, DATETIME as int64 ticks, DECIMAL of precision <= 18 as its int64 unscaled values),
+    or None for other types. NULL slots hold garbage."""
     t = arr.type
     np_type = _NUMPY_TYPES.get(t)
     if np_type is None:
+        if pa.types.is_decimal128(t) and t.precision <= 18:
+            # unscaled values fit in int64: the low 8 bytes of each little-endian 16
+            words = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=2 * len(arr),
+                                  offset=arr.offset * 16)
+            return words[::2]
         if not pa.types.is_timestamp(t):
             return None
         np_type = np.int64
@@ -336,6 +343,9 @@ def _numpy_number(p: PreparedPredicate):
         return value
     if dtype.kind == "DATE" and type(value) is dt.date and dtype.arrow() == pa.date32():
         return (value - _EPOCH).days
+    if dtype.kind == "DECIMAL" and isinstance(value, Decimal) and dtype.precision <= 18:
+        unscaled = value.scaleb(dtype.scale)
+        return int(unscaled) if unscaled == unscaled.to_integral_value() else None
     t = dtype.arrow()
     if dtype.kind == "DATETIME" and type(value) is dt.datetime and pa.types.is_timestamp(t) \
             and t.tz is None and value.tzinfo is None:
