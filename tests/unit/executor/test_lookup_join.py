@@ -1,5 +1,6 @@
 """The lookup join gives exactly the hash join's rows (as multisets) for every kind it takes,
-NULL keys included, and declines duplicate, sparse or non-integer build keys."""
+NULL keys included, over dense and sparse keys, one or two key columns; and declines
+duplicate or non-integer build keys."""
 
 from types import SimpleNamespace
 
@@ -47,7 +48,6 @@ def test_declines_what_it_cannot_answer():
     dup = pa.concat_tables([right, right.slice(0, 1)])
     assert lookup_join(left, dup, _node("inner")) is None  # duplicate build key
     sparse = right.set_column(0, "rk", pa.array(np.arange(len(right)) * 10**9, pa.int64()))
-    assert lookup_join(left, sparse, _node("inner")) is None  # span far beyond the key count
     assert lookup_join(left, right, _node("full outer")) is None
     # semi and anti joins only need membership: duplicate and sparse build keys are fine
     for kind in ("left semi", "left anti", "right semi", "right anti"):
@@ -73,3 +73,26 @@ def test_needed_columns_only_and_never_none(kind):
     bare = lookup_join(left, right, _node(kind), needed=frozenset())
     assert bare.num_columns >= 1 and bare.num_rows == full.num_rows
     assert lookup_join(left, right, _node(kind, residual=object())) is None or kind == "inner"
+
+
+@pytest.mark.parametrize("kind", ["inner", "left outer"])
+@pytest.mark.parametrize("spread", [1, 10**7])  # dense: position table; sparse: sorted keys
+def test_two_integer_keys(kind, spread):
+    rng = np.random.default_rng(spread % 97)
+    a = np.repeat(np.arange(300), 4) * spread
+    b = np.tile(np.arange(4), 300) * 7
+    right = pa.table({"ra": pa.array(a, pa.int64()), "rb": pa.array(b, pa.int64()),
+                      "w": pa.array(np.arange(1200))})
+    pick = rng.integers(0, 1200, 5000)
+    la = pa.array(np.where(rng.random(5000) < 0.1, a[pick] + 1, a[pick]), pa.int64(),
+                  mask=rng.random(5000) < 0.05)
+    left = pa.table({"la": la, "lb": pa.array(b[pick], pa.int64()), "v": np.arange(5000)})
+    node = SimpleNamespace(kind=kind, left_keys=["la", "lb"], right_keys=["ra", "rb"],
+                           residual=None)
+    got = lookup_join(left, right, node)
+    assert got is not None
+    want = left.join(right, keys=["la", "lb"], right_keys=["ra", "rb"], join_type=kind,
+                     coalesce_keys=False)
+    assert _rows(got) == _rows(want)
+    dup = pa.concat_tables([right, right.slice(5, 1)])
+    assert lookup_join(left, dup, node) is None
