@@ -40,7 +40,10 @@ def check_memory(table: pa.Table, env: ExecEnv) -> pa.Table:
     """exec_mem_limit: a materialised intermediate result larger than the limit fails the query
     (a clear error instead of the process running out of memory). A KILLed query stops here."""
     env.check_cancelled()
-    if env.mem_limit and table.nbytes > env.mem_limit:
+    # the buffers' total size (each shared buffer once) is O(buffers); the exact nbytes of
+    # sliced arrays only when that bound passes the limit
+    if env.mem_limit and table.get_total_buffer_size() > env.mem_limit \
+            and table.nbytes > env.mem_limit:
         raise ExecutionError(
             f"[MEM_LIMIT_EXCEEDED]Query memory usage {table.nbytes} bytes exceeds "
             f"exec_mem_limit {env.mem_limit} bytes; raise it with SET exec_mem_limit = ...")
