@@ -18,7 +18,6 @@ from executor.operators.aggregate import run_aggregate
 from executor.operators.filter import run_filter
 from executor.distributed import run_distributed_join
 from executor.operators.limit import run_distinct, run_limit
-from executor.operators.output_columns import keep_columns
 from executor.operators.project import run_project
 from executor.operators.scan import run_scan
 from executor.operators.set_op import run_set_op
@@ -77,8 +76,7 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.InlineTable: lambda n, env: n.table,
     L.OneRow: lambda n, env: pa.table({"__one": pa.nulls(1, pa.bool_())}),
     L.Filter: lambda n, env: execute(n.input, env) if n.pushed else
-    keep_columns(run_filter(execute(n.input, env), n.condition, env.eval_ctx),
-                 n.output_columns),
+    run_filter(execute(n.input, env), n.condition, env.eval_ctx),
     L.Project: lambda n, env: run_project(execute(n.input, env), n.exprs, n.names, env.eval_ctx),
     L.Aggregate: lambda n, env: run_aggregate(execute(n.input, env), n.group_names, n.calls,
                                               n.grouping_sets),

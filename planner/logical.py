@@ -63,8 +63,6 @@ class Filter:
     # the condition is exactly the storage predicates of the scan below (planner/pushdown.py):
     # storage applied it, the executor does not evaluate it again; EXPLAIN still shows it
     pushed: bool = False
-    # the columns to keep after filtering; None: all (planner/prune_join_outputs.py)
-    output_columns: frozenset | None = None
 
 
 @dataclass
@@ -122,8 +120,6 @@ class Join:
     hint: str | None = None      # JOIN [broadcast] / [shuffle] / [bucket] / [colocate]
     distribution: str | None = None   # set by planner/fragments.py: COLOCATE, BROADCAST, ...
     bucket_right_keys: list[str] | None = None  # right keys in the left's distribution order
-    # the columns to keep in the output; None: all (planner/prune_join_outputs.py)
-    output_columns: frozenset | None = None
 
 
 @dataclass

@@ -12,12 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from sqlglot import exp
 
 from executor.operators.filter import run_filter
 from executor.operators.join_size import check_join_output
-from executor.operators.lookup_join import lookup_join
-from executor.operators.output_columns import keep_columns
 
 
 def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]):
@@ -49,11 +46,6 @@ def _common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
 
 
 def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0) -> pa.Table:
-    return keep_columns(_run_join(left, right, node, eval_ctx, mem_limit),
-                        getattr(node, "output_columns", None))
-
-
-def _run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int) -> pa.Table:
     if node.kind != "cross":
         left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
     check_join_output(left, right, node, mem_limit)
@@ -65,21 +57,11 @@ def _run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int) -
         return _join_with_residual(left, right, node, eval_ctx)
     else:
         left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
-        out = lookup_join(left, right, node, _needed(node))
-        if out is None:
-            out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
-                            join_type=node.kind, coalesce_keys=False, use_threads=True)
+        out = left.join(right, keys=node.left_keys, right_keys=node.right_keys,
+                        join_type=node.kind, coalesce_keys=False, use_threads=True)
     if node.residual is not None:
         out = run_filter(out, node.residual, eval_ctx)
     return out
-
-
-def _needed(node) -> frozenset | None:
-    """The columns the join's output must have: those kept above it and its residual's."""
-    keep = getattr(node, "output_columns", None)
-    if keep is None or node.residual is None:
-        return keep
-    return keep | {c.name for c in node.residual.find_all(exp.Column)}
 
 
 def _null_extend(table: pa.Table, other: pa.Schema, table_first: bool) -> pa.Table:
