@@ -1,7 +1,8 @@
 """Runtime filters: the build side's join keys narrow the probe side's scan, as Doris's RFs do.
 
-For an inner or left semi hash join, the build (right) side runs first; the distinct values of
-each build key become a storage predicate on the probe scan column the left key comes from:
+For an inner, left semi or right semi/anti hash join, the build (right) side runs first; the
+distinct values of each build key become a storage predicate on the probe scan column the left
+key comes from:
 `col IN (values)` when there are few (at most `MAX_IN_VALUES`, Doris's runtime_filter_max_in_num),
 else `col >= min AND col <= max`, plus, where Doris adds a bloom filter, the exact set as
 `col IN (values)` for integer keys when it is selective (`SET_DENSITY`) and not huge
@@ -48,8 +49,12 @@ def _rebuild(path: list, predicates: list[ColumnPredicate]) -> object:
     """A copy of the path's top node with the scan at its bottom given extra predicates."""
     *nodes, scan, _ = path
     node = dataclasses.replace(scan, predicates=list(scan.predicates) + predicates)
-    for parent in reversed(nodes):
-        attr = "left" if isinstance(parent, L.Join) else "input"
+    children = nodes[1:] + [scan]
+    for parent, child in zip(reversed(nodes), reversed(children)):
+        if isinstance(parent, L.Join):
+            attr = "left" if parent.left is child else "right"
+        else:
+            attr = "input"
         node = dataclasses.replace(parent, **{attr: node})
     return node
 

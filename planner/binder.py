@@ -354,11 +354,11 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     if next(own_nodes(bound, exp.AggFunc), None) is not None:
         raise AnalysisError("WHERE clause cannot contain aggregate functions")
     owner = {c.internal: c.relation for c in scope.columns}
-    remaining = []
+    remaining, semis = [], []
     for conj in _conjuncts(bound):
         semi = where_subquery(conj, scope, ctx)
         if semi is not None:
-            plan = semi.join(plan)
+            semis.append(semi)
             continue
         rels = {owner[n] for n in referenced(conj) if n in owner}
         if len(rels) == 1 and not (rels & null_supplied) and not conj.find(exp.Subquery):
@@ -373,6 +373,10 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
         remaining.append(conj)
     if remaining:
         plan = L.Filter(plan, exp.and_(*remaining))
+    # Semi / anti joins after the filters (they commute), so that their estimate and the
+    # runtime filters of a swapped one see the filtered rows.
+    for semi in semis:
+        plan = _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
     return plan
 
 
@@ -394,26 +398,43 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
             (late if referenced(conj) & late_names else kept).append(conj)
     relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog))
                  for p, names in flat.relations]
+    # A semi / anti join on one relation's keys filters that relation (after its own filters)
+    # before the inner joins (TPC-H Q18: orders shrinks before lineitem joins it, whose scan
+    # then gets the runtime filter). One with a residual costs per key-matched pair: it stays
+    # above the joins, which usually leave fewer rows (TPC-H Q21).
+    owned: dict[int, list] = {}
     on_top = []
     for semi in semis:
-        # A semi / anti join on one relation's keys filters that relation before the inner
-        # joins (TPC-H Q18: orders shrinks before lineitem joins it, whose scan then gets the
-        # runtime filter). One with a residual costs per key-matched pair: it stays above the
-        # joins, which usually leave fewer rows (TPC-H Q21).
-        owners = [r for r in relations if set(semi.left_keys) <= r.names]
+        owners = [i for i, r in enumerate(relations) if set(semi.left_keys) <= r.names]
         if semi.residual is None and owners:
-            owners[0].plan = semi.join(owners[0].plan)
-            owners[0].rows *= 0.5
+            owned.setdefault(owners[0], []).append(semi)
         else:
             on_top.append(semi)
-    plan = build_join_tree(relations, kept, _filter_scan)
+
+    def attach_semis(i: int, relation: Relation) -> None:
+        for semi in owned.get(i, []):
+            relation.plan = _semi_join(semi, relation.plan, relation.rows, ctx)
+            relation.rows *= 0.5
+
+    plan, rows = build_join_tree(relations, kept, _filter_scan, attach_semis)
     for j in flat.late:
         plan = j.join(plan)
     if late:
         plan = L.Filter(plan, exp.and_(*late))
     for semi in on_top:
-        plan = semi.join(plan)
+        plan = _semi_join(semi, plan, rows, ctx)
+        rows *= 0.5
     return plan
+
+
+def _semi_join(semi, left: object, left_rows: float, ctx: BindContext) -> object:
+    """The semi / anti join of `left` (estimated `left_rows`) against the subquery; when the
+    subquery side is the larger, as a RIGHT SEMI / ANTI join with the sides swapped, as Doris
+    plans it: the smaller outer side becomes the build side, and its keys a runtime filter on
+    the subquery's scan (TPC-H Q4: the lineitem rows of 57k orders instead of 3.8M rows)."""
+    if semi.kind in ("left semi", "left anti") and base_rows(semi.plan, ctx.catalog) > left_rows:
+        return semi.join_swapped(left)
+    return semi.join(left)
 
 
 def _join_subqueries(plan: object, joins: list[SubqueryJoin]) -> object:

@@ -3,13 +3,17 @@
 A hash join's output is only known once built, and a many-to-many join (a cross product on a
 few key values) can be thousands of times larger than its inputs: materialising it would take
 the process down instead of failing the query. So before a join whose inputs could possibly
-produce more than the limit, the output row count is computed exactly from per-key counts:
-the smaller side's keys counted with one hash aggregation (if they are unique, the output has
-at most the other side's rows, the usual foreign-key join), else both sides' counts joined and
-multiplied. Semi and anti joins never grow their input and are not checked.
+produce more than the limit, the output is bounded cheaply first: each row of one side matches
+at most the other side's largest key multiplicity (1 for the usual foreign-key join), so
+rows(one side) x max multiplicity(other side) bounds it, the smaller side's multiplicity tried
+first (one counting pass over its keys). Only when neither bound fits the limit is the exact
+count computed, from both sides' per-key counts joined and multiplied. Semi and anti joins
+never grow their input and are not checked.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pyarrow as pa
@@ -29,6 +33,10 @@ def check_join_output(left: pa.Table, right: pa.Table, node, mem_limit: int) -> 
     if node.kind == "cross":
         rows = left.num_rows * right.num_rows
     else:
+        extra = 0 if node.kind == "inner" else left.num_rows + right.num_rows
+        if (_bounded_pairs(left, right, node.left_keys, node.right_keys,
+                           int(mem_limit / width) - extra)):
+            return
         rows = _matched_pairs(left, right, node.left_keys, node.right_keys)
         if node.kind != "inner":
             rows += left.num_rows + right.num_rows  # unmatched rows, null-extended
@@ -37,6 +45,40 @@ def check_join_output(left: pa.Table, right: pa.Table, node, mem_limit: int) -> 
             f"[MEM_LIMIT_EXCEEDED]Query memory usage would exceed exec_mem_limit {mem_limit} "
             f"bytes: the join on {', '.join(node.left_keys) or 'no keys'} produces {rows} rows "
             f"(about {int(rows * width)} bytes); raise it with SET exec_mem_limit = ...")
+
+
+def _bounded_pairs(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str],
+                   limit_rows: int) -> bool:
+    """True when rows(side) x max key multiplicity(other side) shows the join produces at
+    most `limit_rows` matched pairs (the smaller side's multiplicity is tried first)."""
+    sides = [(left, lkeys, right), (right, rkeys, left)]
+    if right.num_rows < left.num_rows:
+        sides.reverse()
+    for counted, keys, other in sides:
+        most = _max_multiplicity(counted, keys)
+        if most is not None and other.num_rows * most <= limit_rows:
+            return True
+    return False
+
+
+def _max_multiplicity(table: pa.Table, keys: list[str]) -> int | None:
+    """The largest number of rows sharing one key tuple (NULL keys never match: ignored), or
+    None when only a hash aggregation could tell (then the exact count is computed)."""
+    if any(table.column(k).null_count for k in keys):
+        valid = functools.reduce(pc.and_, [pc.is_valid(table.column(k)) for k in keys])
+        table = table.select(keys).filter(valid)
+    packed = _packed_int_key(table, keys)
+    if packed is None:
+        return None
+    if len(packed) == 0:
+        return 0
+    span = int(packed.max()) + 1
+    if span <= 4 * len(packed) + (1 << 20):
+        return int(np.bincount(packed, minlength=0).max())
+    values = np.sort(packed)
+    change = np.flatnonzero(values[1:] != values[:-1])
+    bounds = np.concatenate(([0], change + 1, [len(values)]))
+    return int(np.diff(bounds).max())
 
 
 def _matched_pairs(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]) -> int:
