@@ -45,10 +45,22 @@ def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
     return out
 
 
+def _density(p: ColumnPredicate) -> float:
+    """The fraction of [min, max] an integer key set holds (inf: not such a set)."""
+    if p.array is None or not len(p.array) or not pa.types.is_integer(p.array.type):
+        return float("inf")
+    return len(p.array) / (p.array[-1].as_py() - p.array[0].as_py() + 1)
+
+
 def _rebuild(path: list, predicates: list[ColumnPredicate]) -> object:
-    """A copy of the path's top node with the scan at its bottom given extra predicates."""
+    """A copy of the path's top node with the scan at its bottom given extra predicates.
+    Key sets are kept sparsest first: storage evaluates set lookups in list order, each later
+    one on the survivors only (SSB Q2.1: the 4 % of parts before the 20 % of suppliers)."""
     *nodes, scan, _ = path
-    node = dataclasses.replace(scan, predicates=list(scan.predicates) + predicates)
+    merged = list(scan.predicates) + predicates
+    sets = sorted((p for p in merged if _density(p) != float("inf")), key=_density)
+    merged = [p for p in merged if _density(p) == float("inf")] + sets
+    node = dataclasses.replace(scan, predicates=merged)
     children = nodes[1:] + [scan]
     for parent, child in zip(reversed(nodes), reversed(children)):
         if isinstance(parent, L.Join):

@@ -77,11 +77,26 @@ def hash_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str
     input; the output columns are left's then right's, as for `left.join(right)`."""
     if right.num_rows > left.num_rows and kind in _MIRRORED \
             and not set(left.column_names) & set(right.column_names):
-        out = right.join(left, keys=rkeys, right_keys=lkeys, join_type=_MIRRORED[kind],
-                         coalesce_keys=False, use_threads=True)
+        out = _acero_join(right, left, rkeys, lkeys, _MIRRORED[kind])
         if kind in ("inner", "full outer", "left outer", "right outer"):
             out = out.select(left.column_names + right.column_names)
         return out
+    return _acero_join(left, right, lkeys, rkeys, kind)
+
+
+def _acero_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str],
+                kind: str) -> pa.Table:
+    if kind == "right outer" and "__rrid" not in right.column_names:
+        # Acero preserves its build side slowly (150k x 1.5M rows: 0.7 s against 0.34 s for
+        # the inner join): the inner join, then the build rows it did not match, null-extended.
+        rid = pa.array(np.arange(right.num_rows, dtype=np.int64))
+        inner = left.join(right.append_column("__rrid", rid), keys=lkeys, right_keys=rkeys,
+                          join_type="inner", coalesce_keys=False, use_threads=True)
+        matched = np.zeros(right.num_rows, dtype=bool)
+        matched[inner.column("__rrid").to_numpy()] = True
+        unmatched = _null_extend(right.filter(pa.array(~matched)), left.schema, False)
+        inner = inner.drop_columns(["__rrid"])
+        return pa.concat_tables([inner, unmatched.select(inner.column_names).cast(inner.schema)])
     return left.join(right, keys=lkeys, right_keys=rkeys, join_type=kind,
                      coalesce_keys=False, use_threads=True)
 
