@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from executor.operators.filter import run_filter
-from executor.operators.join import run_join
+from executor.operators.join import INSTANCE_TAG, run_join
 from executor.operators.project import run_project
 from executor.runtime_filter import apply_runtime_filters
 from executor.operators.scan import read_tablet, scan_schema
@@ -157,17 +157,14 @@ def _join_once(left_parts: list[pa.Table], right: pa.Table, node: L.Join, env) -
     return [joined] + [joined.slice(0, 0)] * (len(left_parts) - 1)
 
 
-_PART = "__instance"
-
-
 def _join_tagged(left_parts: list[pa.Table], right: pa.Table, node: L.Join, env) -> list[pa.Table]:
     """A BROADCAST join whose output must stay split by instance: one join over all left rows,
     each tagged with its instance, then split again by the tag."""
-    tagged = [p.append_column(_PART, pa.array(np.full(p.num_rows, i, np.int32)))
+    tagged = [p.append_column(INSTANCE_TAG, pa.array(np.full(p.num_rows, i, np.int32)))
               for i, p in enumerate(left_parts)]
     joined = run_join(_concat(tagged), right, node, env.eval_ctx, env.mem_limit)
-    part = joined.column(_PART).to_numpy()
-    joined = joined.drop_columns([_PART])
+    part = joined.column(INSTANCE_TAG).to_numpy()
+    joined = joined.drop_columns([INSTANCE_TAG])
     order = np.argsort(part, kind="stable")
     counts = np.bincount(part, minlength=len(left_parts))
     bounds = np.concatenate(([0], np.cumsum(counts)))

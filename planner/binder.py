@@ -26,6 +26,7 @@ from planner.factor_or import factor_or
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
 from planner.prune_columns import prune_columns
+from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.pushdown import storage_predicates
 from planner.reorder_joins import Relation, base_rows, build_join_tree
@@ -49,6 +50,7 @@ def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.R
     """The logical plan of a query and its result columns; scans read only what it uses."""
     plan, cols = _bind_query(node, ctx)
     prune_columns(plan, [c.internal for c in cols])
+    prune_join_columns(plan, [c.internal for c in cols])
     return plan, cols
 
 

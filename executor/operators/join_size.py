@@ -50,31 +50,40 @@ def check_join_output(left: pa.Table, right: pa.Table, node, mem_limit: int) -> 
 def _bounded_pairs(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str],
                    limit_rows: int) -> bool:
     """True when rows(side) x max key multiplicity(other side) shows the join produces at
-    most `limit_rows` matched pairs (the smaller side's multiplicity is tried first)."""
-    sides = [(left, lkeys, right), (right, rkeys, left)]
-    if right.num_rows < left.num_rows:
-        sides.reverse()
-    for counted, keys, other in sides:
-        most = _max_multiplicity(counted, keys)
-        if most is not None and other.num_rows * most <= limit_rows:
+    most `limit_rows` matched pairs. The side whose keys are cheaper to count goes first:
+    integer keys in a span a few times their count are counted with one bincount (a primary
+    key side such as orders.o_orderkey: ~10 ms for 1.5M rows), others need a sort."""
+    sides = []
+    for counted, keys, other in ((left, lkeys, right), (right, rkeys, left)):
+        packed = _valid_packed(counted, keys)
+        if packed is not None:
+            sides.append((not _countable(packed), len(packed), packed, other))
+    for _, _, packed, other in sorted(sides, key=lambda s: s[:2]):
+        if other.num_rows * _max_multiplicity(packed) <= limit_rows:
             return True
     return False
 
 
-def _max_multiplicity(table: pa.Table, keys: list[str]) -> int | None:
-    """The largest number of rows sharing one key tuple (NULL keys never match: ignored), or
-    None when only a hash aggregation could tell (then the exact count is computed)."""
+def _valid_packed(table: pa.Table, keys: list[str]) -> np.ndarray | None:
+    """The packed integer keys of the rows without a NULL key (NULL keys never match)."""
     if any(table.column(k).null_count for k in keys):
         valid = functools.reduce(pc.and_, [pc.is_valid(table.column(k)) for k in keys])
         table = table.select(keys).filter(valid)
-    packed = _packed_int_key(table, keys)
-    if packed is None:
-        return None
+    if table.num_rows == 0:
+        return np.zeros(0, dtype=np.int64)
+    return _packed_int_key(table, keys)
+
+
+def _countable(packed: np.ndarray) -> bool:
+    return len(packed) > 0 and int(packed.max()) < 4 * len(packed) + (1 << 20)
+
+
+def _max_multiplicity(packed: np.ndarray) -> int:
+    """The largest number of rows sharing one packed key."""
     if len(packed) == 0:
         return 0
-    span = int(packed.max()) + 1
-    if span <= 4 * len(packed) + (1 << 20):
-        return int(np.bincount(packed, minlength=0).max())
+    if _countable(packed):
+        return int(np.bincount(packed).max())
     values = np.sort(packed)
     change = np.flatnonzero(values[1:] != values[:-1])
     bounds = np.concatenate(([0], change + 1, [len(values)]))
