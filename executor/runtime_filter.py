@@ -6,7 +6,8 @@ key comes from:
 `col IN (values)` when there are few (at most `MAX_IN_VALUES`, Doris's runtime_filter_max_in_num),
 else `col >= min AND col <= max`, plus, where Doris adds a bloom filter, the exact set as
 `col IN (values)` for integer keys when it is selective (`SET_DENSITY`) and not huge
-(`MAX_SET_VALUES`). Values go to storage as an Arrow array (storage/value_set.py: a lookup
+(`MAX_SET_VALUES`); a build side of more than `MAX_DISTINCT_BUILD` rows gives min/max only.
+Values go to storage as an Arrow array (storage/value_set.py: a lookup
 table built once per scan). Storage uses them like any predicate (short key ranges, zone maps,
 bloom filters, then the rows), so a selective dimension filter skips fact pages and rows
 instead of joining every fact row (TPC-H Q5: lineitem rows for the orders of one year only).
@@ -20,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from planner import logical as L
 from planner.runtime_filters import FILTERABLE_JOINS, trace_scan_column
@@ -28,10 +30,18 @@ from storage.value_set import distinct_sorted
 
 MAX_IN_VALUES = 1024
 MAX_SET_VALUES = 1 << 18
+MAX_DISTINCT_BUILD = 1 << 22  # build rows beyond which only min/max is taken
 SET_DENSITY = 4  # the exact set only when it holds at most 1/4 of the integers in [min, max]
 
 
 def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
+    if len(values) > MAX_DISTINCT_BUILD:
+        # Sorting a huge build side's keys costs more than a set could save: min/max only.
+        bounds = pc.min_max(values)
+        low, high = bounds["min"].as_py(), bounds["max"].as_py()
+        if low is None:
+            return [ColumnPredicate(column, "in", ())]
+        return [ColumnPredicate(column, ">=", (low,)), ColumnPredicate(column, "<=", (high,))]
     distinct = distinct_sorted(values)
     if len(distinct) == 0:
         return [ColumnPredicate(column, "in", ())]

@@ -29,7 +29,8 @@ from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.pushdown import storage_predicates
-from planner.reorder_joins import Relation, base_rows, build_join_tree
+from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
+from planner.statistics import semi_selectivity
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
@@ -376,10 +377,34 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     if remaining:
         plan = L.Filter(plan, exp.and_(*remaining))
     # Semi / anti joins after the filters (they commute), so that their estimate and the
-    # runtime filters of a swapped one see the filtered rows.
+    # runtime filters of a swapped one see the filtered rows; one on the keys of one relation
+    # (not null-supplied) filters that relation below the inner joins, as in a flat FROM.
     for semi in semis:
-        plan = _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
+        rels = {owner.get(n) for n in semi.left_keys}
+        pushed = None
+        if semi.residual is None and len(rels) == 1 and None not in rels \
+                and not rels & null_supplied:
+            pushed = _push_semi(plan, semi, rels.pop(), ctx)
+        plan = pushed or _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
     return plan
+
+
+def _push_semi(plan: object, semi, relation: str, ctx: BindContext) -> object | None:
+    """`plan` with the semi join applied to `relation` below filters and inner joins, or None
+    when the relation is not reached that way."""
+    if _is_relation(plan, relation):
+        return _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
+    sides = ("left", "right") if isinstance(plan, L.Join) and plan.kind == "inner" else \
+        ("input",) if isinstance(plan, L.Filter) else ()
+    for side in sides:
+        child = getattr(plan, side)
+        if relation in _relations_of(child):
+            pushed = _push_semi(child, semi, relation, ctx)
+            if pushed is None:
+                return None
+            setattr(plan, side, pushed)
+            return plan
+    return None
 
 
 def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindContext) -> object:
@@ -416,7 +441,8 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
     def attach_semis(i: int, relation: Relation) -> None:
         for semi in owned.get(i, []):
             relation.plan = _semi_join(semi, relation.plan, relation.rows, ctx)
-            relation.rows *= 0.5
+            relation.rows *= semi_selectivity(semi.plan, ctx.catalog) \
+                if semi.kind == "left semi" else 0.5
 
     plan, rows = build_join_tree(relations, kept, _filter_scan, attach_semis)
     for j in flat.late:
@@ -425,7 +451,7 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
         plan = L.Filter(plan, exp.and_(*late))
     for semi in on_top:
         plan = _semi_join(semi, plan, rows, ctx)
-        rows *= 0.5
+        rows *= semi_selectivity(semi.plan, ctx.catalog) if semi.kind == "left semi" else 0.5
     return plan
 
 
@@ -445,6 +471,10 @@ def _join_subqueries(plan: object, joins: list[SubqueryJoin]) -> object:
     for j in joins:
         if not isinstance(plan, _Flat):
             plan = j.join(plan)
+            if j.kind == "inner" and filters_grouped_rows(j.plan, j.right_keys):
+                # The subquery is grouped by its correlation keys: it probes, so that the
+                # outer rows' keys filter what it aggregates (TPC-H Q20).
+                plan = L.Join(j.plan, plan.left, "inner", list(j.right_keys), list(j.left_keys))
         elif j.kind == "left outer":
             plan.late.append(j)
         else:

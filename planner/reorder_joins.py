@@ -23,8 +23,10 @@ statistics; minidoris has row counts and the equality graph, not column statisti
     table gets the unit's smaller key set (TPC-H Q21: 400 Saudi suppliers instead of all
     10,000);
  4. of the tree and the unit, the one with more estimated rows is the probe (left) side:
-    runtime filters flow from the build side into the probe side's scans (the executor hands
-    Acero the smaller input as its hash table either way);
+    runtime filters flow from the build side into the probe side's scans (the executor builds
+    on the smaller input either way); except that a side whose join keys are the grouping keys
+    of an aggregation (a decorrelated subquery) probes, so that the other side's keys filter
+    the rows it aggregates (TPC-H Q20: the lineitem rows of 2,000 parts, not of all 200,000);
  5. a conjunct over several relations filters at the lowest join where all of them are present;
     a relation linked by nothing is only cross-joined when nothing linked is left.
 So a star schema query never forms a cross product where an equality exists, whatever the
@@ -39,6 +41,7 @@ from sqlglot import exp
 
 from planner import logical as L
 from planner.derive_or_filters import derive_or_filters
+from planner.runtime_filters import trace_scan_column
 from planner.scope import referenced
 from planner.statistics import estimate_rows, selectivity
 
@@ -153,6 +156,7 @@ class JoinGraph:
         ready = [c for c, rels in self.residual if rels <= members]
         if not ready:
             return tree
+
         self.residual = [(c, rels) for c, rels in self.residual if not rels <= members]
         return L.Filter(tree, exp.and_(*ready))
 
@@ -217,13 +221,37 @@ def _join_all(g: JoinGraph, members: set[int], root: int | None = None) -> objec
                 best = (key, c, unit)
         _, c, unit = best
         unit_plan = _join_all(g, unit, c) if len(unit) > 1 else g.rels[c].plan
-        if g.rows(unit) > tree_rows:
-            lkeys, rkeys = g.keys(unit, in_tree)
-            tree = L.Join(unit_plan, tree, "inner", lkeys, rkeys)
+        tree_keys, unit_keys = g.keys(in_tree, unit)
+        unit_grouped = filters_grouped_rows(unit_plan, unit_keys)
+        if unit_grouped != filters_grouped_rows(tree, tree_keys):
+            unit_probes = unit_grouped
         else:
-            lkeys, rkeys = g.keys(in_tree, unit)
-            tree = L.Join(tree, unit_plan, "inner", lkeys, rkeys)
+            unit_probes = g.rows(unit) > tree_rows
+        if unit_probes:
+            tree = L.Join(unit_plan, tree, "inner", unit_keys, tree_keys)
+        else:
+            tree = L.Join(tree, unit_plan, "inner", tree_keys, unit_keys)
         in_tree |= unit
         remaining -= unit
         tree = g.place_residual(tree, in_tree)
     return tree
+
+
+def filters_grouped_rows(plan: object, keys: list[str]) -> bool:
+    """Does a runtime filter on one of `keys` reach the rows an aggregation in `plan` groups
+    (a decorrelated subquery grouped by its correlation keys)?"""
+    for k in keys:
+        path = trace_scan_column(plan, k)
+        if path and any(isinstance(n, L.Aggregate) for n in path[:-1]):
+            return True
+    return False
+
+
+def filters_grouped_rows(plan: object, keys: list[str]) -> bool:
+    """Does a runtime filter on one of `keys` reach the rows an aggregation in `plan` groups
+    (a decorrelated subquery grouped by its correlation keys)?"""
+    for k in keys:
+        path = trace_scan_column(plan, k)
+        if path and any(isinstance(n, L.Aggregate) for n in path[:-1]):
+            return True
+    return False

@@ -95,10 +95,11 @@ def selectivity(e: exp.Expression) -> float:
     return 0.3
 
 
-def estimate_rows(plan: object, catalog) -> float:
-    """Estimated output rows of a logical plan: scans' published rows, filters' selectivity,
-    aggregations keep a tenth (one row without GROUP BY), joins as their probe side (semi and
-    anti joins half of it), LIMIT its count."""
+def estimate_rows(plan: object, catalog, filtered: bool = True) -> float:
+    """Estimated output rows of a logical plan: scans' published rows, filters' selectivity
+    (ignored when not `filtered`: the rows the plan's keys are drawn from), aggregations keep a
+    tenth (one row without GROUP BY), joins as their probe side, semi joins that side times
+    `semi_selectivity`, anti joins half of it, LIMIT its count."""
     if isinstance(plan, L.OlapScan):
         with catalog.lock:
             table = catalog.get_table(plan.db or None, plan.table)
@@ -109,22 +110,34 @@ def estimate_rows(plan: object, catalog) -> float:
     if isinstance(plan, L.OneRow):
         return 1.0
     if isinstance(plan, L.Filter):
-        return estimate_rows(plan.input, catalog) * selectivity(plan.condition)
+        rows = estimate_rows(plan.input, catalog, filtered)
+        return rows * selectivity(plan.condition) if filtered else rows
     if isinstance(plan, L.Aggregate):
         return 1.0 if not plan.group_names and not plan.grouping_sets \
-            else estimate_rows(plan.input, catalog) * 0.1
+            else estimate_rows(plan.input, catalog, filtered) * 0.1
     if isinstance(plan, L.Limit):
-        rows = estimate_rows(plan.input, catalog)
+        rows = estimate_rows(plan.input, catalog, filtered)
         return min(rows, float(plan.limit)) if plan.limit is not None else rows
     if isinstance(plan, L.Join):
-        if plan.kind in ("right semi", "right anti"):
-            return estimate_rows(plan.right, catalog) * 0.5
-        left = estimate_rows(plan.left, catalog)
+        probe, other = (plan.right, plan.left) if plan.kind.startswith("right ") \
+            else (plan.left, plan.right)
+        rows = estimate_rows(probe, catalog, filtered)
         if plan.kind == "cross":
-            return left * estimate_rows(plan.right, catalog)
-        return left * (0.5 if "semi" in plan.kind or "anti" in plan.kind else 1.0)
+            return rows * estimate_rows(other, catalog, filtered)
+        if "semi" in plan.kind and filtered:
+            return rows * semi_selectivity(other, catalog)
+        return rows * (0.5 if "anti" in plan.kind and filtered else 1.0)
     for attr in ("input", "left"):
         child = getattr(plan, attr, None)
         if child is not None:
-            return estimate_rows(child, catalog)
+            return estimate_rows(child, catalog, filtered)
     return 1000.0
+
+
+def semi_selectivity(subquery: object, catalog) -> float:
+    """The fraction of rows a semi join against `subquery` keeps: the fraction of the rows its
+    keys are drawn from that its filters keep (`x IN (SELECT key FROM t WHERE f)` keeps
+    about selectivity(f) of the rows whose x is a key of t)."""
+    rows = estimate_rows(subquery, catalog)
+    domain = estimate_rows(subquery, catalog, filtered=False)
+    return min(1.0, max(rows / max(domain, 1.0), 0.001))
