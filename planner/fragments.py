@@ -275,7 +275,7 @@ class _Builder:
             rf = f"RF{self.next_rf:03d}[in_or_bloom]"
             self.next_rf += 1
             built.append(f"{rf} <- {self.name(rk)}")
-            line = f"{rf} -> {self.name(lk)}"
+            line = f"{rf} -> `{path[-2].alias}`.`{path[-1]}`"  # the scan column it filters
             existing = [i for i, d in enumerate(scan_node.details) if d.startswith("runtime filters:")]
             if existing:
                 scan_node.details[existing[0]] += f", {line}"
