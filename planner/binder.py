@@ -26,9 +26,11 @@ from planner.factor_or import factor_or
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
 from planner.prune_columns import prune_columns
+from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.pushdown import storage_predicates
-from planner.reorder_joins import Relation, base_rows, build_join_tree
+from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
+from planner.statistics import semi_selectivity
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
@@ -49,6 +51,7 @@ def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.R
     """The logical plan of a query and its result columns; scans read only what it uses."""
     plan, cols = _bind_query(node, ctx)
     prune_columns(plan, [c.internal for c in cols])
+    prune_join_columns(plan, [c.internal for c in cols])
     return plan, cols
 
 
@@ -354,11 +357,11 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
     if next(own_nodes(bound, exp.AggFunc), None) is not None:
         raise AnalysisError("WHERE clause cannot contain aggregate functions")
     owner = {c.internal: c.relation for c in scope.columns}
-    remaining = []
+    remaining, semis = [], []
     for conj in _conjuncts(bound):
         semi = where_subquery(conj, scope, ctx)
         if semi is not None:
-            plan = semi.join(plan)
+            semis.append(semi)
             continue
         rels = {owner[n] for n in referenced(conj) if n in owner}
         if len(rels) == 1 and not (rels & null_supplied) and not conj.find(exp.Subquery):
@@ -373,7 +376,35 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
         remaining.append(conj)
     if remaining:
         plan = L.Filter(plan, exp.and_(*remaining))
+    # Semi / anti joins after the filters (they commute), so that their estimate and the
+    # runtime filters of a swapped one see the filtered rows; one on the keys of one relation
+    # (not null-supplied) filters that relation below the inner joins, as in a flat FROM.
+    for semi in semis:
+        rels = {owner.get(n) for n in semi.left_keys}
+        pushed = None
+        if semi.residual is None and len(rels) == 1 and None not in rels \
+                and not rels & null_supplied:
+            pushed = _push_semi(plan, semi, rels.pop(), ctx)
+        plan = pushed or _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
     return plan
+
+
+def _push_semi(plan: object, semi, relation: str, ctx: BindContext) -> object | None:
+    """`plan` with the semi join applied to `relation` below filters and inner joins, or None
+    when the relation is not reached that way."""
+    if _is_relation(plan, relation):
+        return _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
+    sides = ("left", "right") if isinstance(plan, L.Join) and plan.kind == "inner" else \
+        ("input",) if isinstance(plan, L.Filter) else ()
+    for side in sides:
+        child = getattr(plan, side)
+        if relation in _relations_of(child):
+            pushed = _push_semi(child, semi, relation, ctx)
+            if pushed is None:
+                return None
+            setattr(plan, side, pushed)
+            return plan
+    return None
 
 
 def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindContext) -> object:
@@ -394,26 +425,44 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
             (late if referenced(conj) & late_names else kept).append(conj)
     relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog))
                  for p, names in flat.relations]
+    # A semi / anti join on one relation's keys filters that relation (after its own filters)
+    # before the inner joins (TPC-H Q18: orders shrinks before lineitem joins it, whose scan
+    # then gets the runtime filter). One with a residual costs per key-matched pair: it stays
+    # above the joins, which usually leave fewer rows (TPC-H Q21).
+    owned: dict[int, list] = {}
     on_top = []
     for semi in semis:
-        # A semi / anti join on one relation's keys filters that relation before the inner
-        # joins (TPC-H Q18: orders shrinks before lineitem joins it, whose scan then gets the
-        # runtime filter). One with a residual costs per key-matched pair: it stays above the
-        # joins, which usually leave fewer rows (TPC-H Q21).
-        owners = [r for r in relations if set(semi.left_keys) <= r.names]
+        owners = [i for i, r in enumerate(relations) if set(semi.left_keys) <= r.names]
         if semi.residual is None and owners:
-            owners[0].plan = semi.join(owners[0].plan)
-            owners[0].rows *= 0.5
+            owned.setdefault(owners[0], []).append(semi)
         else:
             on_top.append(semi)
-    plan = build_join_tree(relations, kept, _filter_scan)
+
+    def attach_semis(i: int, relation: Relation) -> None:
+        for semi in owned.get(i, []):
+            relation.plan = _semi_join(semi, relation.plan, relation.rows, ctx)
+            relation.rows *= semi_selectivity(semi.plan, ctx.catalog) \
+                if semi.kind == "left semi" else 0.5
+
+    plan, rows = build_join_tree(relations, kept, _filter_scan, attach_semis)
     for j in flat.late:
         plan = j.join(plan)
     if late:
         plan = L.Filter(plan, exp.and_(*late))
     for semi in on_top:
-        plan = semi.join(plan)
+        plan = _semi_join(semi, plan, rows, ctx)
+        rows *= semi_selectivity(semi.plan, ctx.catalog) if semi.kind == "left semi" else 0.5
     return plan
+
+
+def _semi_join(semi, left: object, left_rows: float, ctx: BindContext) -> object:
+    """The semi / anti join of `left` (estimated `left_rows`) against the subquery; when the
+    subquery side is the larger, as a RIGHT SEMI / ANTI join with the sides swapped, as Doris
+    plans it: the smaller outer side becomes the build side, and its keys a runtime filter on
+    the subquery's scan (TPC-H Q4: the lineitem rows of 57k orders instead of 3.8M rows)."""
+    if semi.kind in ("left semi", "left anti") and base_rows(semi.plan, ctx.catalog) > left_rows:
+        return semi.join_swapped(left)
+    return semi.join(left)
 
 
 def _join_subqueries(plan: object, joins: list[SubqueryJoin]) -> object:
@@ -422,6 +471,10 @@ def _join_subqueries(plan: object, joins: list[SubqueryJoin]) -> object:
     for j in joins:
         if not isinstance(plan, _Flat):
             plan = j.join(plan)
+            if j.kind == "inner" and filters_grouped_rows(j.plan, j.right_keys):
+                # The subquery is grouped by its correlation keys: it probes, so that the
+                # outer rows' keys filter what it aggregates (TPC-H Q20).
+                plan = L.Join(j.plan, plan.left, "inner", list(j.right_keys), list(j.left_keys))
         elif j.kind == "left outer":
             plan.late.append(j)
         else:

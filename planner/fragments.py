@@ -184,18 +184,22 @@ class _Builder:
             child.node.details.insert(0, line)
         return child
 
-    def _Project(self, n: L.Project) -> _Open:
+    def _Project(self, n: L.Project, extend: bool = False) -> _Open:
         child = self.visit(n.input)
         for e, name in zip(n.exprs, n.names):
             if not (isinstance(e, exp.Column) and e.name == name):
                 self.display[name] = self.text(e)
-        if n.exprs and all(isinstance(e, exp.Column) for e in n.exprs):
-            keep = {e.name for e in n.exprs}
-            child.side.dist_columns = [d for d in child.side.dist_columns if d in keep]
+        if not extend:
+            # Distribution columns survive under the name the projection gives them.
+            renamed: dict[str, str] = {}
+            for e, name in zip(n.exprs, n.names):
+                if isinstance(e, exp.Column):
+                    renamed.setdefault(e.name, name)
+            child.side.dist_columns = [renamed[d] for d in child.side.dist_columns if d in renamed]
         return child
 
     def _Extend(self, n: L.Extend) -> _Open:
-        return self._Project(L.Project(n.input, n.exprs, n.names))
+        return self._Project(L.Project(n.input, n.exprs, n.names), extend=True)
 
     def _Rename(self, n: L.Rename) -> _Open:
         child = self.visit(n.input)
@@ -271,7 +275,7 @@ class _Builder:
             rf = f"RF{self.next_rf:03d}[in_or_bloom]"
             self.next_rf += 1
             built.append(f"{rf} <- {self.name(rk)}")
-            line = f"{rf} -> {self.name(lk)}"
+            line = f"{rf} -> `{path[-2].alias}`.`{path[-1]}`"  # the scan column it filters
             existing = [i for i, d in enumerate(scan_node.details) if d.startswith("runtime filters:")]
             if existing:
                 scan_node.details[existing[0]] += f", {line}"

@@ -120,6 +120,7 @@ class Join:
     hint: str | None = None      # JOIN [broadcast] / [shuffle] / [bucket] / [colocate]
     distribution: str | None = None   # set by planner/fragments.py: COLOCATE, BROADCAST, ...
     bucket_right_keys: list[str] | None = None  # right keys in the left's distribution order
+    output: list[str] | None = None  # columns read above it (planner/prune_join_columns.py); None: all
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Table statistics for planning: rows and average row size from the published rowsets.
+"""Table statistics for planning: rows and average row size from the published rowsets, and the
+row estimates that join ordering builds on them (`estimate_rows`, `selectivity`).
 
 The catalog journals every published rowset with its row count and data size; summing them over
 the tablets a scan reads gives its cardinality and bytes without touching storage. For
@@ -10,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlglot import exp
+
 from catalog.model import OlapTable, Partition
+from planner import logical as L
 
 
 @dataclass
@@ -55,3 +59,85 @@ def scan_statistics(table: OlapTable, partition_ids: list[int], index_id: int) -
         parts += 1 if r else 0
         backends |= b
     return ScanStatistics(rows, size, total, with_data, parts, len(backends))
+
+
+# -- estimates for join ordering ---------------------------------------------------------------
+# Default selectivities, as a planner without column statistics uses them (Doris's Nereids has
+# similar defaults when a column has no statistics): equality 0.1, inequality 0.9, a range
+# bound or LIKE 0.3, BETWEEN 0.25, IN 0.1 per value (at most 0.5); AND multiplies, OR adds
+# (1 - (1 - a)(1 - b)), NOT complements.
+_RANGE = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike)
+
+
+def selectivity(e: exp.Expression) -> float:
+    """The fraction of rows a condition keeps, by its shape."""
+    if isinstance(e, exp.Paren):
+        return selectivity(e.this)
+    if isinstance(e, exp.And):
+        return selectivity(e.this) * selectivity(e.expression)
+    if isinstance(e, exp.Or):
+        a, b = selectivity(e.this), selectivity(e.expression)
+        return 1 - (1 - a) * (1 - b)
+    if isinstance(e, exp.Not):
+        return 1 - selectivity(e.this)
+    if isinstance(e, exp.EQ):
+        return 0.1
+    if isinstance(e, exp.NEQ):
+        return 0.9
+    if isinstance(e, exp.In):
+        return min(0.5, 0.1 * max(len(e.expressions), 1)) if e.expressions else 0.5
+    if isinstance(e, exp.Between):
+        return 0.25
+    if isinstance(e, exp.Is):
+        return 0.1
+    if isinstance(e, _RANGE):
+        return 0.3
+    return 0.3
+
+
+def estimate_rows(plan: object, catalog, filtered: bool = True) -> float:
+    """Estimated output rows of a logical plan: scans' published rows, filters' selectivity
+    (ignored when not `filtered`: the rows the plan's keys are drawn from), aggregations keep a
+    tenth (one row without GROUP BY), joins as their probe side, semi joins that side times
+    `semi_selectivity`, anti joins half of it, LIMIT its count."""
+    if isinstance(plan, L.OlapScan):
+        with catalog.lock:
+            table = catalog.get_table(plan.db or None, plan.table)
+            part_ids = sorted({t.partition_id for t in plan.tablets})
+            return float(scan_statistics(table, part_ids, table.base_index_id).rows)
+    if isinstance(plan, L.InlineTable):
+        return float(plan.table.num_rows)
+    if isinstance(plan, L.OneRow):
+        return 1.0
+    if isinstance(plan, L.Filter):
+        rows = estimate_rows(plan.input, catalog, filtered)
+        return rows * selectivity(plan.condition) if filtered else rows
+    if isinstance(plan, L.Aggregate):
+        return 1.0 if not plan.group_names and not plan.grouping_sets \
+            else estimate_rows(plan.input, catalog, filtered) * 0.1
+    if isinstance(plan, L.Limit):
+        rows = estimate_rows(plan.input, catalog, filtered)
+        return min(rows, float(plan.limit)) if plan.limit is not None else rows
+    if isinstance(plan, L.Join):
+        probe, other = (plan.right, plan.left) if plan.kind.startswith("right ") \
+            else (plan.left, plan.right)
+        rows = estimate_rows(probe, catalog, filtered)
+        if plan.kind == "cross":
+            return rows * estimate_rows(other, catalog, filtered)
+        if "semi" in plan.kind and filtered:
+            return rows * semi_selectivity(other, catalog)
+        return rows * (0.5 if "anti" in plan.kind and filtered else 1.0)
+    for attr in ("input", "left"):
+        child = getattr(plan, attr, None)
+        if child is not None:
+            return estimate_rows(child, catalog, filtered)
+    return 1000.0
+
+
+def semi_selectivity(subquery: object, catalog) -> float:
+    """The fraction of rows a semi join against `subquery` keeps: the fraction of the rows its
+    keys are drawn from that its filters keep (`x IN (SELECT key FROM t WHERE f)` keeps
+    about selectivity(f) of the rows whose x is a key of t)."""
+    rows = estimate_rows(subquery, catalog)
+    domain = estimate_rows(subquery, catalog, filtered=False)
+    return min(1.0, max(rows / max(domain, 1.0), 0.001))

@@ -76,6 +76,12 @@ class SemiJoin:
     def join(self, left: object) -> L.Join:
         return L.Join(left, self.plan, self.kind, self.left_keys, self.right_keys, self.residual)
 
+    def join_swapped(self, outer: object) -> L.Join:
+        """The same join with the subquery as the left side: `left semi` becomes `right semi`,
+        `left anti` becomes `right anti` (not for the NULL-aware anti join of NOT IN)."""
+        kind = {"left semi": "right semi", "left anti": "right anti"}[self.kind]
+        return L.Join(self.plan, outer, kind, self.right_keys, self.left_keys, self.residual)
+
 
 _ARITHMETIC = (exp.Paren, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Cast)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)

@@ -3,13 +3,17 @@
 A hash join's output is only known once built, and a many-to-many join (a cross product on a
 few key values) can be thousands of times larger than its inputs: materialising it would take
 the process down instead of failing the query. So before a join whose inputs could possibly
-produce more than the limit, the output row count is computed exactly from per-key counts:
-the smaller side's keys counted with one hash aggregation (if they are unique, the output has
-at most the other side's rows, the usual foreign-key join), else both sides' counts joined and
-multiplied. Semi and anti joins never grow their input and are not checked.
+produce more than the limit, the output is bounded cheaply first: each row of one side matches
+at most the other side's largest key multiplicity (1 for the usual foreign-key join), so
+rows(one side) x max multiplicity(other side) bounds it, the smaller side's multiplicity tried
+first (one counting pass over its keys). Only when neither bound fits the limit is the exact
+count computed, from both sides' per-key counts joined and multiplied. Semi and anti joins
+never grow their input and are not checked.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pyarrow as pa
@@ -29,6 +33,10 @@ def check_join_output(left: pa.Table, right: pa.Table, node, mem_limit: int) -> 
     if node.kind == "cross":
         rows = left.num_rows * right.num_rows
     else:
+        extra = 0 if node.kind == "inner" else left.num_rows + right.num_rows
+        if (_bounded_pairs(left, right, node.left_keys, node.right_keys,
+                           int(mem_limit / width) - extra)):
+            return
         rows = _matched_pairs(left, right, node.left_keys, node.right_keys)
         if node.kind != "inner":
             rows += left.num_rows + right.num_rows  # unmatched rows, null-extended
@@ -37,6 +45,49 @@ def check_join_output(left: pa.Table, right: pa.Table, node, mem_limit: int) -> 
             f"[MEM_LIMIT_EXCEEDED]Query memory usage would exceed exec_mem_limit {mem_limit} "
             f"bytes: the join on {', '.join(node.left_keys) or 'no keys'} produces {rows} rows "
             f"(about {int(rows * width)} bytes); raise it with SET exec_mem_limit = ...")
+
+
+def _bounded_pairs(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str],
+                   limit_rows: int) -> bool:
+    """True when rows(side) x max key multiplicity(other side) shows the join produces at
+    most `limit_rows` matched pairs. The side whose keys are cheaper to count goes first:
+    integer keys in a span a few times their count are counted with one bincount (a primary
+    key side such as orders.o_orderkey: ~10 ms for 1.5M rows), others need a sort."""
+    sides = []
+    for counted, keys, other in ((left, lkeys, right), (right, rkeys, left)):
+        packed = _valid_packed(counted, keys)
+        if packed is not None:
+            sides.append((not _countable(packed), len(packed), packed, other))
+    for _, _, packed, other in sorted(sides, key=lambda s: s[:2]):
+        if other.num_rows * _max_multiplicity(packed) <= limit_rows:
+            return True
+    return False
+
+
+def _valid_packed(table: pa.Table, keys: list[str]) -> np.ndarray | None:
+    """The packed integer keys of the rows without a NULL key (NULL keys never match)."""
+    if any(table.column(k).null_count for k in keys):
+        valid = functools.reduce(pc.and_, [pc.is_valid(table.column(k)) for k in keys])
+        table = table.select(keys).filter(valid)
+    if table.num_rows == 0:
+        return np.zeros(0, dtype=np.int64)
+    return _packed_int_key(table, keys)
+
+
+def _countable(packed: np.ndarray) -> bool:
+    return len(packed) > 0 and int(packed.max()) < 4 * len(packed) + (1 << 20)
+
+
+def _max_multiplicity(packed: np.ndarray) -> int:
+    """The largest number of rows sharing one packed key."""
+    if len(packed) == 0:
+        return 0
+    if _countable(packed):
+        return int(np.bincount(packed).max())
+    values = np.sort(packed)
+    change = np.flatnonzero(values[1:] != values[:-1])
+    bounds = np.concatenate(([0], change + 1, [len(values)]))
+    return int(np.diff(bounds).max())
 
 
 def _matched_pairs(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]) -> int:
