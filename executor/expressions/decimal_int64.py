@@ -55,13 +55,16 @@ class Unscaled:
         return lazy
 
     def _read(self) -> None:
-        chunks = self._chunks
+        chunks = [c for c in self._chunks if len(c)]
+        if len(chunks) == 1 and not chunks[0].null_count:
+            c = chunks[0]  # the low words in place, no copy (read-only: nothing writes to it)
+            words = np.frombuffer(c.buffers()[1], np.int64)[2 * c.offset:2 * (c.offset + len(c))]
+            self._values, self._valid, self._chunks = words[0::2], None, None
+            return
         values = np.empty(sum(len(c) for c in chunks), np.int64)
         valid = np.ones(len(values), bool) if any(c.null_count for c in chunks) else None
         pos = 0
         for c in chunks:
-            if not len(c):
-                continue
             words = np.frombuffer(c.buffers()[1], np.int64)[2 * c.offset:2 * (c.offset + len(c))]
             end = pos + len(c)
             if c.null_count:
@@ -92,7 +95,9 @@ class Unscaled:
         return self._bound
 
     def __len__(self) -> int:
-        return len(self.values)
+        if self._chunks is not None:
+            return sum(len(c) for c in self._chunks)
+        return len(self._values)
 
     def to_arrow(self) -> pa.Array:
         """The decimal128 array (written once, then kept)."""

@@ -60,7 +60,7 @@ class AggInput:
 
     @property
     def nbytes(self) -> int:
-        return sum(v.values.nbytes if isinstance(v, Unscaled) else v.nbytes
+        return sum(8 * len(v) if isinstance(v, Unscaled) else v.nbytes
                    for v in self.columns.values())
 
 

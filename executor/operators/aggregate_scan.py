@@ -30,7 +30,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from executor.env import ExecEnv
-from executor.expressions import infer_type
+from executor.expressions import ExpressionError, infer_type
 from executor.operators.aggregate import run_aggregate
 from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
 from executor.operators.filter import run_filter
@@ -54,7 +54,11 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
     if _one_tablet_per_group(node, project, scan):
         unit_calls, finish = node.calls, None
     else:
-        types = {n: infer_type(e, schema, env.eval_ctx) for e, n in zip(project.exprs, project.names)}
+        try:
+            types = {n: infer_type(e, schema, env.eval_ctx)
+                     for e, n in zip(project.exprs, project.names)}
+        except ExpressionError:
+            return None  # the one-pass path reports it with the data
         split = _split(node, types)
         if split is None:
             return None
