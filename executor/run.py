@@ -15,10 +15,11 @@ import pyarrow as pa
 from executor.env import ExecEnv
 from executor.errors import ExecutionError
 from executor.operators.aggregate import run_aggregate
+from executor.operators.aggregate_scan import run_scan_aggregate
 from executor.operators.filter import run_filter
 from executor.distributed import run_distributed_join
 from executor.operators.limit import run_distinct, run_limit
-from executor.operators.project import run_project
+from executor.operators.project import project_for_aggregate, run_project
 from executor.operators.scan import run_scan
 from executor.operators.set_op import run_set_op
 from executor.operators.sort import run_sort
@@ -35,9 +36,10 @@ def execute(node: object, env: ExecEnv) -> pa.Table:
     return table
 
 
-def check_memory(table: pa.Table, env: ExecEnv) -> pa.Table:
+def check_memory(table, env: ExecEnv):
     """exec_mem_limit: a materialised intermediate result larger than the limit fails the query
-    (a clear error instead of the process running out of memory). A KILLed query stops here."""
+    (a clear error instead of the process running out of memory). A KILLed query stops here.
+    `table`: a pa.Table or anything else with `nbytes` (an aggregate's AggInput)."""
     env.check_cancelled()
     # the buffers' total size (each shared buffer once) is O(buffers); the exact nbytes of
     # sliced arrays only when that bound passes the limit
@@ -47,6 +49,23 @@ def check_memory(table: pa.Table, env: ExecEnv) -> pa.Table:
             f"[MEM_LIMIT_EXCEEDED]Query memory usage {table.nbytes} bytes exceeds "
             f"exec_mem_limit {env.mem_limit} bytes; raise it with SET exec_mem_limit = ...")
     return table
+
+
+def _aggregate(node: L.Aggregate, env: ExecEnv) -> pa.Table:
+    """The arguments' Project below an Aggregate (planner/aggregation.py) is evaluated here, so
+    that DECIMAL arguments reach the aggregation as int64 (`AggInput`, decimal_int64.py)."""
+    result = run_scan_aggregate(node, env, check_memory)
+    if result is not None:
+        return result
+    source = node.input
+    if not isinstance(source, L.Project):
+        return run_aggregate(execute(source, env), node.group_names, node.calls,
+                             node.grouping_sets)
+    table = execute(source.input, env)
+    start = time.perf_counter()
+    inp = check_memory(project_for_aggregate(table, source.exprs, source.names, env.eval_ctx), env)
+    env.record(source, inp.num_rows, time.perf_counter() - start)
+    return run_aggregate(inp, node.group_names, node.calls, node.grouping_sets)
 
 
 def _scalar_subquery(node: L.ScalarSubquery, env: ExecEnv) -> pa.Table:
@@ -78,8 +97,7 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.Filter: lambda n, env: execute(n.input, env) if n.pushed else
     run_filter(execute(n.input, env), n.condition, env.eval_ctx),
     L.Project: lambda n, env: run_project(execute(n.input, env), n.exprs, n.names, env.eval_ctx),
-    L.Aggregate: lambda n, env: run_aggregate(execute(n.input, env), n.group_names, n.calls,
-                                              n.grouping_sets),
+    L.Aggregate: _aggregate,
     L.Join: lambda n, env: run_distributed_join(n, env),
     L.Sort: lambda n, env: run_sort(execute(n.input, env), n.keys, n.limit),
     L.Limit: lambda n, env: run_limit(execute(n.input, env), n.limit, n.offset),

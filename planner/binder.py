@@ -295,7 +295,9 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
                       num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
                       partitions_total=len(parts), partitions_selected=len(parts),
                       keys_type=table.keys_type,
-                      column_types={c.name: c.type for c in table.columns})
+                      column_types={c.name: c.type for c in table.columns},
+                      dist_columns=list(table.distribution.columns)
+                      if table.distribution.kind == "HASH" else [])
 
 
 def _equi_join(left: object, right: object, kind: str, on: exp.Expression,

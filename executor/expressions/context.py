@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pyarrow as pa
 from sqlglot import exp
 
+from executor.expressions.decimal_int64 import Unscaled
 from executor.expressions.errors import ExpressionError, UnknownColumnError
 
 Value = Union[pa.Array, pa.Scalar]
@@ -62,25 +63,45 @@ def _zone_name(name: str) -> str:
 
 
 class Frame:
-    """One batch + one context; handlers call `frame.eval(child)` to recurse."""
+    """One batch + one context; handlers call `frame.eval(child)` to recurse.
+
+    `shared`: sub-expressions that occur more than once in what this frame evaluates (common
+    subexpressions, see `evaluate.shared_subexpressions`); each is evaluated once and its value
+    kept for the frame's life.
+
+    `eval` returns Arrow values; `eval_raw` may also return a `decimal_int64.Unscaled` (a
+    DECIMAL still in int64), for handlers that compute on those (+ - *, the aggregates)."""
 
     def __init__(self, batch: pa.Table, ctx: EvalContext,
-                 evaluator: Callable[[exp.Expression, Frame], Value]):
+                 evaluator: Callable[[exp.Expression, Frame], Value],
+                 shared: set[exp.Expression] | None = None):
         self.batch = batch
         self.ctx = ctx
         self.n = batch.num_rows
         self._evaluator = evaluator
         self._names: dict[str, int] | None = None
         self._combined: dict[int, pa.Array] = {}
+        self._lazy: dict[int, Unscaled] = {}
+        self._shared = shared
+        self._memo: dict[exp.Expression, object] = {}
 
     def eval(self, node: exp.Expression) -> Value:
-        return self._evaluator(node, self)
+        value = self.eval_raw(node)
+        return value.to_arrow() if isinstance(value, Unscaled) else value
+
+    def eval_raw(self, node: exp.Expression):
+        if not self._shared or node not in self._shared:
+            return self._evaluator(node, self)
+        value = self._memo.get(node)
+        if value is None:
+            value = self._memo[node] = self._evaluator(node, self)
+        return value
 
     def has_column(self, name: str) -> bool:
-        return self._index(name) is not None
+        return self.index(name) is not None
 
     def column(self, name: str) -> pa.Array:
-        index = self._index(name)
+        index = self.index(name)
         if index is None:
             raise UnknownColumnError(name)
         cached = self._combined.get(index)
@@ -90,7 +111,23 @@ class Frame:
             self._combined[index] = cached  # a column used twice is combined once
         return cached
 
-    def _index(self, name: str) -> int | None:
+    def lazy_decimal(self, name: str) -> Unscaled | None:
+        """A DECIMAL column of at most 18 digits as a lazy `Unscaled` (for + - * and the
+        aggregates; `eval` turns it back into `column(name)`); None for other columns."""
+        index = self.index(name)
+        if index is None:
+            raise UnknownColumnError(name)
+        t = self.batch.schema.field(index).type
+        if not (pa.types.is_decimal128(t) and t.precision <= 18):
+            return None
+        lazy = self._lazy.get(index)
+        if lazy is None:
+            col = self.batch.column(index)
+            chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+            lazy = self._lazy[index] = Unscaled.of_column(chunks, t, lambda: self.column(name))
+        return lazy
+
+    def index(self, name: str) -> int | None:
         if self._names is None:
             names = self.batch.column_names
             self._names = {n: i for i, n in enumerate(names)}

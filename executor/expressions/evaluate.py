@@ -59,15 +59,16 @@ def eval_column(node: exp.Column, frame: Frame) -> Value:
         niladic = _NILADIC.get(name.upper())
         if niladic is not None:
             return frame.eval(niladic())
-    return casts.normalize_column(frame.column(name))
+    lazy = frame.lazy_decimal(name)
+    return lazy if lazy is not None else casts.normalize_column(frame.column(name))
 
 
 def eval_paren(node: exp.Paren, frame: Frame) -> Value:
-    return frame.eval(node.this)
+    return frame.eval_raw(node.this)
 
 
 def eval_alias(node: exp.Alias, frame: Frame) -> Value:
-    return frame.eval(node.this)
+    return frame.eval_raw(node.this)
 
 
 HANDLERS: dict[type, Handler] = {
@@ -101,12 +102,60 @@ def _eval(node: exp.Expression, frame: Frame) -> Value:
 # -- public API ----------------------------------------------------------------------------------
 def evaluate(expr: exp.Expression, batch: pa.Table, ctx: EvalContext) -> pa.Array:
     """Evaluate `expr` over `batch`: an array of `batch.num_rows` values typed as Doris would."""
-    frame = Frame(batch, ctx, _eval)
-    try:
-        value = _eval(expr, frame)
-        return to_array(value, frame.n)
-    except pa.ArrowException as e:
-        raise ExpressionError(f"Failed to evaluate {expr.sql(dialect='doris')[:200]}: {e}") from e
+    return evaluate_many([expr], batch, ctx)[0]
+
+
+def evaluate_many(exprs: list[exp.Expression], batch: pa.Table, ctx: EvalContext,
+                  raw: bool = False) -> list:
+    """Evaluate each of `exprs` over `batch`, computing every common subexpression once
+    (`price * (1 - discount)` in both `sum(price * (1 - discount))` and
+    `sum(price * (1 - discount) * (1 + tax))`). `raw`: results may be `decimal_int64.Unscaled`
+    (DECIMALs not written out as decimal128, for the aggregates) or scalars (constants)."""
+    frame = Frame(batch, ctx, _eval, shared_subexpressions(exprs))
+    out = []
+    for expr in exprs:
+        if raw and isinstance(expr, exp.Column) and frame.has_column(expr.name):
+            # A column passes through as it is (chunked), DECIMALs as the frame's Unscaled.
+            lazy = frame.lazy_decimal(expr.name)
+            out.append(lazy if lazy is not None else batch.column(frame.index(expr.name)))
+            continue
+        try:
+            value = frame.eval_raw(expr) if raw else to_array(frame.eval(expr), frame.n)
+        except pa.ArrowException as e:
+            raise ExpressionError(
+                f"Failed to evaluate {expr.sql(dialect='doris')[:200]}: {e}") from e
+        out.append(value)
+    return out
+
+
+# Nodes not worth keeping (their evaluation is a lookup), and the parts of a larger node.
+_NOT_SHARED = (exp.Column, exp.Literal, exp.Null, exp.Boolean, exp.Identifier, exp.Var,
+               exp.DataType, exp.DataTypeParam, exp.Interval, exp.Star, exp.Paren, exp.Alias)
+
+
+def shared_subexpressions(exprs: list[exp.Expression]) -> set[exp.Expression]:
+    """The computed sub-expressions occurring more than once in `exprs` (equal as sqlglot
+    compares trees), none containing a function whose value differs per call (RAND, UUID)."""
+    seen: set[exp.Expression] = set()
+    shared: set[exp.Expression] = set()
+    for expr in exprs:
+        for node in expr.walk():
+            if isinstance(node, _NOT_SHARED):
+                continue
+            if node in seen:
+                shared.add(node)
+            else:
+                seen.add(node)
+    return {n for n in shared if _deterministic(n)}
+
+
+def _deterministic(node: exp.Expression) -> bool:
+    for sub in node.walk():
+        if isinstance(sub, (exp.Rand, exp.Uuid)):
+            return False
+        if isinstance(sub, exp.Anonymous) and str(sub.this).upper() in _NONDETERMINISTIC:
+            return False
+    return True
 
 
 def evaluate_predicate(expr: exp.Expression, batch: pa.Table, ctx: EvalContext) -> pa.Array:
@@ -114,7 +163,7 @@ def evaluate_predicate(expr: exp.Expression, batch: pa.Table, ctx: EvalContext) 
     stays NULL, so filter with null_selection_behavior='drop'."""
     frame = Frame(batch, ctx, _eval)
     try:
-        return to_array(casts.truthy(_eval(expr, frame)), frame.n)
+        return to_array(casts.truthy(frame.eval(expr)), frame.n)
     except pa.ArrowException as e:
         raise ExpressionError(f"Failed to evaluate {expr.sql(dialect='doris')[:200]}: {e}") from e
 

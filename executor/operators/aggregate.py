@@ -4,6 +4,12 @@ SUM widens as Doris does: integers to BIGINT (LARGEINT stays LARGEINT), DECIMAL(
 DECIMAL(38,s), FLOAT to DOUBLE; never sum in the column's own narrow type. AVG of integers is a
 DOUBLE. A global aggregate (no keys) over no rows gives one row: count 0, others NULL.
 
+The keys are grouped as int64 codes where their types allow (`group_keys.py`). SUM and AVG of a
+DECIMAL whose values fit in int64 (`decimal_int64`) sum the int64 unscaled values - split into
+two 32-bit halves when the row count times the largest value could pass 2^63 - and write the
+DECIMAL(38, s) sum, or round the AVG (half away from zero, at scale max(s, 4)) as Arrow's
+decimal mean does; MIN/MAX of such a DECIMAL compare the int64 values.
+
 Calls pyarrow has no kernel for are finished from a list-valued kernel, vectorised:
 SUM/AVG(DISTINCT) from `distinct` lists, GROUP_CONCAT from `list` (or `distinct`) lists, and
 COUNT(DISTINCT a, b) counts distinct length-prefixed concatenations of the arguments. GROUPING
@@ -13,14 +19,49 @@ group by and GROUPING_ID computed per set.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from executor.expressions import decimal_int64
+from executor.expressions.decimal_int64 import Unscaled
+from executor.operators import aggregate_numpy
+from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
+from executor.operators.group_keys import KeyCodes
 from executor.operators.sort import sort_indices
 
 _KERNEL = {"sum_distinct": "distinct", "mean_distinct": "distinct", "group_concat": "list"}
+_INT64_MAX = 2**63
+
+
+class AggInput:
+    """The aggregate's input columns by name: Arrow arrays, or `Unscaled` DECIMALs (as the
+    arguments' Project leaves them, see executor/run.py), and the row count."""
+
+    def __init__(self, columns: dict, num_rows: int):
+        self.columns, self.num_rows = columns, num_rows
+
+    @classmethod
+    def of(cls, table: pa.Table) -> AggInput:
+        return cls({n: table.column(n) for n in table.column_names}, table.num_rows)
+
+    def raw(self, name: str):
+        return self.columns[name]
+
+    def column(self, name: str):
+        value = self.columns[name]
+        return value.to_arrow() if isinstance(value, Unscaled) else value
+
+    def table(self) -> pa.Table:
+        return pa.table({n: self.column(n) for n in self.columns}) if self.columns else \
+            pa.table({"__rows": pa.nulls(self.num_rows, pa.bool_())})
+
+    @property
+    def nbytes(self) -> int:
+        return sum(8 * len(v) if isinstance(v, Unscaled) else v.nbytes
+                   for v in self.columns.values())
 
 
 def _widen(arr: pa.ChunkedArray, func: str) -> pa.ChunkedArray:
@@ -46,65 +87,165 @@ def _widen(arr: pa.ChunkedArray, func: str) -> pa.ChunkedArray:
     return arr
 
 
-def _multi_key(table: pa.Table, names: list[str]) -> pa.ChunkedArray:
+def _multi_key(inp: AggInput, names: list[str]) -> pa.ChunkedArray:
     """One string per row that is equal iff all arguments are (NULL if any argument is)."""
     parts = []
     for n in names:
-        text = pc.cast(table.column(n), pa.string())
+        text = pc.cast(inp.column(n), pa.string())
         parts += [pc.cast(pc.utf8_length(text), pa.string()), pa.scalar(":"), text]
     return pc.binary_join_element_wise(*parts, "")
 
 
-def _aggregate_once(table: pa.Table, group_names: list[str], calls: list) -> pa.Table:
-    source = table
+class _Specs:
+    """The Acero source columns and aggregation specs of one aggregation; equal requests
+    (the same kernel over the same input) share one spec."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, object] = {}
+        self.specs: list[tuple] = []
+        self.names: list[str] = []  # the result column of each spec
+        self._index: dict[tuple, int] = {}
+
+    def add(self, key: tuple, column: Callable[[], object] | None, func: str, opts=None) -> int:
+        """The result index of `func` over the column `column()` builds (None: count_all)."""
+        found = self._index.get(key)
+        if found is not None:
+            return found
+        if column is None:
+            self.specs.append(([], func))
+            self.names.append(func)
+        else:
+            name = f"__in{len(self.specs)}"
+            self.columns[name] = column()
+            self.specs.append((name, func, opts) if opts else (name, func))
+            self.names.append(f"{name}_{func}")
+        self._index[key] = len(self.specs) - 1
+        return self._index[key]
+
+
+def _int64_array(values: np.ndarray, valid: np.ndarray | None) -> pa.Array:
+    validity = None if valid is None else pa.array(valid).buffers()[1]
+    return pa.Array.from_buffers(pa.int64(), len(values),
+                                 [validity, pa.py_buffer(np.ascontiguousarray(values))])
+
+
+def _exact_sum(specs: _Specs, name: str, u: Unscaled, n: int) -> list[int]:
+    """Result indexes of the int64 sums whose total is the exact sum of `u`: one sum, or the
+    sums of the high and low 32-bit halves when the total could pass int64."""
+    if u.bound * max(n, 1) < _INT64_MAX:
+        return [specs.add((name, "sum64"), lambda: _int64_array(u.values, u.valid), "sum")]
+    return [specs.add((name, "sum_high"), lambda: _int64_array(u.values >> 32, u.valid), "sum"),
+            specs.add((name, "sum_low"), lambda: _int64_array(u.values & 0xFFFFFFFF, u.valid),
+                      "sum")]
+
+
+def _count(specs: _Specs, name: str, u: Unscaled) -> int:
+    if u.valid is None:
+        return specs.add(("count_all",), None, "count_all")
+    return specs.add((name, "count"), lambda: _int64_array(u.values, u.valid), "count",
+                     pc.CountOptions(mode="only_valid"))
+
+
+def _int64_call(specs: _Specs, call, inp: AggInput):
+    """The finisher of SUM/AVG/MIN/MAX over a DECIMAL held as int64 (`Unscaled`), or of AVG
+    over a DECIMAL column; None for other calls."""
+    arg = inp.raw(call.arg) if call.func in ("sum", "mean", "min", "max") else None
+    if isinstance(arg, Unscaled):
+        t, n = arg.type, inp.num_rows
+        if call.func in ("min", "max"):
+            i = specs.add((call.arg, call.func), lambda: _int64_array(arg.values, arg.valid),
+                          call.func)
+            return lambda res: decimal_from_totals(*totals_of([res[i]]), t)
+        sums = _exact_sum(specs, call.arg, arg, n)
+        count = _count(specs, call.arg, arg) if call.func == "mean" else None
+    elif call.func == "mean" and pa.types.is_decimal128(arg.type):
+        # The exact DECIMAL(38, s) sum (as SUM computes it) and the count; rounded below.
+        t = arg.type
+        sums = [specs.add((call.arg, "sum"), lambda: _widen(arg, "sum"), "sum")]
+        count = specs.add((call.arg, "count"), lambda: arg, "count",
+                          pc.CountOptions(mode="only_valid"))
+    else:
+        return None
+    if call.func == "sum":
+        return lambda res: decimal_from_totals(*totals_of([res[i] for i in sums]),
+                                                pa.decimal128(38, t.scale))
+    out = pa.decimal128(38, max(t.scale, 4))
+
+    def mean(res):
+        totals, valid = totals_of([res[i] for i in sums])
+        counts = np.asarray(res[count].fill_null(0))
+        valid = valid & (counts > 0)
+        return decimal_from_totals(round_div(totals, counts, valid, 10 ** (out.scale - t.scale)),
+                                    valid, out)
+    return mean
+
+
+def _arrow_call(specs: _Specs, call, inp: AggInput, i: int):
+    """The finisher of a call computed by an Acero kernel on the Arrow column."""
+    if call.func == "count_all":
+        j = specs.add(("count_all",), None, "count_all")
+        return lambda res: res[j]
+    if call.func == "count_distinct_multi":
+        j = specs.add((tuple(call.args), "count_distinct_multi"),
+                      lambda: _multi_key(inp, call.args), "count_distinct",
+                      pc.CountOptions(mode="only_valid"))
+        return lambda res: res[j]
+    func = _KERNEL.get(call.func, call.func)
+    if call.func == "group_concat":
+        func = "distinct" if call.distinct else "list"
+    opts = pc.CountOptions(mode="only_valid") if func in ("count", "count_distinct") else None
+    if func in ("stddev", "variance"):
+        opts = pc.VarianceOptions(ddof=0)
+    elif func in ("stddev_samp", "variance_samp"):
+        func = func.replace("_samp", "")
+        opts = pc.VarianceOptions(ddof=1)
+
+    def column():
+        arr = _widen(inp.column(call.arg), call.func)
+        return pc.cast(arr, pa.string()) if call.func == "group_concat" else arr
+    j = specs.add((call.arg, call.func, call.distinct, i if call.func == "group_concat" else 0),
+                  column, func, opts)
+    return lambda res: _finish(res[j], call)
+
+
+def _aggregate_once(inp: AggInput, group_names: list[str], calls: list) -> pa.Table:
     if any(c.func == "group_concat" and c.order for c in calls):
         # Lists keep input order: sort by the (first) ORDER BY of group_concat beforehand.
         first = next(c for c in calls if c.func == "group_concat" and c.order)
-        source = table.take(sort_indices(table, first.order))
-    columns = {n: source.column(n) for n in group_names}
-    specs, produced = [], []
+        table = inp.table()
+        inp = AggInput.of(table.take(sort_indices(table, first.order)))
+    codes = KeyCodes([inp.raw(n) for n in group_names])
+    groups = aggregate_numpy.groups_of(codes.packed, codes.radix) \
+        if group_names and codes.packed is not None else None
+    if groups is not None:
+        out = aggregate_numpy.aggregate(groups, [c for c in calls if c.func != "grouping_id"], inp)
+        if out is not None:
+            keys = codes.decode([pa.array(groups.keys)])
+            return pa.table(dict(zip(group_names, keys)) | out)
+    specs = _Specs()
+    finishers = []
     for i, call in enumerate(calls):
         if call.func == "grouping_id":
             continue
-        if call.func == "count_all":
-            specs.append(([], "count_all"))
-            produced.append("count_all")
-            continue
-        tmp = f"__in{i}"
-        if call.func == "count_distinct_multi":
-            columns[tmp] = _multi_key(source, call.args)
-            func = "count_distinct"
-        else:
-            columns[tmp] = _widen(source.column(call.arg), call.func)
-            func = _KERNEL.get(call.func, call.func)
-            if call.func == "group_concat":
-                columns[tmp] = pc.cast(columns[tmp], pa.string())
-                func = "distinct" if call.distinct else "list"
-        opts = pc.CountOptions(mode="only_valid") if func in ("count", "count_distinct") else None
-        if func in ("stddev", "variance"):
-            opts = pc.VarianceOptions(ddof=0)
-        elif func in ("stddev_samp", "variance_samp"):
-            func = func.replace("_samp", "")
-            opts = pc.VarianceOptions(ddof=1)
-        specs.append((tmp, func, opts) if opts else (tmp, func))
-        produced.append(f"{tmp}_{func}")
-    if not specs:
-        specs.append(([], "count_all"))  # keeps the row count (and one row for no keys)
-    src = pa.table(columns) if columns else pa.table({"__rows": pa.nulls(source.num_rows, pa.bool_())})
-    keys = group_names
-    if not keys and any(spec[1] in ("distinct", "list") for spec in specs):
+        finish = _int64_call(specs, call, inp)
+        finishers.append((call, finish or _arrow_call(specs, call, inp, i)))
+    if not specs.specs:
+        specs.add(("count_all",), None, "count_all")  # keeps the row count (one row, no keys)
+    keys = [f"__key{j}" for j in range(len(codes.columns))]
+    columns = dict(zip(keys, codes.columns)) | specs.columns
+    src = pa.table(columns) if columns else pa.table({"__rows": pa.nulls(inp.num_rows, pa.bool_())})
+    if not keys and any(spec[1] in ("distinct", "list") for spec in specs.specs):
         # "distinct" and "list" exist only as hash kernels: group by one constant key.
-        keys = ["__all"]
         src = src.append_column("__all", pa.repeat(pa.scalar(0, pa.int8()), src.num_rows))
-    result = src.group_by(keys, use_threads=False).aggregate(specs)
-    if keys is not group_names and result.num_rows == 0:
-        result = _empty_input_row(result)
-    out = {n: result.column(n) for n in group_names}
-    it = iter(produced)
-    for call in calls:
-        if call.func == "grouping_id":
-            continue
-        out[call.output] = _finish(result.column(next(it)), call)
+        result = src.group_by(["__all"], use_threads=False).aggregate(specs.specs)
+        if result.num_rows == 0:
+            result = _empty_input_row(result)
+    else:
+        result = src.group_by(keys, use_threads=False).aggregate(specs.specs)
+    res = [result.column(name) for name in specs.names]
+    out = dict(zip(group_names, codes.decode([result.column(k) for k in keys])))
+    for call, finish in finishers:
+        out[call.output] = finish(res)
     if not out:
         out["__rows"] = pa.nulls(result.num_rows, pa.bool_())  # rows without columns
     return pa.table(out)
@@ -147,17 +288,18 @@ def _finish(col: pa.ChunkedArray, call) -> pa.Array | pa.ChunkedArray:
     return pc.if_else(pa.array(position >= 0), values, pa.nulls(n, values.type))
 
 
-def run_aggregate(table: pa.Table, group_names: list[str], calls: list,
+def run_aggregate(source: pa.Table | AggInput, group_names: list[str], calls: list,
                   grouping_sets: list[list[str]] | None = None) -> pa.Table:
+    inp = source if isinstance(source, AggInput) else AggInput.of(source)
     order = group_names + [c.output for c in calls]
     if grouping_sets is None:
-        return _aggregate_once(table, group_names, calls).select(order)
+        return _aggregate_once(inp, group_names, calls).select(order)
     parts = []
     for keys in grouping_sets:
-        part = _aggregate_once(table, keys, calls)
+        part = _aggregate_once(inp, keys, calls)
         for name in group_names:
             if name not in keys:
-                part = part.append_column(name, pa.nulls(part.num_rows, table.schema.field(name).type))
+                part = part.append_column(name, pa.nulls(part.num_rows, inp.column(name).type))
         for call in calls:
             if call.func == "grouping_id":
                 gid = 0

@@ -54,3 +54,57 @@ def test_retyped_to_a_larger_scale_multiplies():
     a = pa.array([Decimal("1.50"), None, Decimal("-2.25")], pa.decimal128(15, 2))
     r = decimal_int64.retyped(pa.chunked_array([a]), pa.decimal128(38, 4))
     assert r.type == pa.decimal128(38, 4) and r.to_pylist() == a.cast(r.type).to_pylist()
+
+
+# -- chains of operations held in int64, common subexpressions ----------------------------------
+from executor.expressions import evaluate_many  # noqa: E402
+from executor.expressions.decimal_int64 import Unscaled  # noqa: E402
+from tests.unit.executor.expr_helpers import CTX, parse  # noqa: E402
+
+_CHAIN = ["p * (1 - q)", "p * (1 - q) * (1 + r)", "-(p - q) * 3 + r", "p * 2.5 - i",
+          "(p + q) * (p - q) * (r + 1)", "i * p + b"]
+
+
+def _batch(rng, n):
+    p = decimals(rng, n, 9, 15, 2)
+    q, r = decimals(rng, n, 2, 15, 2), decimals(rng, n, 2, 15, 2)
+    i = pa.array(rng.integers(-1000, 1000, n), pa.int32())
+    b = pa.array([None if x % 7 == 0 else int(x) for x in rng.integers(0, 10 ** 6, n)], pa.int64())
+    table = pa.table({"p": p, "q": q, "r": r, "i": i, "b": b})
+    # several chunks with offsets, as a scan of several tablets gives
+    return pa.concat_tables([table.slice(0, n // 3), table.slice(n // 3)])
+
+
+@pytest.mark.parametrize("sql", _CHAIN)
+def test_chains_match_the_arrow_path(sql, monkeypatch):
+    batch = _batch(np.random.default_rng(len(sql)), 500)
+    fast = evaluate_many([parse(sql)], batch, CTX)[0]
+    with monkeypatch.context() as m:
+        m.setattr(decimal_int64, "arith_unscaled", lambda *args: None)
+        slow = evaluate_many([parse(sql)], batch, CTX)[0]
+    assert fast.type == slow.type and fast.to_pylist() == slow.to_pylist()
+
+
+def test_raw_results_stay_int64():
+    batch = _batch(np.random.default_rng(1), 100)
+    value = evaluate_many([parse("p * (1 - q)")], batch, CTX, raw=True)[0]
+    assert isinstance(value, Unscaled)
+    assert value.to_arrow().to_pylist() == evaluate_many([parse("p * (1 - q)")], batch,
+                                                         CTX)[0].to_pylist()
+
+
+def test_common_subexpressions_are_computed_once(monkeypatch):
+    batch = _batch(np.random.default_rng(2), 100)
+    calls = []
+    real = decimal_int64.arith_unscaled
+    monkeypatch.setattr(decimal_int64, "arith_unscaled",
+                        lambda *args: calls.append(args[0]) or real(*args))
+    exprs = [parse("p * (1 - q)"), parse("p * (1 - q) * (1 + r)")]
+    evaluate_many(exprs, batch, CTX)
+    assert calls == ["-", "*", "+", "*"]  # 1 - q and p * (...) once each
+
+
+def test_nondeterministic_calls_are_not_shared():
+    batch = pa.table({"x": pa.array(range(50))})
+    a, b = evaluate_many([parse("rand() + 1"), parse("rand() + 1")], batch, CTX)
+    assert a.to_pylist() != b.to_pylist()
