@@ -43,7 +43,8 @@ def check_memory(table, env: ExecEnv):
     env.check_cancelled()
     # the buffers' total size (each shared buffer once) is O(buffers); the exact nbytes of
     # sliced arrays only when that bound passes the limit
-    if env.mem_limit and table.get_total_buffer_size() > env.mem_limit \
+    bound = getattr(table, "get_total_buffer_size", None)  # (Arrow tables have it)
+    if env.mem_limit and (bound is None or bound() > env.mem_limit) \
             and table.nbytes > env.mem_limit:
         raise ExecutionError(
             f"[MEM_LIMIT_EXCEEDED]Query memory usage {table.nbytes} bytes exceeds "
