@@ -70,7 +70,9 @@ def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0
     if node.residual is not None and node.kind == "inner":
         out = run_filter(out, node.residual, eval_ctx)
     if needed is not None and not needed.issuperset(out.column_names):
-        out = out.select([c for c in out.column_names if c in needed])
+        # never zero columns: Arrow's concat, take and slice of a column-less table lose its
+        # row count, which count(*) above still needs
+        out = out.select([c for c in out.column_names if c in needed] or out.column_names[:1])
     return out
 
 

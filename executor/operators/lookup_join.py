@@ -143,9 +143,13 @@ def lookup_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[s
     return None
 
 
-def _pick(table: pa.Table, needed: set[str] | None) -> pa.Table:
-    return table if needed is None else table.select(
-        [c for c in table.column_names if c in needed])
+def _pick(table: pa.Table, needed: set[str] | None, at_least_one: bool = True) -> pa.Table:
+    """The needed columns; at least one when asked (a column-less table loses its row count
+    in Arrow's take and concat, and count(*) above still needs it)."""
+    if needed is None:
+        return table
+    chosen = [c for c in table.column_names if c in needed]
+    return table.select(chosen or (table.column_names[:1] if at_least_one else []))
 
 
 def _assemble(probe: pa.Table, build: pa.Table, rows: np.ndarray, kind: str,
@@ -160,7 +164,8 @@ def _assemble(probe: pa.Table, build: pa.Table, rows: np.ndarray, kind: str,
         hit = np.zeros(build.num_rows, dtype=bool)
         hit[rows[matched]] = True
         return _pick(build, needed).filter(pa.array(hit if kind == "right semi" else ~hit))
-    p, b = _pick(probe, needed), _pick(build, needed)
+    b = _pick(build, needed, at_least_one=False)
+    p = _pick(probe, needed, at_least_one=not b.num_columns)
     if kind == "left outer":
         taken = b.take(pa.array(rows, mask=~matched))
         return _join_columns(p, taken)
