@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from executor.expressions import decimal_int64
 from executor.expressions.decimal_int64 import Unscaled
+from executor.operators.group_keys import integer_view
 
 _FLOAT_EXACT = 2**53
 
@@ -133,16 +134,12 @@ def _numbers(arg):
     if pa.types.is_decimal128(t):
         u = decimal_int64.operand(arg)
         return None if u is None else (u.values, u.valid, t, u.bound)
-    if pa.types.is_integer(t) or pa.types.is_date32(t) or pa.types.is_timestamp(t) \
-            or pa.types.is_boolean(t):
-        storage = pa.int8() if pa.types.is_boolean(t) else pa.int32() if pa.types.is_date32(t) \
-            else pa.int64() if not pa.types.is_integer(t) else t
-        view = arg.cast(storage) if pa.types.is_boolean(t) else arg.view(storage)
-        values = np.asarray(view.fill_null(0) if arg.null_count else view).astype(np.int64)
-        valid = np.asarray(pc.is_valid(arg)) if arg.null_count else None
-        bound = max(abs(int(values.max())), abs(int(values.min()))) if len(values) else 0
-        return values, valid, t, bound
-    return None
+    found = integer_view(arg)
+    if found is None:
+        return None
+    values = found[0].astype(np.int64)
+    bound = max(abs(int(values.max())), abs(int(values.min()))) if len(values) else 0
+    return values, found[1], t, bound
 
 
 def _floats(arg) -> tuple[np.ndarray, np.ndarray | None] | None:

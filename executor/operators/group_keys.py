@@ -38,6 +38,22 @@ class _Digit:
     width: int = 0            # strings: bytes per value
 
 
+def integer_view(arr: pa.Array) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(the values as integers with NULL slots 0, validity or None) of an integer, boolean,
+    DATE or DATETIME array; None for other types."""
+    t = arr.type
+    if not (pa.types.is_integer(t) or pa.types.is_date32(t) or pa.types.is_timestamp(t)
+            or pa.types.is_boolean(t)):
+        return None
+    if pa.types.is_boolean(t):
+        values = arr.cast(pa.int8())
+    else:
+        values = arr if pa.types.is_integer(t) else \
+            arr.view(pa.int32() if pa.types.is_date32(t) else pa.int64())
+    valid = np.asarray(pc.is_valid(arr)) if arr.null_count else None
+    return np.asarray(values.fill_null(0) if values.null_count else values), valid
+
+
 def _integers(arr) -> tuple[np.ndarray, np.ndarray | None, pa.DataType, int] | None:
     """(integer view of the values, validity or None, type, string width) of a supported key."""
     if isinstance(arr, Unscaled):
@@ -45,14 +61,10 @@ def _integers(arr) -> tuple[np.ndarray, np.ndarray | None, pa.DataType, int] | N
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     t = arr.type
+    found = integer_view(arr)
+    if found is not None:
+        return found[0], found[1], t, 0
     valid = np.asarray(pc.is_valid(arr)) if arr.null_count else None
-    if pa.types.is_integer(t) or pa.types.is_date32(t) or pa.types.is_timestamp(t) \
-            or pa.types.is_boolean(t):
-        storage = t if pa.types.is_integer(t) else \
-            pa.int8() if pa.types.is_boolean(t) else pa.int32() if pa.types.is_date32(t) else pa.int64()
-        values = arr.cast(storage) if pa.types.is_boolean(t) else arr.view(storage)
-        values = np.asarray(values.fill_null(0) if values.null_count else values)
-        return values, valid, t, 0
     if pa.types.is_decimal128(t) and t.precision <= 18:
         return unscaled(arr), valid, t, 0
     if pa.types.is_string(t):
