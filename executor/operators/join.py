@@ -68,7 +68,8 @@ def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0
     if node.residual is not None and node.kind == "inner":
         out = run_filter(out, node.residual, eval_ctx)
     if needed is not None and not needed.issuperset(out.column_names):
-        out = out.select([c for c in out.column_names if c in needed])
+        # A table of no columns has no rows either: keep one when nothing is read above.
+        out = out.select([c for c in out.column_names if c in needed] or out.column_names[:1])
     return out
 
 
@@ -94,6 +95,8 @@ def hash_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str
     integer keys are unique (unless `lookup` is False: already tried), else Acero's, built on
     the smaller input. The output columns are left's then right's, as for `left.join(right)`,
     only those in `needed` when it is given."""
+    if needed is not None and not needed & (set(left.column_names) | set(right.column_names)):
+        needed = needed | {lkeys[0], rkeys[0]}  # no columns would mean no rows: keep the keys
     out = lookup_join(left, right, lkeys, rkeys, kind, needed) if lookup else None
     if out is not None:
         return out
