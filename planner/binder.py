@@ -25,6 +25,7 @@ from planner.decorrelate import unnest
 from planner.factor_or import factor_or
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
+from planner.place_semi_joins import is_relation, push_semi, relations_of, semi_join
 from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
@@ -368,7 +369,7 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
         rels = {owner[n] for n in referenced(conj) if n in owner}
         if len(rels) == 1 and not (rels & null_supplied) and not conj.find(exp.Subquery):
             relation = next(iter(rels))
-            if _is_relation(plan, relation):
+            if is_relation(plan, relation):
                 plan = _filter_scan(plan, conj)
                 continue
             if _push_into(plan, relation, conj):
@@ -386,27 +387,9 @@ def _apply_where(select: exp.Select, plan: object, scope: Scope, null_supplied: 
         pushed = None
         if semi.residual is None and len(rels) == 1 and None not in rels \
                 and not rels & null_supplied:
-            pushed = _push_semi(plan, semi, rels.pop(), ctx)
-        plan = pushed or _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
+            pushed = push_semi(plan, semi, rels.pop(), ctx.catalog)
+        plan = pushed or semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx.catalog)
     return plan
-
-
-def _push_semi(plan: object, semi, relation: str, ctx: BindContext) -> object | None:
-    """`plan` with the semi join applied to `relation` below filters and inner joins, or None
-    when the relation is not reached that way."""
-    if _is_relation(plan, relation):
-        return _semi_join(semi, plan, base_rows(plan, ctx.catalog), ctx)
-    sides = ("left", "right") if isinstance(plan, L.Join) and plan.kind == "inner" else \
-        ("input",) if isinstance(plan, L.Filter) else ()
-    for side in sides:
-        child = getattr(plan, side)
-        if relation in _relations_of(child):
-            pushed = _push_semi(child, semi, relation, ctx)
-            if pushed is None:
-                return None
-            setattr(plan, side, pushed)
-            return plan
-    return None
 
 
 def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindContext) -> object:
@@ -442,7 +425,7 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
 
     def attach_semis(i: int, relation: Relation) -> None:
         for semi in owned.get(i, []):
-            relation.plan = _semi_join(semi, relation.plan, relation.rows, ctx)
+            relation.plan = semi_join(semi, relation.plan, relation.rows, ctx.catalog)
             relation.rows *= semi_selectivity(semi.plan, ctx.catalog) \
                 if semi.kind == "left semi" else 0.5
 
@@ -452,19 +435,9 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
     if late:
         plan = L.Filter(plan, exp.and_(*late))
     for semi in on_top:
-        plan = _semi_join(semi, plan, rows, ctx)
+        plan = semi_join(semi, plan, rows, ctx.catalog)
         rows *= semi_selectivity(semi.plan, ctx.catalog) if semi.kind == "left semi" else 0.5
     return plan
-
-
-def _semi_join(semi, left: object, left_rows: float, ctx: BindContext) -> object:
-    """The semi / anti join of `left` (estimated `left_rows`) against the subquery; when the
-    subquery side is the larger, as a RIGHT SEMI / ANTI join with the sides swapped, as Doris
-    plans it: the smaller outer side becomes the build side, and its keys a runtime filter on
-    the subquery's scan (TPC-H Q4: the lineitem rows of 57k orders instead of 3.8M rows)."""
-    if semi.kind in ("left semi", "left anti") and base_rows(semi.plan, ctx.catalog) > left_rows:
-        return semi.join_swapped(left)
-    return semi.join(left)
 
 
 def _join_subqueries(plan: object, joins: list[SubqueryJoin]) -> object:
@@ -512,21 +485,11 @@ def _push_into(plan: object, relation: str, conj: exp.Expression) -> bool:
         child = getattr(plan, attr, None)
         if child is None:
             continue
-        if _is_relation(child, relation):
+        if is_relation(child, relation):
             setattr(plan, attr, _filter_scan(child, conj))
             return True
         if _push_into(child, relation, conj):
             return True
-    return False
-
-
-def _is_relation(node: object, relation: str) -> bool:
-    if isinstance(node, L.Filter):
-        return _is_relation(node.input, relation)
-    if isinstance(node, (L.OlapScan, L.InlineTable)):
-        return node.alias == relation
-    if isinstance(node, L.Rename):
-        return node.relation == relation
     return False
 
 
@@ -546,8 +509,8 @@ def _join_cross(plan: object, conj: exp.Expression, owner: dict[str, str]) -> bo
     if not isinstance(plan, L.Join):
         return False
     if plan.kind == "cross":
-        left = _relations_of(plan.left)
-        right = _relations_of(plan.right)
+        left = relations_of(plan.left)
+        right = relations_of(plan.right)
         left_names = {n for n, r in owner.items() if r in left}
         right_names = {n for n, r in owner.items() if r in right}
         pair = _key_pair(conj, left_names, right_names)
@@ -557,8 +520,8 @@ def _join_cross(plan: object, conj: exp.Expression, owner: dict[str, str]) -> bo
             plan.right_keys.append(pair[1])
             return True
     if plan.kind == "inner" and plan.left_keys:
-        left = _relations_of(plan.left)
-        right = _relations_of(plan.right)
+        left = relations_of(plan.left)
+        right = relations_of(plan.right)
         pair = _key_pair(conj, {n for n, r in owner.items() if r in left},
                          {n for n, r in owner.items() if r in right})
         if pair:
@@ -568,16 +531,6 @@ def _join_cross(plan: object, conj: exp.Expression, owner: dict[str, str]) -> bo
     return _join_cross(plan.left, conj, owner)
 
 
-def _relations_of(node: object) -> set[str]:
-    if isinstance(node, (L.OlapScan, L.InlineTable)):
-        return {node.alias}
-    if isinstance(node, L.Rename):
-        return {node.relation}
-    if isinstance(node, L.Join):
-        return _relations_of(node.left) | _relations_of(node.right)
-    if isinstance(node, L.Filter):
-        return _relations_of(node.input)
-    return set()
 
 
 # -- select list, ORDER BY, LIMIT -------------------------------------------------------------

@@ -156,7 +156,6 @@ class JoinGraph:
         ready = [c for c, rels in self.residual if rels <= members]
         if not ready:
             return tree
-
         self.residual = [(c, rels) for c, rels in self.residual if not rels <= members]
         return L.Filter(tree, exp.and_(*ready))
 
@@ -235,16 +234,6 @@ def _join_all(g: JoinGraph, members: set[int], root: int | None = None) -> objec
         remaining -= unit
         tree = g.place_residual(tree, in_tree)
     return tree
-
-
-def filters_grouped_rows(plan: object, keys: list[str]) -> bool:
-    """Does a runtime filter on one of `keys` reach the rows an aggregation in `plan` groups
-    (a decorrelated subquery grouped by its correlation keys)?"""
-    for k in keys:
-        path = trace_scan_column(plan, k)
-        if path and any(isinstance(n, L.Aggregate) for n in path[:-1]):
-            return True
-    return False
 
 
 def filters_grouped_rows(plan: object, keys: list[str]) -> bool:

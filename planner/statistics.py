@@ -62,11 +62,13 @@ def scan_statistics(table: OlapTable, partition_ids: list[int], index_id: int) -
 
 
 # -- estimates for join ordering ---------------------------------------------------------------
-# Default selectivities, as a planner without column statistics uses them (Doris's Nereids has
-# similar defaults when a column has no statistics): equality 0.1, inequality 0.9, a range
-# bound or LIKE 0.3, BETWEEN 0.25, IN 0.1 per value (at most 0.5); AND multiplies, OR adds
-# (1 - (1 - a)(1 - b)), NOT complements.
-_RANGE = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike)
+# Default selectivities without column statistics, Doris Nereids' (FilterEstimation): equality
+# 0.1, a range bound 0.5 (so BETWEEN 0.25), IN 1/3, LIKE 0.2, IS NULL 0.005, a HAVING condition
+# 0.01; inequality 0.9; AND multiplies, OR adds (1 - (1 - a)(1 - b)), NOT complements.
+_RANGE = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+_DEFAULTS = {exp.EQ: 0.1, exp.NEQ: 0.9, exp.In: 1 / 3, exp.Between: 0.25, exp.Is: 0.005,
+             exp.Like: 0.2, exp.ILike: 0.2, **{t: 0.5 for t in _RANGE}}
+HAVING_SELECTIVITY = 0.01
 
 
 def selectivity(e: exp.Expression) -> float:
@@ -80,19 +82,7 @@ def selectivity(e: exp.Expression) -> float:
         return 1 - (1 - a) * (1 - b)
     if isinstance(e, exp.Not):
         return 1 - selectivity(e.this)
-    if isinstance(e, exp.EQ):
-        return 0.1
-    if isinstance(e, exp.NEQ):
-        return 0.9
-    if isinstance(e, exp.In):
-        return min(0.5, 0.1 * max(len(e.expressions), 1)) if e.expressions else 0.5
-    if isinstance(e, exp.Between):
-        return 0.25
-    if isinstance(e, exp.Is):
-        return 0.1
-    if isinstance(e, _RANGE):
-        return 0.3
-    return 0.3
+    return _DEFAULTS.get(type(e), 0.5)
 
 
 def estimate_rows(plan: object, catalog, filtered: bool = True) -> float:
@@ -111,7 +101,10 @@ def estimate_rows(plan: object, catalog, filtered: bool = True) -> float:
         return 1.0
     if isinstance(plan, L.Filter):
         rows = estimate_rows(plan.input, catalog, filtered)
-        return rows * selectivity(plan.condition) if filtered else rows
+        if not filtered:
+            return rows
+        having = isinstance(plan.input, L.Aggregate) and plan.input.group_names
+        return rows * (HAVING_SELECTIVITY if having else selectivity(plan.condition))
     if isinstance(plan, L.Aggregate):
         return 1.0 if not plan.group_names and not plan.grouping_sets \
             else estimate_rows(plan.input, catalog, filtered) * 0.1

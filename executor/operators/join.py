@@ -57,23 +57,30 @@ INSTANCE_TAG = "__instance"  # executor/distributed.py tags rows with their inst
 def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0) -> pa.Table:
     if node.kind != "cross":
         left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
-    check_join_output(left, right, node, mem_limit)
     needed = None if node.output is None else set(node.output) | {INSTANCE_TAG}
-    if node.kind == "cross":
-        out = _cross(left, right)
-    elif node.kind == "null aware left anti":
-        out = _null_aware_anti(left, right, node)
-    elif node.residual is not None and node.kind != "inner":
-        out = _join_with_residual(left, right, node, eval_ctx)
-    else:
-        out = hash_join(left, right, node.left_keys, node.right_keys, node.kind, needed)
+    # A key lookup on a unique side never outputs more rows than its inputs hold: no size
+    # check needed before it (the result is still checked as every intermediate is).
+    out = lookup_join(left, right, node.left_keys, node.right_keys, node.kind, needed) \
+        if node.kind != "cross" and (node.residual is None or node.kind == "inner") else None
+    if out is None:
+        check_join_output(left, right, node, mem_limit)
+        out = _join(left, right, node, eval_ctx, needed)
     if node.residual is not None and node.kind == "inner":
         out = run_filter(out, node.residual, eval_ctx)
     if needed is not None and not needed.issuperset(out.column_names):
-        # never zero columns: Arrow's concat, take and slice of a column-less table lose its
-        # row count, which count(*) above still needs
+        # A table of no columns has no rows either: keep one when nothing is read above.
         out = out.select([c for c in out.column_names if c in needed] or out.column_names[:1])
     return out
+
+
+def _join(left: pa.Table, right: pa.Table, node, eval_ctx, needed: set[str] | None) -> pa.Table:
+    if node.kind == "cross":
+        return _cross(left, right)
+    if node.kind == "null aware left anti":
+        return _null_aware_anti(left, right, node)
+    if node.residual is not None and node.kind != "inner":
+        return _join_with_residual(left, right, node, eval_ctx)
+    return hash_join(left, right, node.left_keys, node.right_keys, node.kind, needed, lookup=False)
 
 
 _MIRRORED = {"inner": "inner", "full outer": "full outer",
@@ -83,11 +90,14 @@ _MIRRORED = {"inner": "inner", "full outer": "full outer",
 
 
 def hash_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str],
-              kind: str, needed: set[str] | None = None) -> pa.Table:
-    """Acero's hash join of `left` and `right` (keys of equal types), built on the smaller
-    input; the output columns are left's then right's, as for `left.join(right)`, only those
-    in `needed` when it is given."""
-    out = lookup_join(left, right, lkeys, rkeys, kind, needed)
+              kind: str, needed: set[str] | None = None, lookup: bool = True) -> pa.Table:
+    """The hash join of `left` and `right` (keys of equal types): a key lookup when one side's
+    integer keys are unique (unless `lookup` is False: already tried), else Acero's, built on
+    the smaller input. The output columns are left's then right's, as for `left.join(right)`,
+    only those in `needed` when it is given."""
+    if needed is not None and not needed & (set(left.column_names) | set(right.column_names)):
+        needed = needed | {lkeys[0], rkeys[0]}  # no columns would mean no rows: keep the keys
+    out = lookup_join(left, right, lkeys, rkeys, kind, needed) if lookup else None
     if out is not None:
         return out
     if right.num_rows > left.num_rows and kind in _MIRRORED \

@@ -5,10 +5,11 @@ few key values) can be thousands of times larger than its inputs: materialising 
 the process down instead of failing the query. So before a join whose inputs could possibly
 produce more than the limit, the output is bounded cheaply first: each row of one side matches
 at most the other side's largest key multiplicity (1 for the usual foreign-key join), so
-rows(one side) x max multiplicity(other side) bounds it, the smaller side's multiplicity tried
-first (one counting pass over its keys). Only when neither bound fits the limit is the exact
-count computed, from both sides' per-key counts joined and multiplied. Semi and anti joins
-never grow their input and are not checked.
+rows(one side) x max multiplicity(other side) bounds it, the side cheaper to count tried first
+(one bincount for a primary key). Only when neither bound fits the limit is the exact count
+computed, from both sides' per-key counts joined and multiplied. Semi and anti joins never
+grow their input and are not checked, nor are joins done by key lookup on a unique side
+(`lookup_join.py`: no more rows than the other side has, plus the unmatched ones).
 """
 
 from __future__ import annotations

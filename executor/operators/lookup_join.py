@@ -123,6 +123,8 @@ def lookup_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[s
     lcols, rcols = _int_keys(left, lkeys), _int_keys(right, rkeys)
     if lcols is None or rcols is None:
         return None
+    if needed is not None and not needed & (set(left.column_names) | set(right.column_names)):
+        needed = needed | {lkeys[0], rkeys[0]}  # no columns would mean no rows: keep the keys
     # The smaller side first: it is the usual primary key side.
     order = [(right, rcols, left, lcols, False), (left, lcols, right, rcols, True)]
     if left.num_rows < right.num_rows:

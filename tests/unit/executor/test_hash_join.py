@@ -90,3 +90,12 @@ def test_needed_columns_only(kind):
     assert len(got) == len(want)
     if set(got.column_names) == set(want.column_names):
         assert _rows(got.select(want.column_names)) == _rows(want)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("unique", [True, False])
+def test_no_column_needed_keeps_the_row_count(kind, unique):
+    rng = np.random.default_rng(5)
+    left, right = _tables(rng, 300, 40, unique, 0.05, 60)
+    got = J.hash_join(left, right, ["lk"], ["rk"], kind, {"__instance"})
+    assert got.num_rows == _reference(left, right, ["lk"], ["rk"], kind).num_rows
