@@ -12,36 +12,20 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from planner.scope import referenced
-
-
-def _disjuncts(e: exp.Expression) -> list[exp.Expression]:
-    if isinstance(e, exp.Or):
-        return _disjuncts(e.this) + _disjuncts(e.expression)
-    if isinstance(e, exp.Paren):
-        return _disjuncts(e.this)
-    return [e]
-
-
-def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
-    if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
-    if isinstance(e, exp.Paren):
-        return _conjuncts(e.this)
-    return [e]
+from planner.scope import conjuncts, disjuncts, referenced
 
 
 def derive_or_filters(conj: exp.Expression, rels: set[int],
                       owner: dict[str, int]) -> list[tuple[int, exp.Expression]]:
     """(relation, implied filter) pairs for an OR conjunct over the relations `rels`."""
-    branches = _disjuncts(conj)
+    branches = disjuncts(conj)
     if len(branches) < 2:
         return []
     out = []
     for rel in sorted(rels):
         parts = []
         for branch in branches:
-            own = [c for c in _conjuncts(branch)
+            own = [c for c in conjuncts(branch)
                    if (refs := referenced(c)) and all(owner.get(n) == rel for n in refs)]
             if not own:
                 break

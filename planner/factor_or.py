@@ -9,21 +9,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-
-def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
-    if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
-    if isinstance(e, exp.Paren):
-        return _conjuncts(e.this)
-    return [e]
-
-
-def _disjuncts(e: exp.Expression) -> list[exp.Expression]:
-    if isinstance(e, exp.Or):
-        return _disjuncts(e.this) + _disjuncts(e.expression)
-    if isinstance(e, exp.Paren):
-        return _disjuncts(e.this)
-    return [e]
+from planner.scope import conjuncts, disjuncts
 
 
 def _key(e: exp.Expression) -> str:
@@ -35,10 +21,10 @@ def _key(e: exp.Expression) -> str:
 
 def factor_or(conj: exp.Expression) -> list[exp.Expression]:
     """The conjunct as a list of conjuncts, with common OR-branch conditions pulled out."""
-    branches = _disjuncts(conj)
+    branches = disjuncts(conj)
     if len(branches) < 2:
         return [conj]
-    sets = [_conjuncts(b) for b in branches]
+    sets = [conjuncts(b) for b in branches]
     keys = [{_key(c) for c in s} for s in sets]
     common = [c for c in sets[0] if all(_key(c) in k for k in keys[1:])]
     if not common:

@@ -85,6 +85,15 @@ def referenced(e: exp.Expression) -> set[str]:
     return {c.name for c in e.find_all(exp.Column)}
 
 
+def disjuncts(e: exp.Expression) -> list[exp.Expression]:
+    """The OR-ed conditions of `e` (parentheses looked through)."""
+    if isinstance(e, exp.Or):
+        return disjuncts(e.this) + disjuncts(e.expression)
+    if isinstance(e, exp.Paren):
+        return disjuncts(e.this)
+    return [e]
+
+
 def conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
     """The AND-ed conditions of `e` (parentheses looked through); [] for no condition."""
     if e is None:
