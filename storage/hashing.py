@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage.arrays import contiguous
 from storage.types import DataType
 
 _POLY = np.uint32(0xEDB88320)
@@ -108,8 +109,7 @@ def crc32_rows(columns: list[pa.Array | pa.ChunkedArray], types: list[DataType])
 
 
 def _as_array(arr: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = contiguous(arr)
     if arr.type != dtype.arrow():
         arr = arr.cast(dtype.arrow())
     return arr

@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage.arrays import contiguous
 from storage.errors import StorageError
 
 _GROUP = "__group"
@@ -36,7 +37,7 @@ def group_starts(table: pa.Table, keys: list[str]) -> np.ndarray:
     same = np.ones(n - 1, dtype=bool)
     for name in keys:
         col = table.column(name)
-        arr = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+        arr = contiguous(col)
         cur, prev = arr.slice(1), arr.slice(0, n - 1)
         equal = pc.fill_null(pc.equal(cur, prev), False).to_numpy(zero_copy_only=False)
         if arr.null_count:

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage.arrays import contiguous
 from storage.errors import StorageError
 from storage.types import DataType
 from storage.value_set import ValueSet
@@ -145,8 +146,7 @@ class PreparedPredicate:
     def evaluate_numpy(self, arr) -> np.ndarray:
         """`evaluate` as a numpy bool array; comparisons of fixed-width numbers and integer
         value sets run in numpy directly (no Arrow mask to unpack)."""
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        arr = contiguous(arr)
         if not arr.null_count:
             values = self._numpy_operand(arr)
             if values is not None:
@@ -157,8 +157,7 @@ class PreparedPredicate:
 
     def evaluate_at(self, arr: pa.Array, rows: np.ndarray) -> np.ndarray:
         """`evaluate_numpy` of the given rows (ascending positions in `arr`) only."""
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        arr = contiguous(arr)
         if not arr.null_count:
             values = self._numpy_operand(arr)
             if values is not None:
@@ -359,6 +358,5 @@ def _numpy_number(p: PreparedPredicate):
 
 
 def _numpy_mask(mask) -> np.ndarray:
-    if isinstance(mask, pa.ChunkedArray):
-        mask = mask.combine_chunks() if mask.num_chunks != 1 else mask.chunk(0)
+    mask = contiguous(mask)
     return np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)

@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
+from storage.arrays import contiguous
 from storage.predicate import PreparedPredicate
 
 SET_COST = 3.0  # a lookup-table probe costs about three comparisons
@@ -72,15 +73,12 @@ def combined_mask(predicates: list[PreparedPredicate], arrays: dict) -> pa.Array
     if there is no predicate."""
     if not predicates:
         return None
-    contiguous: dict[str, pa.Array] = {}
+    read: dict[str, pa.Array] = {}
 
     def column(name: str) -> pa.Array:
-        if name not in contiguous:
-            arr = arrays[name]
-            if isinstance(arr, pa.ChunkedArray):
-                arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-            contiguous[name] = arr
-        return contiguous[name]
+        if name not in read:
+            read[name] = contiguous(arrays[name])
+        return read[name]
 
     return pa.array(row_mask(predicates, column, len(arrays[predicates[0].column])))
 

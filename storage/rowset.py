@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pyarrow as pa
 
+from storage.arrays import contiguous
 from storage.schema import TabletSchema
 from storage.segment import SegmentOptions, write_segment
 
@@ -90,7 +91,7 @@ def row_bytes(table: pa.Table) -> np.ndarray:
     """Uncompressed bytes each row occupies in data pages (int64 per row)."""
     sizes = np.zeros(table.num_rows, dtype=np.int64)
     for col in table.columns:
-        arr = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+        arr = contiguous(col)
         if pa.types.is_string(arr.type):
             offsets = np.frombuffer(arr.buffers()[1], np.int32)
             offsets = offsets[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)

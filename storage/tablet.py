@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from storage.arrays import contiguous
 from storage.compaction import STALE_SWEEP_SECONDS, merge_rows
 from storage.errors import StorageError
 from storage.memtable import aggregations, flush, sort_by_key
@@ -123,7 +124,7 @@ class Tablet:
                 if reader.columns[column].has_bitmap_index:
                     continue
                 arr = reader.scan([column], [], ScanStats()).column(column)
-                arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+                arr = contiguous(arr)
                 path = self._path(side_index.file_name(rs.rowset_id, segment_no, index_id))
                 written += side_index.write(path, arr, column, dtype, self.options.segment)
         _fsync_directory(self.directory)

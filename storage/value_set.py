@@ -18,6 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage.arrays import contiguous
+
 MAX_LOOKUP_SPAN = 1 << 24  # bytes of a lookup table (one bool per integer in [min, max])
 DENSE_SPAN = 8  # distinct_sorted marks a bitmap when [min, max] is at most 8x the value count
 
@@ -27,8 +29,7 @@ def distinct_sorted(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     times their count: marked in a bitmap over [min, max] and read back in order (one pass,
     no sort); other integers: a numpy sort, then repeats dropped (Arrow's hash-based unique
     takes ~10x longer on a million keys)."""
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    values = contiguous(values)
     values = values.drop_null()
     if not pa.types.is_integer(values.type):
         return pc.unique(values).sort()
@@ -83,8 +84,7 @@ class ValueSet:
         """TRUE where the row's value is in the set; FALSE for NULL rows."""
         if not self.numeric:
             return pc.is_in(arr, value_set=self.array, skip_nulls=True)
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+        arr = contiguous(arr)
         return pa.array(self.contains_numpy(arr))
 
     @property

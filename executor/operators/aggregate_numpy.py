@@ -172,6 +172,12 @@ def _exact_sums(groups, values: np.ndarray, bound: int):
         return groups.sum_int(values, bound)
     high = groups.sum_int(values >> 32, bound >> 32)
     low = groups.sum_int(values & 0xFFFFFFFF, 2**32)
+    return _joined_halves(high, low)
+
+
+def _joined_halves(high: np.ndarray, low: np.ndarray) -> list[int]:
+    """Per group high * 2**32 + low as Python ints (sums of the two 32-bit halves; per group,
+    not per row)."""
     return [(h << 32) + lo for h, lo in zip(high.tolist(), low.tolist())]
 
 
@@ -207,7 +213,7 @@ def totals_of(parts: list) -> tuple[np.ndarray | list[int], np.ndarray]:
     if len(arrays) == 1:
         return arrays[0], valid
     high, low = arrays
-    return [(h << 32) + lo for h, lo in zip(high.tolist(), low.tolist())], valid
+    return _joined_halves(high, low), valid
 
 
 def decimal_from_totals(totals, valid: np.ndarray, t: pa.DataType) -> pa.Array:

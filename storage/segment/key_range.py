@@ -114,9 +114,9 @@ def _build(prefixes: list[tuple], rng: _Range | None, types: list[DataType], wid
     n = len(prefixes)
 
     def bound(with_value, fill: int, not_null_next: bool = False) -> np.ndarray:
+        # (no column at all only for the empty prefix alone: one bound, as encode_bounds gives)
         cols = columns if with_value is _NONE else columns + [[with_value] * n]
-        return encode_bounds(cols, types, widths, total_width, fill, not_null_next) if cols \
-            else encode_bounds([], types, widths, total_width, fill, not_null_next).repeat(n)
+        return encode_bounds(cols, types, widths, total_width, fill, not_null_next)
 
     if rng is not None and rng.has_lower:
         # >= v: first row >= (prefix, v, 00..); > v: first row > (prefix, v, FF..)

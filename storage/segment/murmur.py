@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage.arrays import contiguous
 from storage.segment.encoding import FIXED_WIDTH
 from storage.types import DataType
 
@@ -131,8 +132,7 @@ def hash_bytes(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 def hash_array(arr: pa.Array | pa.ChunkedArray, dtype: DataType) -> np.ndarray:
     """uint64 hash of every value of `arr` (a column of `dtype`); NULL slots are arbitrary."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    arr = contiguous(arr)
     if len(arr) == 0:
         return np.zeros(0, dtype=np.uint64)
     if dtype.is_string:

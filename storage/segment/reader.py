@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from storage.arrays import contiguous
 from storage.errors import CorruptionError, StorageError
 from storage.page_cache import DISABLED, PageCache, new_owner
 from storage.predicate import ColumnPredicate, PreparedPredicate, prepare
@@ -240,8 +241,7 @@ class SegmentReader:
             arr = arrays.get(name)
             if arr is None:
                 arr = self._read(io, name, rows)
-                if isinstance(arr, pa.ChunkedArray):
-                    arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+                arr = contiguous(arr)
                 arrays[name] = arr
             return arr
 

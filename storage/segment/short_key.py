@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage.arrays import contiguous
 from storage.segment.encoding import FIXED_WIDTH
 from storage.types import DataType
 
@@ -54,8 +55,7 @@ def encode_keys(arrays: list[pa.Array], types: list[DataType], widths: list[int]
     n = len(arrays[0]) if arrays else 0
     slots = []
     for arr, dtype, width in zip(arrays, types, widths):
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks()
+        arr = contiguous(arr)
         value = _encode_strings(arr, width) if dtype.is_string else _encode_fixed(arr, dtype)
         slot = np.empty((n, 1 + value.shape[1]), dtype=np.uint8)
         slot[:, 0] = VALUE_MARKER

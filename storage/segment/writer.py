@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from storage.arrays import contiguous
 from storage.schema import TabletSchema
 from storage.segment import (bitmap_index, bloom_filter, encoding, footer, murmur, ordinal, page,
                              short_key, zone_map)
@@ -91,7 +92,7 @@ def write_segment(path: str, table: pa.Table, schema: TabletSchema,
 
 def _array(table: pa.Table, name: str) -> pa.Array:
     col = table.column(name)
-    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return contiguous(col)
 
 
 def page_bounds(arr: pa.Array, dtype: DataType, page_size: int) -> tuple[np.ndarray, np.ndarray]:

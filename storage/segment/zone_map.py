@@ -186,12 +186,7 @@ def _numeric_condition(numbers: tuple[np.ndarray, np.ndarray],
     if vs is not None:
         if not vs.numeric or mins.dtype.kind not in "iu":
             return None
-        values = vs.numpy
-        idx = np.searchsorted(values, mins, side="left")
-        inside = idx < len(values)
-        hit = np.zeros(len(mins), dtype=bool)
-        hit[inside] = values[idx[inside]] <= maxs[inside]
-        return hit
+        return _holds_a_value(vs.numpy, mins, maxs)
     v = pred.number
     if v is None:
         return None
@@ -245,13 +240,17 @@ def _in_sorted(zm: ZoneMaps, value_set: pa.Array, values: np.ndarray) -> np.ndar
     if len(values) == 0 or not valid.any():
         return out
     fill = value_set[0] if zm.mins.null_count or zm.maxs.null_count else None
-    lo = _numpy(zm.mins, fill)
-    hi = _numpy(zm.maxs, fill)
+    hit = _holds_a_value(values, _numpy(zm.mins, fill), _numpy(zm.maxs, fill))
+    return out | (hit & valid)
+
+
+def _holds_a_value(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Which [lo, hi] hold one of the sorted `values`: the first value >= lo is <= hi."""
     idx = np.searchsorted(values, lo, side="left")
     inside = idx < len(values)
-    hit = np.zeros(len(zm), dtype=bool)
+    hit = np.zeros(len(lo), dtype=bool)
     hit[inside] = values[idx[inside]] <= hi[inside]
-    return out | (hit & valid)
+    return hit
 
 
 def _numpy(arr: pa.Array, fill: pa.Scalar | None) -> np.ndarray:
