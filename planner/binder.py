@@ -21,7 +21,6 @@ from catalog import information_schema
 from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
-from planner.decorrelate import unnest
 from planner.factor_or import factor_or
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
@@ -82,18 +81,15 @@ def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.
 
 def _bind_select(select: exp.Select, ctx: BindContext,
                  force_unnest: bool) -> tuple[object, list[L.ResultColumnInfo]]:
-    select, names = unnest(select, ctx.catalog, ctx.db, set(ctx.ctes), force_unnest)
-    plan, cols = _bind_select_body(select, ctx)
+    plan, cols = _bind_select_body(select, ctx, force_unnest)
     _finalize_scans(plan, ctx)
-    if names is not None and len(names) == len(cols):
-        for c, name in zip(cols, names):
-            c.name = name
     return plan, cols
 
 
-def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
+def _bind_select_body(select: exp.Select, ctx: BindContext,
+                      force: bool = False) -> tuple[object, list[L.ResultColumnInfo]]:
     plan, scope, null_supplied = _bind_from(select, ctx)
-    select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx)
+    select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx, force)
     plan = _join_subqueries(plan, joins)
     # A subquery's relation is never filtered below its join: a filter under a ScalarSubquery
     # or under the inner side of an outer join would change what the outer rows see.
@@ -305,12 +301,16 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
                left_scope: Scope, right_scope: Scope) -> L.Join:
     left_names = {c.internal for c in left_scope.columns}
     right_names = {c.internal for c in right_scope.columns}
-    lkeys, rkeys, rest = [], [], []
+    lkeys, rkeys, rest, null_safe = [], [], [], []
     for conj in _conjuncts(on):
         pair = _key_pair(conj, left_names, right_names)
         if pair:
             lkeys.append(pair[0])
             rkeys.append(pair[1])
+            continue
+        pair = _key_pair(conj, left_names, right_names, exp.NullSafeEQ)
+        if pair:
+            null_safe.append((pair, conj))
             continue
         refs = referenced(conj)
         # A condition on the inner (non-preserved) side alone filters that side before joining.
@@ -320,6 +320,11 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
             left = L.Filter(left, conj)
         else:
             rest.append(conj)
+    if null_safe and not lkeys:  # `a <=> b` keys only: a join whose NULL keys match
+        residual = exp.and_(*rest) if rest else None
+        return L.Join(left, right, kind, [p[0] for p, _ in null_safe], [p[1] for p, _ in null_safe],
+                      residual, null_safe=True)
+    rest += [conj for _, conj in null_safe]
     residual = exp.and_(*rest) if rest else None
     if not lkeys:
         if kind != "inner":
@@ -328,8 +333,9 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
     return L.Join(left, right, kind, lkeys, rkeys, residual)
 
 
-def _key_pair(conj: exp.Expression, left: set[str], right: set[str]) -> tuple[str, str] | None:
-    if not isinstance(conj, exp.EQ):
+def _key_pair(conj: exp.Expression, left: set[str], right: set[str],
+              eq: type = exp.EQ) -> tuple[str, str] | None:
+    if type(conj) is not eq:
         return None
     a, b = conj.this, conj.expression
     if not (isinstance(a, exp.Column) and isinstance(b, exp.Column)):

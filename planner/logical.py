@@ -122,6 +122,7 @@ class Join:
     distribution: str | None = None   # set by planner/fragments.py: COLOCATE, BROADCAST, ...
     bucket_right_keys: list[str] | None = None  # right keys in the left's distribution order
     output: list[str] | None = None  # columns read above it (planner/prune_join_columns.py); None: all
+    null_safe: bool = False      # keys compare with <=> (NULL matches NULL): subquery joins
 
 
 @dataclass
