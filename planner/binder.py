@@ -139,7 +139,8 @@ class _Flat:
 
 def _reorderable(joins: list[exp.Join]) -> bool:
     return all(not j.side and (j.kind or "").upper() in ("", "INNER", "CROSS")
-               and not j.args.get("using") and _join_hint(j) is None for j in joins)
+               and not j.args.get("using") and not j.args.get("method")
+               and _join_hint(j) is None for j in joins)
 
 
 def _bind_flat(from_: exp.From, joins: list[exp.Join], scope: Scope, ctx: BindContext) -> _Flat:
@@ -162,24 +163,35 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
     if from_ is None:
         return L.OneRow(), scope, set()
     joins = select.args.get("joins") or []
+    nested = _nested_join(from_.this)
+    if nested is not None and not joins and _reorderable(nested[1]):
+        from_, joins = exp.From(this=nested[0]), nested[1]  # `FROM (a CROSS JOIN b)`
     if joins and _reorderable(joins):
         return _bind_flat(from_, joins, scope, ctx), scope, set()
-    plan = _bind_relation(from_.this, scope, ctx)
     null_supplied: set[str] = set()
-    for join in select.args.get("joins") or []:
+    plan = _bind_join_tree(from_.this, joins, scope, null_supplied, ctx)
+    return plan, scope, null_supplied
+
+
+def _bind_join_tree(first: exp.Expression, joins: list[exp.Join], scope: Scope,
+                    null_supplied: set[str], ctx: BindContext) -> object:
+    """`first JOIN ... JOIN ...` left-deep, its columns added to `scope`."""
+    plan = _bind_relation(first, scope, ctx, null_supplied)
+    for join in joins:
         right_scope = Scope()
-        right = _bind_relation(join.this, right_scope, ctx)
+        right = _bind_relation(join.this, right_scope, ctx, null_supplied)
         for c in right_scope.columns:
             if any(c.relation == x.relation for x in scope.columns):
                 raise AnalysisError(f"Not unique table/alias: '{c.relation}'")
         side = (join.side or "").upper()
         kind = (join.kind or "").upper()
-        if join.args.get("using"):
-            raise NotSupported("JOIN ... USING is not supported yet")
         left_scope = Scope(list(scope.columns))
         both = Scope(left_scope.columns + right_scope.columns)
         join_kind = _JOIN_KINDS.get((side, kind), "inner")
         on = join.args.get("on")
+        using = _using_columns(join, left_scope, right_scope)
+        if using is not None:
+            on = _using_condition(using, left_scope, right_scope, join_kind)
         if on is None:
             if join_kind != "inner":
                 raise AnalysisError(f"{side} {kind} JOIN requires an ON condition".replace("  ", " "))
@@ -198,7 +210,37 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
             null_supplied.update(right_scope.relations())
         if join_kind in ("right outer", "full outer"):
             null_supplied.update(left_scope.relations())
-    return plan, scope, null_supplied
+    return plan
+
+
+def _using_columns(join: exp.Join, left: Scope, right: Scope) -> list[str] | None:
+    """The column names of `USING (...)`, or those both sides share for NATURAL JOIN."""
+    if join.args.get("using"):
+        return [u.name for u in join.args["using"]]
+    if (join.args.get("method") or "").upper() == "NATURAL":
+        right_names = {c.name.lower() for c in right.star()}
+        return [c.name for c in left.star() if c.name.lower() in right_names]
+    return None
+
+
+def _using_condition(names: list[str], left: Scope, right: Scope, kind: str) -> exp.Expression | None:
+    """USING / NATURAL as equalities; the joined column then appears once, in `*` and for an
+    unqualified name: the left side's (the right side's for a RIGHT JOIN)."""
+    conds = []
+    for name in names:
+        lcol, rcol = _using_column(left, name), _using_column(right, name)
+        (lcol if kind == "right outer" else rcol).hidden = True
+        conds.append(exp.EQ(this=exp.column(lcol.name, lcol.relation),
+                            expression=exp.column(rcol.name, rcol.relation)))
+    return exp.and_(*conds) if conds else None
+
+
+def _using_column(scope: Scope, name: str) -> ScopeColumn:
+    hits = [c for c in scope.columns if c.name.lower() == name.lower() and not c.hidden]
+    if len(hits) != 1:
+        raise AnalysisError(f"Unknown column '{name}' in 'from clause'" if not hits
+                            else f"Column '{name}' in from clause is ambiguous")
+    return hits[0]
 
 
 def _join_hint(join: exp.Join) -> str | None:
@@ -218,10 +260,17 @@ _JOIN_KINDS = {
     ("RIGHT", "SEMI"): "right semi", ("RIGHT", "ANTI"): "right anti",
     ("", "SEMI"): "left semi", ("", "ANTI"): "left anti",
     ("", "INNER"): "inner", ("", "CROSS"): "inner", ("", ""): "inner",
+    ("", "STRAIGHT_JOIN"): "inner",
 }
 
 
-def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext) -> object:
+def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext,
+                   null_supplied: set[str] | None = None) -> object:
+    nested = _nested_join(node)
+    if nested is not None:  # `(t1 JOIN t2 ON ...)`: a join tree, not a derived table
+        first, joins = nested
+        return _bind_join_tree(first, joins, scope,
+                               null_supplied if null_supplied is not None else set(), ctx)
     if isinstance(node, exp.Table) and not node.db and node.name.lower() == "dual":
         return L.OneRow()
     if isinstance(node, exp.Table) and not node.db and node.name in ctx.ctes:
@@ -234,6 +283,21 @@ def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext) -> obje
             raise AnalysisError("Every derived table must have its own alias")
         return bind_derived(node.this, alias, scope, ctx)
     raise NotSupported(f"Unsupported FROM item: {node.sql(dialect='doris')}")
+
+
+def _nested_join(node: exp.Expression) -> tuple[exp.Expression, list[exp.Join]] | None:
+    """A parenthesized join `(a JOIN b ...)` (sqlglot: an unaliased Subquery over a Table
+    carrying joins) as its first relation and joins; None for anything else."""
+    inner = node
+    while isinstance(inner, exp.Subquery) and not inner.alias:
+        inner = inner.this
+        if isinstance(inner, (exp.Table, exp.Subquery)) and inner.args.get("joins"):
+            first = inner.copy()
+            first.set("joins", None)
+            return first, list(inner.args["joins"])
+        if isinstance(inner, exp.Table):
+            return inner, []
+    return None
 
 
 def from_scope(select: exp.Select, ctx: BindContext) -> Scope:
