@@ -34,7 +34,8 @@ from planner.statistics import semi_selectivity
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
-from planner.subqueries import (NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
+from planner.split_aggregation import split_aggregation
+from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
 
@@ -69,8 +70,12 @@ def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.
             return _bind_select(node, ctx, force_unnest=False)
         except NeedsUnnest:
             pass
+        except NeedsAggregateSplit:
+            node = split_aggregation(node, ctx)
         try:
             return _bind_select(node, ctx, force_unnest=True)
+        except NeedsAggregateSplit:
+            return _bind_select(split_aggregation(node, ctx), ctx, force_unnest=True)
         except NeedsUnnest:
             raise NotSupported("This correlated subquery is not supported yet") from None
     if isinstance(node, (exp.Union, exp.Intersect, exp.Except)):

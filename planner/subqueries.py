@@ -46,7 +46,13 @@ from planner.scope import Scope, ScopeColumn, conjuncts
 
 
 class NeedsUnnest(Exception):
-    """A subquery shape planned here is not: plan the SELECT through sqlglot's unnesting."""
+    """A subquery shape planned here is not: plan every subquery expression of the SELECT
+    through planner/apply_subqueries.py (`force`)."""
+
+
+class NeedsAggregateSplit(Exception):
+    """A correlated subquery above an aggregation: plan the aggregation as a derived table
+    first (planner/split_aggregation.py)."""
 
 
 @dataclass
@@ -328,8 +334,7 @@ def plan_scalar_subqueries(select: exp.Select, scope: Scope, ctx, force: bool = 
             node.replace(replacement)
             continue
         if aggregating and not in_where:
-            raise NotSupported("A correlated subquery in the select list, HAVING or ORDER BY of "
-                               "an aggregating query is not supported yet")
+            raise NeedsAggregateSplit()
         joins, replacement = apply_subquery(node, select, scope, ctx)
         before += joins
         node.replace(replacement)
