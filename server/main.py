@@ -27,6 +27,7 @@ from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
 from catalog.compaction import CompactionDaemon
 from catalog.tablet_scheduler import TabletScheduler
+from server.auth import DorisIdentity
 from server.config import Config, load_config
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
@@ -74,6 +75,8 @@ def open_services(cfg: Config) -> Services:
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
+    if cfg.initial_root_password:  # conf/minidoris.conf sets root's password (a double SHA-1)
+        catalog.auth.set_initial_root_password(cfg.initial_root_password)
     pool = ThreadPoolExecutor(max_workers=max(cfg.exec_threads, 2), thread_name_prefix="exec")
     fe_config = FeConfig.from_object(cfg)
     fe_config.on_change("edit_log_roll_num", lambda n: setattr(catalog, "edit_log_roll_num", n))
@@ -97,9 +100,11 @@ class DorisServer(MysqlServer):
     async def _client_connected_cb(self, reader, writer) -> None:
         stream = MysqlStream(reader, writer)
         session = DorisSession(self.services)
+        peer = writer.get_extra_info("peername")
+        identity = DorisIdentity(self.services, session, peer[0] if peer else "")  # server/auth.py
         connection = DorisConnection(stream=stream, session=session, control=self.control,
                                      server_capabilities=self.capabilities,
-                                     identity_provider=self.identity_provider, ssl=self.ssl)
+                                     identity_provider=identity, ssl=self.ssl)
         connection_id = await self.control.add(connection)
         connection.connection_id = connection_id
         try:

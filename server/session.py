@@ -17,7 +17,7 @@ from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
 
-from catalog import information_schema
+from catalog import access, information_schema
 from catalog.errors import DorisError, InternalError, UnknownDatabase
 from executor.expressions.errors import ExpressionError
 from server.dispatch import run_statement
@@ -35,6 +35,7 @@ class DorisSession(BaseSession):
         self.services = services
         self.variables = new_session_variables(services.global_variables)
         self.username = None
+        self.access = None                  # the logged-in account's privileges (server/auth.py)
         self.database: str | None = None
         self.connection = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -79,15 +80,21 @@ class DorisSession(BaseSession):
             err = UnknownDatabase(database)
             self.database = None
             raise MysqlError(err.client_message(), code=err.code)
+        if self.access is not None and not self.access.visible_db(database):
+            self.database = None
+            raise MysqlError(f"Access denied for user '{self.access.name}' to database "
+                             f"'{database}'", code=1044)
         self.database = database
 
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
         self.cancel.clear()
         self.current_sql, self.statement_started = sql, time.time()
+        token = access.CURRENT.set(self.access)  # SHOW / information_schema filter by it
         try:
             return self._execute(sql)
         finally:
+            access.CURRENT.reset(token)
             self.current_sql = ""
 
     def _execute(self, sql: str) -> list:
