@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mysql_mimic import MysqlServer
-from mysql_mimic.stream import MysqlStream
+from mysql_mimic.stream import ConnectionClosed
 
 from catalog.catalog import Catalog
 from catalog.dynamic_scheduler import DynamicPartitionScheduler
@@ -32,6 +32,7 @@ from server.config import Config, load_config
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
+from server.limits import BoundedStream, max_packet_of
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
@@ -98,8 +99,8 @@ class DorisServer(MysqlServer):
         self.services = services
 
     async def _client_connected_cb(self, reader, writer) -> None:
-        stream = MysqlStream(reader, writer)
         session = DorisSession(self.services)
+        stream = BoundedStream(reader, writer, max_packet_of(session))  # server/limits.py
         peer = writer.get_extra_info("peername")
         identity = DorisIdentity(self.services, session, peer[0] if peer else "")  # server/auth.py
         connection = DorisConnection(stream=stream, session=session, control=self.control,
@@ -109,8 +110,10 @@ class DorisServer(MysqlServer):
         connection.connection_id = connection_id
         try:
             await connection.start()
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, ConnectionClosed):
             pass
+        except Exception:  # noqa: BLE001 - a malformed handshake ends this connection only
+            log.info("connection %d: bad handshake", connection_id, exc_info=True)
         finally:
             writer.close()
             await self.control.remove(connection_id)

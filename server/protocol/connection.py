@@ -185,7 +185,9 @@ class DorisConnection(Connection):
                 try:
                     chunk = await pending
                 except Exception as e:  # noqa: BLE001 - reported to the client, see _report
-                    await self.stream.write(self.error_packet(_report(e)))
+                    timer = getattr(self.session, "timer", None)  # query_timeout while streaming
+                    await self.stream.write(self.error_packet(
+                        _report(timer.translate(e) if timer is not None else e)))
                     return
                 if chunk is None:
                     break
