@@ -32,6 +32,7 @@ from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
+from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -52,6 +53,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
         self.replaying = False  # True while the journal is replayed: storage is not touched
+        self.auth = Auth()  # users, roles, privileges (catalog/auth.py), journaled through _log
+        self.auth.log, self.auth.lock = self._log, self.lock  # one lock: no lock-order cycle
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:
@@ -86,6 +89,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.backends = {b["backend_id"]: backend_ops.Backend.from_dict(b)
                          for b in state.get("backends", [])}
         self.colocation.load(state.get("colocation", []))
+        self.auth.load(state.get("auth"))
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.partitions.values():
@@ -100,7 +104,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
                 "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
-                "colocation": self.colocation.to_dict()}
+                "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict()}
 
     def close(self) -> None:
         self.journal.close()
@@ -351,4 +355,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
+    **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
 }

@@ -38,6 +38,10 @@ class Config:
     cumulative_compaction_min_deltas: int = 5
     generate_compaction_tasks_interval_ms: int = 2000
     exec_threads: int = 2
+    # Accounts (catalog/auth.py): root's password as MySQL's double SHA-1 ('*' + 40 hex
+    # digits, what PASSWORD('x') returns), applied at start-up; empty keeps the journaled one.
+    initial_root_password: str = ""
+    qe_max_connection: int = 1024  # connections the server accepts at once
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)

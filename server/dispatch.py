@@ -18,6 +18,8 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
 from server.handlers import admin, partition
 from server.handlers.context import StatementContext
 from server.handlers.storage_dispatch import STORAGE_HANDLERS
+from server.handlers.auth import AUTH_HANDLERS
+from server.privileges import check_statement
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -74,6 +76,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     AdminRunDynamicPartitionStmt: admin.run_dynamic_partition,
     AdminSetDynamicPartitionTimeStmt: admin.set_dynamic_partition_time,
     **STORAGE_HANDLERS,  # indexes, DELETE, SHOW QUERY PROFILE
+    **AUTH_HANDLERS,  # users, roles, GRANT/REVOKE, SHOW GRANTS/ROLES (server/handlers/auth.py)
 }
 
 
@@ -81,4 +84,5 @@ def run_statement(stmt: object, ctx: StatementContext) -> OkResult | RowsResult:
     handler = HANDLERS.get(type(stmt))
     if handler is None:
         raise NotSupported(f"Unsupported statement: {type(stmt).__name__}")
+    check_statement(stmt, ctx)  # privileges (server/privileges.py), before anything runs
     return handler(stmt, ctx)

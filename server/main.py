@@ -20,17 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mysql_mimic import MysqlServer
-from mysql_mimic.stream import MysqlStream
+from mysql_mimic.stream import ConnectionClosed
 
 from catalog.catalog import Catalog
 from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
 from catalog.compaction import CompactionDaemon
 from catalog.tablet_scheduler import TabletScheduler
+from server.auth import DorisIdentity
 from server.config import Config, load_config
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
+from server.limits import BoundedStream, max_packet_of
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
@@ -74,6 +76,8 @@ def open_services(cfg: Config) -> Services:
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
+    if cfg.initial_root_password:  # conf/minidoris.conf sets root's password (a double SHA-1)
+        catalog.auth.set_initial_root_password(cfg.initial_root_password)
     pool = ThreadPoolExecutor(max_workers=max(cfg.exec_threads, 2), thread_name_prefix="exec")
     fe_config = FeConfig.from_object(cfg)
     fe_config.on_change("edit_log_roll_num", lambda n: setattr(catalog, "edit_log_roll_num", n))
@@ -95,17 +99,21 @@ class DorisServer(MysqlServer):
         self.services = services
 
     async def _client_connected_cb(self, reader, writer) -> None:
-        stream = MysqlStream(reader, writer)
         session = DorisSession(self.services)
+        stream = BoundedStream(reader, writer, max_packet_of(session))  # server/limits.py
+        peer = writer.get_extra_info("peername")
+        identity = DorisIdentity(self.services, session, peer[0] if peer else "")  # server/auth.py
         connection = DorisConnection(stream=stream, session=session, control=self.control,
                                      server_capabilities=self.capabilities,
-                                     identity_provider=self.identity_provider, ssl=self.ssl)
+                                     identity_provider=identity, ssl=self.ssl)
         connection_id = await self.control.add(connection)
         connection.connection_id = connection_id
         try:
             await connection.start()
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, ConnectionClosed):
             pass
+        except Exception:  # noqa: BLE001 - a malformed handshake ends this connection only
+            log.info("connection %d: bad handshake", connection_id, exc_info=True)
         finally:
             writer.close()
             await self.control.remove(connection_id)

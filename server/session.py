@@ -17,11 +17,12 @@ from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
 
-from catalog import information_schema
+from catalog import access, information_schema
 from catalog.errors import DorisError, InternalError, UnknownDatabase
 from executor.expressions.errors import ExpressionError
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
+from server.limits import StatementTimer
 from server.parser.fast_values import parse_fast_insert
 from server.parser.statement import parse_statement, split_statements
 from server.results import OkResult
@@ -35,10 +36,12 @@ class DorisSession(BaseSession):
         self.services = services
         self.variables = new_session_variables(services.global_variables)
         self.username = None
+        self.access = None                  # the logged-in account's privileges (server/auth.py)
         self.database: str | None = None
         self.connection = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.cancel = threading.Event()     # KILL QUERY: the running statement stops
+        self.timer = StatementTimer(self.cancel)  # query_timeout / insert_timeout
         self.login_time = datetime.now()
         self.host = ""
         self.current_sql = ""               # SHOW PROCESSLIST: what runs now, since when
@@ -60,6 +63,7 @@ class DorisSession(BaseSession):
             await self.use(self.database)
 
     async def close(self) -> None:
+        self.timer.disarm()
         sessions = getattr(self.services, "sessions", None)
         if sessions is not None and sessions.get(self.connection_id) is self:
             del sessions[self.connection_id]
@@ -79,15 +83,22 @@ class DorisSession(BaseSession):
             err = UnknownDatabase(database)
             self.database = None
             raise MysqlError(err.client_message(), code=err.code)
+        if self.access is not None and not self.access.visible_db(database):
+            self.database = None
+            raise MysqlError(f"Access denied for user '{self.access.name}' to database "
+                             f"'{database}'", code=1044)
         self.database = database
 
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
+        self.timer.disarm()  # the previous statement's timeout (it covered its streaming)
         self.cancel.clear()
         self.current_sql, self.statement_started = sql, time.time()
+        token = access.CURRENT.set(self.access)  # SHOW / information_schema filter by it
         try:
             return self._execute(sql)
         finally:
+            access.CURRENT.reset(token)
             self.current_sql = ""
 
     def _execute(self, sql: str) -> list:
@@ -105,9 +116,10 @@ class DorisSession(BaseSession):
                 ctx = StatementContext(self.services.catalog, self.services.engine,
                                        self.services.pool, self,
                                        datetime.now(timezone.utc).astimezone(), text)
+                self.timer.arm(stmt, self.variables)
                 out.append(run_statement(stmt, ctx))
             except (DorisError, ExpressionError) as e:
-                out.append(e)
+                out.append(self.timer.translate(e))
                 break
             except Exception as e:  # the connection loop boundary: log, report 1105
                 log.exception("internal error running %r", text[:500])

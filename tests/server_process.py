@@ -147,6 +147,8 @@ class ServerProcess:
                 self.connect(connect_timeout=2, read_timeout=5).close()
                 return self
             except pymysql.err.MySQLError as e:
+                if e.args and e.args[0] == 1045:  # root has a password: the server is up
+                    return self
                 last_error = f"{type(e).__name__}: {e}"
             time.sleep(0.05)
         self._signal_group(signal.SIGKILL)

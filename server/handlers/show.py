@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlglot import exp
 
 from catalog import information_schema
+from catalog.access import visible_db, visible_tbl
 from catalog.errors import NotSupported
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
@@ -45,7 +46,7 @@ def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     keep = like_filter(_like(stmt))
     with ctx.catalog.lock:
         names = sorted(["information_schema", *ctx.catalog.dbs])
-    return text_columns(["Database"], [(n,) for n in names if keep(n)])
+    return text_columns(["Database"], [(n,) for n in names if keep(n) and visible_db(n)])
 
 
 def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
@@ -56,7 +57,8 @@ def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     else:
         with ctx.catalog.lock:
             db = ctx.catalog.get_db(db_name)
-            db_name, names = db.name, sorted(n for n in db.tables if keep(n))
+            db_name, names = db.name, sorted(n for n in db.tables
+                                             if keep(n) and visible_tbl(db.name, n))
     header = f"Tables_in_{db_name}"
     if stmt.args.get("full"):
         return text_columns([header, "Table_type"], [(n, "BASE TABLE") for n in names])
@@ -86,6 +88,10 @@ def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     sessions = dict(getattr(ctx.session.services, "sessions", {}) or {ctx.session.connection_id: ctx.session})
     now = time.time()
     rows = []
+    me = getattr(ctx.session, "access", None)
+    if me is not None and not me.check_global("ADMIN"):  # as Doris: only one's own
+        sessions = {c: s for c, s in sessions.items()
+                    if getattr(getattr(s, "access", None), "name", None) == me.name}
     for cid, s in sorted(sessions.items()):
         sql = ctx.sql if s is ctx.session else s.current_sql
         busy = bool(sql)

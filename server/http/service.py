@@ -3,7 +3,8 @@
 A `ThreadingHTTPServer` in a daemon thread (one thread per request; loads run their Arrow work
 with the GIL released). HTTP/1.1 with `Expect: 100-continue` (curl sends it before large
 bodies) and chunked request bodies (`curl -T -`). Every endpoint but the health check needs
-HTTP Basic auth of a known user (`root`, empty password), as Doris does.
+HTTP Basic auth of an account of the catalog (server/auth.py:login_basic), as Doris does; a
+Stream Load also needs LOAD_PRIV on its table.
 
     PUT  /api/{db}/{table}/_stream_load   -> JSON reply of the load
     GET  /api/_load_error_log?file=...    -> the rejected rows of a recent load
@@ -12,7 +13,6 @@ HTTP Basic auth of a known user (`root`, empty password), as Doris does.
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import re
@@ -20,6 +20,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from catalog.auth import AccessDenied
+from server.auth import login_basic
 from server.http.error_log import ErrorLogStore
 from server.http.stream_load import run_stream_load
 
@@ -62,15 +64,16 @@ def _handler_class(service: HttpService) -> type:
             m = _STREAM_LOAD.match(path)
             if m is None:
                 return self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {path}"})
-            if not self._authorized():
+            db, table = unquote(m.group(1)), unquote(m.group(2))
+            if not self._authorized(db, table):
                 return
             body = self._body()
             if body is None:
                 return
             time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
-            reply = run_stream_load(service.services.catalog, service.errors, unquote(m.group(1)),
-                                    unquote(m.group(2)), headers, body, time_zone)
+            reply = run_stream_load(service.services.catalog, service.errors, db, table,
+                                    headers, body, time_zone)
             self._reply(200, reply)
 
         do_POST = do_PUT
@@ -90,20 +93,17 @@ def _handler_class(service: HttpService) -> type:
                 return self._send(200, text.encode(), "text/plain; charset=utf-8")
             self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {url.path}"})
 
-        def _authorized(self) -> bool:
-            auth = self.headers.get("Authorization", "")
-            if auth.lower().startswith("basic "):
-                try:
-                    user, _, password = base64.b64decode(auth[6:]).decode().partition(":")
-                except (ValueError, UnicodeDecodeError):
-                    user, password = "", ""
-                if user.split("@")[0] == "root" and password == "":
-                    return True
-                self._reply(401, {"status": "FAILED", "msg": f"Access denied for user '{user}'"})
+        def _authorized(self, db: str, table: str) -> bool:
+            """Basic auth against the accounts, then LOAD_PRIV on the table (401 otherwise)."""
+            try:
+                access = login_basic(service.services.catalog.auth,
+                                     self.headers.get("Authorization"), self.client_address[0])
+                access.require_tbl(db, table, "LOAD")
+            except AccessDenied as e:
+                self._reply(401, {"status": "FAILED", "msg": e.client_message()},
+                            {"WWW-Authenticate": 'Basic realm="minidoris"'})
                 return False
-            self._reply(401, {"status": "FAILED", "msg": "no valid Basic authorization"},
-                        {"WWW-Authenticate": 'Basic realm="minidoris"'})
-            return False
+            return True
 
         def _body(self) -> bytes | None:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():

@@ -42,6 +42,8 @@ class DorisConnection(Connection):
         context.connection_id.set(self.connection_id)
         try:
             await self.connection_phase()
+            if getattr(self.session, "access", None) is None:
+                return  # authentication failed (1045 sent, server/auth.py): close
             await self.session.init(self)
         except MysqlError as e:
             await self.stream.write(self.error(msg=e.msg, code=e.code))
@@ -56,6 +58,19 @@ class DorisConnection(Connection):
             self._kill = None
         finally:
             await self.session.close()
+
+    def error(self, **kwargs) -> bytes:
+        """As mysql-mimic's; a login refused for a connection limit reports 1203, not 1045."""
+        code = getattr(self.identity_provider, "refusal_code", None)
+        if code is not None and kwargs.get("code") == ErrorCode.ACCESS_DENIED_ERROR:
+            kwargs["code"] = code
+        return super().error(**kwargs)
+
+    async def handle_change_user(self, data: bytes) -> None:
+        """COM_CHANGE_USER: a failed re-authentication closes the connection."""
+        await super().handle_change_user(data)
+        if getattr(self.session, "access", None) is None:
+            self.stream.writer.close()
 
     async def handle_query(self, data: bytes) -> None:
         com_query = packets.parse_com_query(
@@ -170,7 +185,9 @@ class DorisConnection(Connection):
                 try:
                     chunk = await pending
                 except Exception as e:  # noqa: BLE001 - reported to the client, see _report
-                    await self.stream.write(self.error_packet(_report(e)))
+                    timer = getattr(self.session, "timer", None)  # query_timeout while streaming
+                    await self.stream.write(self.error_packet(
+                        _report(timer.translate(e) if timer is not None else e)))
                     return
                 if chunk is None:
                     break
