@@ -32,6 +32,7 @@ from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
+from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -48,6 +49,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.next_id = 10000
         self.last_txn_id = 0
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
+        self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
+        self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -86,6 +89,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.backends = {b["backend_id"]: backend_ops.Backend.from_dict(b)
                          for b in state.get("backends", [])}
         self.colocation.load(state.get("colocation", []))
+        self.resources = dict(state.get("resources", {}))
+        self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.partitions.values():
@@ -100,7 +105,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
                 "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
-                "colocation": self.colocation.to_dict()}
+                "colocation": self.colocation.to_dict(),
+                "resources": self.resources,
+                "load_jobs": {str(k): v for k, v in self.load_jobs.items()}}
 
     def close(self) -> None:
         self.journal.close()
@@ -351,4 +358,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
+    **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
 }

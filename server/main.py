@@ -27,6 +27,7 @@ from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
 from catalog.compaction import CompactionDaemon
 from catalog.tablet_scheduler import TabletScheduler
+from pipeline.load_manager import LoadManager
 from server.config import Config, load_config
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
@@ -62,6 +63,7 @@ class Services:
     profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
     sessions: dict = field(default_factory=dict)  # connection id -> DorisSession (PROCESSLIST, KILL)
     data_dir_lock: object = None  # the open LOCK file (server/data_dir_lock.py)
+    load_manager: object = None  # Spark Load jobs (pipeline/load_manager.py)
 
 
 def open_services(cfg: Config) -> Services:
@@ -83,8 +85,15 @@ def open_services(cfg: Config) -> Services:
     compaction = None if cfg.disable_auto_compaction else CompactionDaemon(
         catalog, cfg.generate_compaction_tasks_interval_ms / 1000,
         cfg.cumulative_compaction_min_deltas)
-    return Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
-                    tablets, compaction=compaction, data_dir_lock=data_dir_lock)
+    services = Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
+                        tablets, compaction=compaction, data_dir_lock=data_dir_lock)
+    services.load_manager = LoadManager(
+        catalog, cfg.data_dir, {"page_size": cfg.data_page_size,
+                                "short_key_interval": cfg.short_key_index_interval,
+                                "max_segment_size": cfg.max_segment_size},
+        lambda: str(services.global_variables.get("time_zone")))
+    services.load_manager.recover()
+    return services
 
 
 class DorisServer(MysqlServer):
@@ -117,6 +126,8 @@ async def serve(cfg: Config, host: str) -> None:
     server = DorisServer(services)
     await server.start_server(host=host, port=cfg.query_port)
     http = _start_http(services, host, cfg.http_port)
+    if http is not None:
+        services.load_manager.http_base_url = f"http://{host}:{http.port}"
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     if services.compaction is not None:
@@ -135,6 +146,7 @@ async def serve(cfg: Config, host: str) -> None:
     services.tablet_scheduler.stop()
     if services.compaction is not None:
         services.compaction.stop()
+    services.load_manager.stop()
     services.pool.shutdown(wait=False, cancel_futures=True)
     services.catalog.close()
 

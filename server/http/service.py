@@ -85,6 +85,8 @@ def _handler_class(service: HttpService) -> type:
             if url.path == "/api/_load_error_log":
                 name = parse_qs(url.query).get("file", [""])[0]
                 text = service.errors.get(name)
+                if text is None and name.startswith("__spark_load_") and name[13:].isdigit():
+                    text = service.services.load_manager.error_log(int(name[13:]))
                 if text is None:
                     return self._reply(404, {"status": "NOT_FOUND", "msg": "error log not found"})
                 return self._send(200, text.encode(), "text/plain; charset=utf-8")

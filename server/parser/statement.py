@@ -19,6 +19,7 @@ from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.create_table import parse_create_table
+from server.parser.load import OWN_PARSERS as LOAD_PARSERS
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.tokens import TokenCursor, tokenize
@@ -179,6 +180,7 @@ _OWN_PARSERS = (
     *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
+    *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
 )
 
 
