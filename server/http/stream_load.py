@@ -12,6 +12,8 @@ The life of a stream load (`run_stream_load`):
  4. when filtered / (total - unselected) exceeds `max_filter_ratio` the load fails and writes
     nothing; otherwise the remaining rows go through `catalog.load.load_table` (routing,
     buckets, rowsets, one journaled publish that also takes the label).
+With `two_phase_commit: true` the load stops after writing its rowsets (pre-committed, the
+label held) and `_stream_load_2pc` commits or aborts it (server/http/two_phase.py).
 The reply is Doris's JSON (TxnId, Label, Status, Message, NumberTotalRows, NumberLoadedRows,
 NumberFilteredRows, NumberUnselectedRows, LoadBytes, LoadTimeMs, ...), with an ErrorURL listing
 the rejected rows when there are any.
@@ -23,17 +25,19 @@ import time
 import uuid
 from datetime import datetime
 
-from catalog.errors import DorisError, LabelAlreadyUsed
-from catalog.load import load_table
+from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed
+from catalog.load import load_table, prepare_load
 from executor.expressions import EvalContext
 from server.http.error_log import ErrorLogStore
 from server.http.load_options import StreamLoadOptions
 from server.http.load_rows import prepare_rows
 from server.http.load_source import read_source
+from server.http.two_phase import PreparedTxns
 
 
 def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
-                    headers: dict[str, str], body: bytes, time_zone: str) -> dict:
+                    headers: dict[str, str], body: bytes, time_zone: str,
+                    txns: PreparedTxns | None = None) -> dict:
     started = time.monotonic()
     headers = {k.lower(): v for k, v in headers.items()}
     reply = {"TxnId": -1, "Label": headers.get("label") or str(uuid.uuid4()),
@@ -45,10 +49,15 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
     try:
         opts = StreamLoadOptions.from_headers(headers)
         opts.label = reply["Label"]
-        _load(catalog, errors, db, table_name, opts, body, time_zone, reply)
+        two_phase = headers.get("two_phase_commit", "false").strip().lower() == "true"
+        if two_phase and txns is None:
+            raise AnalysisError("two phase commit is not available")
+        reply["TwoPhaseCommit"] = "true" if two_phase else "false"
+        _load(catalog, errors, db, table_name, opts, body, time_zone, reply,
+              txns if two_phase else None, txns)
     except LabelAlreadyUsed as e:
-        reply.update(Status="Label Already Exists", ExistingJobStatus="FINISHED",
-                     Message=e.client_message())
+        reply.update(Status="Label Already Exists", Message=e.client_message(),
+                     ExistingJobStatus="PRECOMMITTED" if e.txn_id < 0 else "FINISHED")
     except DorisError as e:
         reply.update(Status="Fail", Message=e.client_message())
     reply["LoadTimeMs"] = int((time.monotonic() - started) * 1000)
@@ -56,13 +65,17 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
 
 
 def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: StreamLoadOptions,
-          body: bytes, time_zone: str, reply: dict) -> None:
+          body: bytes, time_zone: str, reply: dict, two_phase: PreparedTxns | None = None,
+          txns: PreparedTxns | None = None) -> None:
     with catalog.lock:
         table = catalog.get_table(db, table_name)
         db = catalog.get_db(db).name
     used = catalog.label_txn(db, opts.label)
     if used is not None:
         raise LabelAlreadyUsed(opts.label, used)
+    held = txns.label_txn(db, opts.label) if txns is not None else None
+    if held is not None:  # a pre-committed load holds it (its id < 0 marks PRECOMMITTED)
+        raise LabelAlreadyUsed(opts.label, -held)
     read_start = time.monotonic()
     names = [n for n, e in opts.columns if e is None] if opts.columns else [c.name for c in table.columns]
     src = read_source(body, opts, names)
@@ -79,6 +92,11 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
         return
     rows = prepared.rows
     write_start = time.monotonic()
-    loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label)
+    if two_phase is not None:
+        prepared = prepare_load(catalog, db, table.name, rows, ctx.now, opts.label)
+        two_phase.add(prepared)
+        loaded, txn_id = prepared.num_rows, prepared.txn_id
+    else:
+        loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label)
     reply.update(TxnId=txn_id, Status="Success", Message="OK", NumberLoadedRows=loaded,
                  WriteDataTimeMs=int((time.monotonic() - write_start) * 1000))
