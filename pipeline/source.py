@@ -238,32 +238,8 @@ class DorisReader(DataSourceReader):
                            "tablet_ids": partition.tablet_ids}).encode()
         with conn.request("POST", "/api/_tablet_scan", body,
                           {"Content-Type": "application/json"}) as resp:
-            raw = resp.read(1)
-            if not raw:
-                return
-            reader = pa.ipc.open_stream(_Prefixed(raw, resp))
-            for batch in reader:
+            for batch in pa.ipc.open_stream(resp):
                 yield _conform(batch, target)
-
-
-class _Prefixed(io.RawIOBase):
-    """The response with its first (already read) byte put back."""
-
-    def __init__(self, head: bytes, resp):
-        self.head, self.resp = head, resp
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        if self.head:
-            n = min(len(b), len(self.head))
-            b[:n] = self.head[:n]
-            self.head = self.head[n:]
-            return n
-        data = self.resp.read(len(b))
-        b[:len(data)] = data
-        return len(data)
 
 
 def _conform(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:

@@ -109,7 +109,7 @@ def _routing(catalog, backend_id: int) -> str:
 
 
 def scan_tablets(services, opaqued_plan: str, tablet_ids: list[int], time_zone: str):
-    """(Arrow schema, batches) of the requested tablets at the planned versions."""
+    """(Arrow schema, tables) of the requested tablets' rows at the planned versions."""
     try:
         opaque = json.loads(base64.b64decode(opaqued_plan))
         versions = {int(k): int(v) for k, v in opaque["versions"].items()}
@@ -129,8 +129,9 @@ def scan_tablets(services, opaqued_plan: str, tablet_ids: list[int], time_zone: 
     env = ExecEnv(services.engine, EvalContext(now=datetime.now(), time_zone=time_zone),
                   services.pool)
     names = [c.name for c in columns]
+    schema = pa.schema([pa.field(c.name, c.type.arrow()) for c in columns])
 
     def batches():
         for b in stream(plan, env):
             yield pa.Table.from_arrays([b.column(c.internal) for c in columns], names=names)
-    return batches()
+    return schema, batches()

@@ -37,11 +37,12 @@ def post(service, handler, path: str, body: bytes) -> None:
     services = service.services
     try:
         if path == "/api/_tablet_scan":
-            batches = scan_tablets(services, request.get("opaqued_query_plan", ""),
-                                   [int(t) for t in request.get("tablet_ids", [])],
-                                   str(services.global_variables.get("time_zone")))
+            schema, batches = scan_tablets(services, request.get("opaqued_query_plan", ""),
+                                           [int(t) for t in request.get("tablet_ids", [])],
+                                           str(services.global_variables.get("time_zone")))
             first = next(batches, None)  # errors surface before the 200
-            return _stream_arrow(handler, first, batches, int(request.get("batch_size") or 4064))
+            return _stream_arrow(handler, schema, first, batches,
+                                 int(request.get("batch_size") or 4064))
         _, _, db, table, _ = path.split("/", 4)
         handler._reply(200, query_plan(services.catalog, unquote(db), unquote(table),
                                        request.get("sql", "")))
@@ -49,24 +50,19 @@ def post(service, handler, path: str, body: bytes) -> None:
         _error(handler, e)
 
 
-def _stream_arrow(handler, first, rest, batch_size: int) -> None:
+def _stream_arrow(handler, schema: pa.Schema, first, rest, batch_size: int) -> None:
     handler.send_response(200)
     handler.send_header("Content-Type", "application/vnd.apache.arrow.stream")
     handler.send_header("Transfer-Encoding", "chunked")
     handler.end_headers()
     out = _ChunkedWriter(handler.wfile)
-    writer = None
     try:
+        writer = pa.ipc.new_stream(out, schema)
         for table in ([first] if first is not None else []):
-            writer = pa.ipc.new_stream(out, table.schema)
-            writer.write_table(table, max_chunksize=batch_size)
+            writer.write_table(table.cast(schema), max_chunksize=batch_size)
         for table in rest:
-            if writer is None:
-                writer = pa.ipc.new_stream(out, table.schema)
-            writer.write_table(table.cast(writer.schema) if table.schema != writer.schema
-                               else table, max_chunksize=batch_size)
-        if writer is not None:
-            writer.close()
+            writer.write_table(table.cast(schema), max_chunksize=batch_size)
+        writer.close()
     except (BrokenPipeError, ConnectionResetError):
         log.debug("tablet scan: the client went away")
         return
