@@ -25,6 +25,7 @@ import fnmatch
 import json
 import logging
 import os
+import re
 import shutil
 import threading
 import time
@@ -288,7 +289,12 @@ class _Cancelled(DorisError):
 
 
 def _message(e: Exception) -> str:
+    """The cause of a failure in one line: a Python worker's exception (inside Spark's wrapped
+    traceback) or the first line of the message."""
     text = str(e).strip()
+    raised = [m.group(2) for m in re.finditer(r"^([\w.]+(?:Error|Exception)): (.+)$", text, re.M)]
+    if raised:
+        return raised[-1][:500]
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith(("Traceback", "File ", "at ")):

@@ -55,7 +55,7 @@ def show_load(server, db: str, label: str) -> dict:
             cur.execute(f'SHOW LOAD WHERE LABEL = "{label}"')
             names = [d[0] for d in cur.description]
             rows = cur.fetchall()
-            return dict(zip(names, rows[0])) if rows else {}
+            return dict(zip(names, rows[-1])) if rows else {}  # the latest job of the label
     finally:
         conn.close()
 
