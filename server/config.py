@@ -38,6 +38,7 @@ class Config:
     cumulative_compaction_min_deltas: int = 5
     generate_compaction_tasks_interval_ms: int = 2000
     exec_threads: int = 2
+    arrow_flight_sql_port: int = -1  # Arrow Flight SQL (server/flight_sql.py); -1 = off
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)

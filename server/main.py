@@ -128,6 +128,7 @@ async def serve(cfg: Config, host: str) -> None:
     http = _start_http(services, host, cfg.http_port)
     if http is not None:
         services.load_manager.http_base_url = f"http://{host}:{http.port}"
+    flight_sql = _start_flight_sql(services, host, cfg.arrow_flight_sql_port)
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     if services.compaction is not None:
@@ -147,6 +148,8 @@ async def serve(cfg: Config, host: str) -> None:
     if services.compaction is not None:
         services.compaction.stop()
     services.load_manager.stop()
+    if flight_sql is not None:
+        flight_sql.shutdown()
     services.pool.shutdown(wait=False, cancel_futures=True)
     services.catalog.close()
 
@@ -162,6 +165,16 @@ def _start_http(services: Services, host: str, port: int) -> HttpService | None:
     return http
 
 
+def _start_flight_sql(services: Services, host: str, port: int):
+    """Arrow Flight SQL (off when -1); a port in use is logged, the rest keeps running."""
+    from server import flight_sql
+    try:
+        return flight_sql.start(services, host, port)
+    except Exception as e:  # pyarrow raises FlightUnavailableError/OSError for a port in use
+        log.error("arrow_flight_sql_port %d unavailable (%s): Flight SQL is disabled", port, e)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="minidoris", description="A Doris-compatible SQL server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -172,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--http-port", type=int, default=None,
                    help="HTTP port for stream load (default 8030; 0 picks a free one)")
     s.add_argument("--data-dir", default=None, help="data directory (default ./minidoris-data)")
+    s.add_argument("--arrow-flight-sql-port", type=int, default=None,
+                   help="Arrow Flight SQL port (default -1: off)")
     s.add_argument("--log-level", default="INFO")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
@@ -187,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg.http_port = args.http_port
     if args.data_dir is not None:
         cfg.data_dir = args.data_dir
+    if args.arrow_flight_sql_port is not None:
+        cfg.arrow_flight_sql_port = args.arrow_flight_sql_port
     host = args.host or cfg.priority_networks or "127.0.0.1"
     try:
         asyncio.run(serve(cfg, host))
