@@ -57,12 +57,13 @@ def load_options(spec: dict) -> StreamLoadOptions:
     o.max_filter_ratio = float(spec["max_filter_ratio"])
     o.strict_mode = bool(spec.get("strict_mode"))
     o.partitions = list(spec.get("partitions") or [])
-    items = list(spec.get("columns") or [])
-    items += [f"{name} = {sql}" for name, sql in spec.get("set") or []]
-    if items:
-        if not spec.get("columns"):
-            items = [c["name"] for c in spec["table"]["columns"]] + items
-        o.columns = parse_columns(", ".join(items))
+    derived = [f"{name} = {sql}" for name, sql in spec.get("set") or []]
+    sources = list(spec.get("columns") or [])
+    if derived and not sources:  # no column list: the file holds the other table columns
+        targets = {name.lower() for name, _ in spec["set"]}
+        sources = [c["name"] for c in spec["table"]["columns"] if c["name"].lower() not in targets]
+    if sources or derived:
+        o.columns = parse_columns(", ".join(sources + derived))
     if spec.get("where"):
         import sqlglot
         o.where = sqlglot.parse_one(spec["where"], dialect="doris")
