@@ -33,6 +33,7 @@ from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
+from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -49,6 +50,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.next_id = 10000
         self.last_txn_id = 0
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
+        self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
+        self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -90,6 +93,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                          for b in state.get("backends", [])}
         self.colocation.load(state.get("colocation", []))
         self.auth.load(state.get("auth"))
+        self.resources = dict(state.get("resources", {}))
+        self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.partitions.values():
@@ -104,7 +109,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
                 "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
-                "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict()}
+                "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
+                "resources": self.resources,
+                "load_jobs": {str(k): v for k, v in self.load_jobs.items()}}
 
     def close(self) -> None:
         self.journal.close()
@@ -356,4 +363,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
+    **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -28,10 +29,10 @@ from catalog.partitions import route_rows
 from catalog.values import coerce_array, parse_value
 from storage import bucket_ids
 
-_table_locks: dict[int, threading.Lock] = defaultdict(threading.Lock)
+_table_locks: dict[int, threading.RLock] = defaultdict(threading.RLock)
 
 
-def table_lock(table_id: int) -> threading.Lock:
+def table_lock(table_id: int) -> threading.RLock:
     """The lock that serialises loads into a table (and partition DDL with them)."""
     return _table_locks[table_id]
 
@@ -57,6 +58,18 @@ def _complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=names)
 
 
+@dataclass
+class PreparedLoad:
+    """A load whose rowsets are written (fsynced, invisible) and not yet published."""
+
+    db: str
+    table: str
+    txn_id: int
+    rowsets: list = field(default_factory=list)  # (partition id, tablet id, RowsetMeta)
+    num_rows: int = 0
+    label: str | None = None
+
+
 def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
                label: str | None = None) -> tuple[int, int]:
     """Load `data` (columns named as the table's, any subset) into the table.
@@ -65,43 +78,77 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
     Returns (rows loaded, transaction id)."""
     with catalog.lock:
         table = catalog.get_table(db_name, table_name)
+    if data.num_rows == 0 and label is None:
+        for name in data.column_names:
+            if table.column(name) is None:
+                raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
+        return 0, 0
+    with _table_locks[table.table_id]:
+        prepared = prepare_load(catalog, db_name, table_name, data, now, label)
+        commit_load(catalog, prepared)
+    return prepared.num_rows, prepared.txn_id
+
+
+def place_rows(table: OlapTable, data: pa.Table, now) -> tuple[pa.Table, np.ndarray, np.ndarray]:
+    """Every column of the table (defaults filled, values cast strictly), and each row's
+    partition (index into `table.sorted_partitions()`) and bucket: the routing of every load."""
+    full = _complete_columns(table, data, now)
+    parts = table.sorted_partitions()
+    part_idx = np.asarray(route_rows(table, full).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return full, part_idx, _buckets(table, full, parts, part_idx)
+
+
+def prepare_load(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
+                 label: str | None = None) -> PreparedLoad:
+    """Route `data` to tablets and write each (partition, bucket) group as a pending rowset of
+    every index's tablet; nothing is visible until `commit_load`."""
+    with catalog.lock:
+        table = catalog.get_table(db_name, table_name)
         db_name = catalog.get_db(db_name).name
     _check_label(catalog, db_name, label)
     for name in data.column_names:
         if table.column(name) is None:
             raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
-    if data.num_rows == 0 and label is None:
-        return 0, 0
-    full = _complete_columns(table, data, now)
     with _table_locks[table.table_id]:
         with catalog.lock:
             # Re-read: the table may have changed while we converted values.
             table = catalog.get_table(db_name, table_name)
             parts = table.sorted_partitions()
-        part_idx = np.asarray(route_rows(table, full).to_numpy(zero_copy_only=False), dtype=np.int64)
-        buckets = _buckets(table, full, parts, part_idx)
+        full, part_idx, buckets = place_rows(table, data, now)
         order = np.lexsort((buckets, part_idx))
         keys = part_idx[order] * (1 << 32) + buckets[order]
         bounds = np.flatnonzero(np.diff(keys)) + 1
         starts = np.concatenate(([0], bounds))
         ends = np.concatenate((bounds, [len(keys)]))
-        txn_id = catalog.begin_txn()
-        rowsets = []
-        touched: set[int] = set()
+        prepared = PreparedLoad(db_name, table.name, catalog.begin_txn(), [], full.num_rows, label)
         for s, e in zip(starts, ends) if full.num_rows else ():
             pi, b = int(part_idx[order[s]]), int(buckets[order[s]])
             p = parts[pi]
             chunk = full.take(pa.array(order[s:e]))
             for index_id, tablet_ids in p.tablets_by_index.items():
                 tid = tablet_ids[b]
-                meta = catalog.engine.get_tablet(tid).write_rowset(chunk, txn_id)
-                rowsets.append((p.partition_id, tid, meta))
-            touched.add(p.partition_id)
-        versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}
+                meta = catalog.engine.get_tablet(tid).write_rowset(chunk, prepared.txn_id)
+                prepared.rowsets.append((p.partition_id, tid, meta))
+    return prepared
+
+
+def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
+    """Publish a prepared load: each touched partition's next version, one journal entry that
+    also takes the label. Fails (nothing visible) when a partition went away meanwhile."""
+    with catalog.lock:
+        table = catalog.get_table(prepared.db, prepared.table)
+    with _table_locks[table.table_id]:
         with catalog.lock:
-            _check_label(catalog, db_name, label)  # a concurrent load may have taken it
-            catalog.publish(db_name, table.name, txn_id, versions, rowsets, label)
-    return full.num_rows, txn_id
+            table = catalog.get_table(prepared.db, prepared.table)
+            touched = {pid for pid, _, _ in prepared.rowsets}
+            missing = [pid for pid in touched if pid not in table.partitions]
+            if missing:
+                raise AnalysisError(f"partition {missing[0]} of table {table.name} was dropped "
+                                    f"during the load")
+            versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}
+            _check_label(catalog, prepared.db, prepared.label)  # a concurrent load may have taken it
+            catalog.publish(prepared.db, table.name, prepared.txn_id, versions,
+                            prepared.rowsets, prepared.label)
 
 
 def _check_label(catalog: Catalog, db_name: str, label: str | None) -> None:
@@ -129,4 +176,5 @@ def _buckets(table: OlapTable, data: pa.Table, parts: list, part_idx: np.ndarray
     return raw % num_buckets
 
 
-__all__ = ["load_table", "DataQualityError"]
+__all__ = ["load_table", "prepare_load", "commit_load", "place_rows", "PreparedLoad",
+           "DataQualityError"]

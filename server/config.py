@@ -42,6 +42,7 @@ class Config:
     # digits, what PASSWORD('x') returns), applied at start-up; empty keeps the journaled one.
     initial_root_password: str = ""
     qe_max_connection: int = 1024  # connections the server accepts at once
+    arrow_flight_sql_port: int = -1  # Arrow Flight SQL (server/flight_sql.py); -1 = off
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)

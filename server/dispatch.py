@@ -20,6 +20,7 @@ from server.handlers.context import StatementContext
 from server.handlers.storage_dispatch import STORAGE_HANDLERS
 from server.handlers.auth import AUTH_HANDLERS
 from server.privileges import check_statement
+from server.handlers.load import LOAD_HANDLERS
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -77,6 +78,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     AdminSetDynamicPartitionTimeStmt: admin.set_dynamic_partition_time,
     **STORAGE_HANDLERS,  # indexes, DELETE, SHOW QUERY PROFILE
     **AUTH_HANDLERS,  # users, roles, GRANT/REVOKE, SHOW GRANTS/ROLES (server/handlers/auth.py)
+    **LOAD_HANDLERS,  # resources, Spark Load (LOAD LABEL, SHOW LOAD, CANCEL LOAD)
 }
 
 

@@ -28,6 +28,7 @@ from catalog.fe_config import FeConfig
 from catalog.compaction import CompactionDaemon
 from catalog.tablet_scheduler import TabletScheduler
 from server.auth import DorisIdentity
+from pipeline.load_manager import LoadManager
 from server.config import Config, load_config
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
@@ -64,6 +65,7 @@ class Services:
     profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
     sessions: dict = field(default_factory=dict)  # connection id -> DorisSession (PROCESSLIST, KILL)
     data_dir_lock: object = None  # the open LOCK file (server/data_dir_lock.py)
+    load_manager: object = None  # Spark Load jobs (pipeline/load_manager.py)
 
 
 def open_services(cfg: Config) -> Services:
@@ -87,8 +89,15 @@ def open_services(cfg: Config) -> Services:
     compaction = None if cfg.disable_auto_compaction else CompactionDaemon(
         catalog, cfg.generate_compaction_tasks_interval_ms / 1000,
         cfg.cumulative_compaction_min_deltas)
-    return Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
-                    tablets, compaction=compaction, data_dir_lock=data_dir_lock)
+    services = Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
+                        tablets, compaction=compaction, data_dir_lock=data_dir_lock)
+    services.load_manager = LoadManager(
+        catalog, cfg.data_dir, {"page_size": cfg.data_page_size,
+                                "short_key_interval": cfg.short_key_index_interval,
+                                "max_segment_size": cfg.max_segment_size},
+        lambda: str(services.global_variables.get("time_zone")))
+    services.load_manager.recover()
+    return services
 
 
 class DorisServer(MysqlServer):
@@ -125,6 +134,9 @@ async def serve(cfg: Config, host: str) -> None:
     server = DorisServer(services)
     await server.start_server(host=host, port=cfg.query_port)
     http = _start_http(services, host, cfg.http_port)
+    if http is not None:
+        services.load_manager.http_base_url = f"http://{host}:{http.port}"
+    flight_sql = _start_flight_sql(services, host, cfg.arrow_flight_sql_port)
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     if services.compaction is not None:
@@ -143,6 +155,9 @@ async def serve(cfg: Config, host: str) -> None:
     services.tablet_scheduler.stop()
     if services.compaction is not None:
         services.compaction.stop()
+    services.load_manager.stop()
+    if flight_sql is not None:
+        flight_sql.shutdown()
     services.pool.shutdown(wait=False, cancel_futures=True)
     services.catalog.close()
 
@@ -158,6 +173,16 @@ def _start_http(services: Services, host: str, port: int) -> HttpService | None:
     return http
 
 
+def _start_flight_sql(services: Services, host: str, port: int):
+    """Arrow Flight SQL (off when -1); a port in use is logged, the rest keeps running."""
+    from server import flight_sql
+    try:
+        return flight_sql.start(services, host, port)
+    except Exception as e:  # pyarrow raises FlightUnavailableError/OSError for a port in use
+        log.error("arrow_flight_sql_port %d unavailable (%s): Flight SQL is disabled", port, e)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="minidoris", description="A Doris-compatible SQL server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -168,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--http-port", type=int, default=None,
                    help="HTTP port for stream load (default 8030; 0 picks a free one)")
     s.add_argument("--data-dir", default=None, help="data directory (default ./minidoris-data)")
+    s.add_argument("--arrow-flight-sql-port", type=int, default=None,
+                   help="Arrow Flight SQL port (default -1: off)")
     s.add_argument("--log-level", default="INFO")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
@@ -183,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg.http_port = args.http_port
     if args.data_dir is not None:
         cfg.data_dir = args.data_dir
+    if args.arrow_flight_sql_port is not None:
+        cfg.arrow_flight_sql_port = args.arrow_flight_sql_port
     host = args.host or cfg.priority_networks or "127.0.0.1"
     try:
         asyncio.run(serve(cfg, host))

@@ -20,6 +20,7 @@ from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
 from server.parser.create_table import parse_create_table
+from server.parser.load import OWN_PARSERS as LOAD_PARSERS
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.tokens import TokenCursor, tokenize
@@ -181,6 +182,7 @@ _OWN_PARSERS = (
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
     *AUTH_PARSERS,  # users, roles, passwords, GRANT/REVOKE, SHOW GRANTS/ROLES/PROPERTY
+    *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
 )
 
 
