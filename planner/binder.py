@@ -572,7 +572,7 @@ def _finish(select: exp.Select, plan: object, items: list, order_bound: list | N
                             "ORDER BY expression must appear in the select list with DISTINCT")
                     target = ctx.names.new("__s")
                     hidden.append(bound)
-            keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+            keys.append(L.SortKey.of(target, o))
     hidden_names = [k.name for k in keys if k.name not in names]
     plan = L.Project(plan, exprs + hidden, names + hidden_names)
     if select.args.get("distinct"):
@@ -600,7 +600,7 @@ def order_and_limit(node: exp.Expression, plan: object, cols: list[L.ResultColum
         if target is None:
             raise AnalysisError(f"ORDER BY term '{o.this.sql(dialect='doris')}' must be an output "
                                 f"column of the set operation")
-        keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+        keys.append(L.SortKey.of(target, o))
     limit, offset = _limit(node)
     if keys:
         plan = L.Sort(plan, keys, None if limit is None else limit + offset)
