@@ -24,7 +24,7 @@ import pyarrow as pa
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DataQualityError, LabelAlreadyUsed
 from catalog.model import OlapTable
-from catalog.partitions import route_rows
+from catalog.partitions import no_partition_error, route_rows
 from catalog.values import coerce_array, parse_value
 from storage import bucket_ids
 
@@ -58,10 +58,12 @@ def _complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
 
 
 def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
-               label: str | None = None) -> tuple[int, int]:
+               label: str | None = None,
+               partition_ids: list[int] | None = None) -> tuple[int, int]:
     """Load `data` (columns named as the table's, any subset) into the table.
 
     A `label` names the load: a database takes each label once (LabelAlreadyUsed otherwise).
+    `partition_ids` (INSERT INTO t PARTITION (...)): every row must belong to one of them.
     Returns (rows loaded, transaction id)."""
     with catalog.lock:
         table = catalog.get_table(db_name, table_name)
@@ -79,6 +81,8 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
             table = catalog.get_table(db_name, table_name)
             parts = table.sorted_partitions()
         part_idx = np.asarray(route_rows(table, full).to_numpy(zero_copy_only=False), dtype=np.int64)
+        if partition_ids is not None:
+            _check_selected(table, full, parts, part_idx, partition_ids)
         buckets = _buckets(table, full, parts, part_idx)
         order = np.lexsort((buckets, part_idx))
         keys = part_idx[order] * (1 << 32) + buckets[order]
@@ -102,6 +106,15 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
             _check_label(catalog, db_name, label)  # a concurrent load may have taken it
             catalog.publish(db_name, table.name, txn_id, versions, rowsets, label)
     return full.num_rows, txn_id
+
+
+def _check_selected(table: OlapTable, data: pa.Table, parts: list, part_idx: np.ndarray,
+                    partition_ids: list[int]) -> None:
+    """Rows routed outside the named partitions fail the load (Doris's sink knows only those)."""
+    ids = np.array([p.partition_id for p in parts], dtype=np.int64)[part_idx]
+    outside = ~np.isin(ids, np.array(partition_ids, dtype=np.int64))
+    if outside.any():
+        raise no_partition_error(table, data, int(np.argmax(outside)))
 
 
 def _check_label(catalog: Catalog, db_name: str, label: str | None) -> None:

@@ -165,13 +165,16 @@ def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
     """
     target = partition_index(table, data)
     if target.null_count:
-        info = table.partition_info
-        bad = pc.index(pc.is_null(target), True).as_py()
-        values = ", ".join(str(data.column(c)[bad].as_py()) for c in info.columns)
-        raise DataQualityError(
-            "Insert has filtered data in strict mode. First error: no partition for this tuple. "
-            f"tuple=({values})")
+        raise no_partition_error(table, data, pc.index(pc.is_null(target), True).as_py())
     return target
+
+
+def no_partition_error(table: OlapTable, data: pa.Table, row: int) -> DataQualityError:
+    """The strict load's failure for a row that fits no (selected) partition."""
+    values = ", ".join(str(data.column(c)[row].as_py()) for c in table.partition_info.columns)
+    return DataQualityError(
+        "Insert has filtered data in strict mode. First error: no partition for this tuple. "
+        f"tuple=({values})")
 
 
 def partition_index(table: OlapTable, data: pa.Table) -> pa.Array:

@@ -30,6 +30,7 @@ from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.pushdown import storage_predicates
+from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
 from planner.statistics import semi_selectivity
 from planner.window import has_windows, plan_windows
@@ -281,7 +282,10 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
         table = ctx.catalog.get_table(db_name, node.name)
         alias = node.alias or node.name
         tablets = []
-        parts = table.sorted_partitions()
+        total = len(table.partitions)
+        parts = selected_partitions(table, node, db_name or "")
+        if parts is None:
+            parts = table.sorted_partitions()
         for p in parts:
             for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
@@ -294,7 +298,7 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     bucket_counts = {p.buckets for p in parts}
     return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
                       num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
-                      partitions_total=len(parts), partitions_selected=len(parts),
+                      partitions_total=total, partitions_selected=len(parts),
                       keys_type=table.keys_type,
                       column_types={c.name: c.type for c in table.columns},
                       dist_columns=list(table.distribution.columns)

@@ -17,6 +17,7 @@ from sqlglot.tokens import TokenType
 from catalog.errors import SyntaxError_
 from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
+from server.parser import partition_names
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.create_table import parse_create_table
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
@@ -49,7 +50,8 @@ def parse_statement(text: str, tokens: list) -> object:
                 return stmt
             cur.i = 0  # a form this parser leaves alone (ALTER TABLE ADD COLUMN, ...)
     text, tokens, label = _insert_label(text, cur.tokens)
-    stmt = parse_sqlglot(_join_hints_as_comments(text, tokens))
+    text = partition_names.rewrite(text, tokens)
+    stmt = parse_sqlglot(_join_hints_as_comments(text, tokenize(text)))
     if label is not None:
         stmt.meta["label"] = label  # server/handlers/insert.py gives it to the load
     return stmt
@@ -108,7 +110,7 @@ def _explain(cur: TokenCursor) -> ExplainStmt:
     start = cur.peek()
     if start is None:
         raise cur.error("Expected a query")
-    rest = cur.sql[start.start:]
+    rest = partition_names.rewrite_text(cur.sql[start.start:])
     return ExplainStmt(parse_sqlglot(_join_hints_as_comments(rest, tokenize(rest))), level)
 
 
