@@ -131,10 +131,21 @@ def validate_bound(types: list[DataType], bound: list, name: str) -> list:
     if len(bound) > len(types):
         raise DdlError(f"partition key desc list size[{len(bound)}] is not equal to partition "
                        f"column size[{len(types)}]")
+    # A trailing minimum ("0000-01-01", "-2147483648": what SHOW CREATE TABLE prints for a
+    # range starting at MIN) is the MIN padding itself; year 0 does not parse as a date.
+    end = len(bound)
+    while end and bound[end - 1] is not MAX and _is_min_text(types[end - 1], bound[end - 1]):
+        end -= 1
+    bound = bound[:end]
     for t, v in zip(types, bound):
         if v is not MAX:
             parse_value(t, v)
     return bound
+
+
+def _is_min_text(t: DataType, v: str) -> bool:
+    text = str(v).strip()
+    return text == _min_text(t) or t.kind == "DATETIME" and text == "0000-01-01"
 
 
 # -- routing ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from catalog.errors import NotSupported
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
+from catalog.unique_model import is_merge_on_write
 from server.handlers.context import StatementContext
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
@@ -216,9 +217,11 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         rows = []
         for c in table.columns:
-            extra = c.aggregation if c.aggregation and not c.is_key else ""
-            if table.keys_type == "UNIQUE_KEYS" and not c.is_key:
-                extra = ""
+            # Doris prints the aggregation type of every value column: NONE on Duplicate and
+            # merge-on-write Unique tables (DescribeStmt / Column.getAggregationString).
+            extra = "" if c.is_key else (c.aggregation or "NONE")
+            if not c.is_key and is_merge_on_write(table):
+                extra = "NONE"
             rows.append((c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
                          "true" if c.is_key else "false",
                          c.default if c.default is not None else None, extra))
