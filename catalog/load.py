@@ -80,7 +80,12 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
             # Re-read: the table may have changed while we converted values.
             table = catalog.get_table(db_name, table_name)
             parts = table.sorted_partitions()
-        part_idx = np.asarray(route_rows(table, full).to_numpy(zero_copy_only=False), dtype=np.int64)
+            temps = [p for p in table.temp_partitions.values()
+                     if p.partition_id in (partition_ids or ())]
+            if temps:  # INSERT INTO t TEMPORARY PARTITION (...): rows go to those only
+                parts = sorted(temps, key=lambda p: p.partition_id)
+        part_idx = np.asarray(route_rows(table, full, parts).to_numpy(zero_copy_only=False),
+                              dtype=np.int64)
         if partition_ids is not None:
             _check_selected(table, full, parts, part_idx, partition_ids)
         buckets = _buckets(table, full, parts, part_idx)
@@ -101,7 +106,7 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
                 meta = catalog.engine.get_tablet(tid).write_rowset(chunk, txn_id)
                 rowsets.append((p.partition_id, tid, meta))
             touched.add(p.partition_id)
-        versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}
+        versions = {pid: table.any_partition(pid).visible_version + 1 for pid in touched}
         with catalog.lock:
             _check_label(catalog, db_name, label)  # a concurrent load may have taken it
             catalog.publish(db_name, table.name, txn_id, versions, rowsets, label)

@@ -169,12 +169,12 @@ def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Ar
     return result
 
 
-def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
-    """For each row, the index into `table.sorted_partitions()` it belongs to.
+def route_rows(table: OlapTable, data: pa.Table, parts: list[Partition] | None = None) -> pa.Array:
+    """For each row, the index into `parts` (default `table.sorted_partitions()`) it belongs to.
 
     Raises DataQualityError (the whole load fails) if any row fits no partition.
     """
-    target = partition_index(table, data)
+    target = partition_index(table, data, parts)
     if target.null_count:
         raise no_partition_error(table, data, pc.index(pc.is_null(target), True).as_py())
     return target
@@ -188,9 +188,11 @@ def no_partition_error(table: OlapTable, data: pa.Table, row: int) -> DataQualit
         f"tuple=({values})")
 
 
-def partition_index(table: OlapTable, data: pa.Table) -> pa.Array:
-    """For each row, the index into `table.sorted_partitions()` it belongs to, NULL for none."""
-    parts = table.sorted_partitions()
+def partition_index(table: OlapTable, data: pa.Table,
+                    parts: list[Partition] | None = None) -> pa.Array:
+    """For each row, the index into `parts` (default `table.sorted_partitions()`) it belongs
+    to, NULL for none."""
+    parts = table.sorted_partitions() if parts is None else parts
     info = table.partition_info
     n = data.num_rows
     if info.kind == "UNPARTITIONED":

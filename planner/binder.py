@@ -473,7 +473,7 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
                 prune_partitions(plan, table)
                 plan.tablets_total = len(plan.tablets)
                 dist = table.distribution.columns if table.distribution.kind == "HASH" else []
-                buckets = {t.partition_id: table.partitions[t.partition_id].buckets
+                buckets = {t.partition_id: table.any_partition(t.partition_id).buckets
                            for t in plan.tablets}
             prune_buckets(plan, dist, buckets)
         return

@@ -149,7 +149,7 @@ class _Builder:
         with cat.lock:
             data_parts = {pid for pid in part_ids
                           if scan_statistics(table, [pid], table.base_index_id).rows}
-            total = sum(table.partitions[pid].buckets for pid in data_parts)
+            total = sum(table.any_partition(pid).buckets for pid in data_parts)
         selected = sum(1 for t in n.tablets if t.partition_id in data_parts)
         details += [f"partitions={len(data_parts)}/{n.partitions_total}",
                     f"rollup: {n.table}", f"buckets={selected}/{total}",

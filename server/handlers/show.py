@@ -245,7 +245,10 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
         types = partition_types(table) if info.kind != "UNPARTITIONED" else []
         dist = ", ".join(table.distribution.columns) or "RANDOM"
         rows = []
-        for p in partitions_in_order(table):  # RANGE: by range, as Doris lists them
+        parts = partitions_in_order(table)  # RANGE: by range, as Doris lists them
+        if stmt.temporary:
+            parts = sorted(table.temp_partitions.values(), key=lambda p: p.partition_id)
+        for p in parts:
             if info.kind == "RANGE":
                 rng = format_range(types, p.lower, p.upper)
             elif info.kind == "LIST":

@@ -22,6 +22,7 @@ from server.parser.admin import PARTITION_PARSERS
 from server.parser.create_table import parse_create_table
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
+from server.parser.temp_partitions import parse_temp_partition_alter
 from server.parser.tokens import TokenCursor, tokenize
 
 
@@ -178,6 +179,7 @@ _OWN_PARSERS = (
     (("DESC",), _desc),
     (("DESCRIBE",), _desc),
     *SYSTEM_PARSERS,  # ALTER SYSTEM, CANCEL DECOMMISSION, SHOW BACKENDS, SHOW PROC
+    (("ALTER", "TABLE"), parse_temp_partition_alter),  # TEMPORARY PARTITION, REPLACE ...
     *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
