@@ -31,6 +31,7 @@ from catalog.names import check_database_name
 from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
+from catalog.temp_partition_journal import APPLY as TEMP_PARTITION_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
@@ -76,7 +77,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         known: set[int] = set()
         for table in self.all_tables():
             self._restore_tablets(table)
-            known |= {tid for p in table.partitions.values() for tid in p.tablets}
+            known |= {tid for p in table.all_partitions() for tid in p.tablets}
         self.engine.remove_unknown_tablets(known)
         for tid in known:
             self.engine.remove_orphans(tid)
@@ -97,7 +98,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
 
     def _restore_tablets(self, table: OlapTable) -> None:
-        for p in table.partitions.values():
+        for p in table.all_partitions():
             for index_id, tablet_ids in p.tablets_by_index.items():
                 schema = table.tablet_schema(index_id)
                 for tid in tablet_ids:
@@ -319,7 +320,7 @@ def _apply_create_table(cat: Catalog, data: dict) -> None:
 def _drop_tablets(cat: Catalog, table: OlapTable) -> None:
     if cat.replaying:
         return
-    for p in table.partitions.values():
+    for p in table.all_partitions():
         for tid in p.tablets:
             cat.engine.drop_tablet(tid)
 
@@ -337,7 +338,7 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
     table = cat.dbs[data["db"]].tables[data["table"]]
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:
-        p = table.partitions[r["partition"]]
+        p = table.any_partition(r["partition"])
         version = versions[r["partition"]]
         tablet = p.tablets[r["tablet"]]
         if any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"] for x in tablet.rowsets):
@@ -346,7 +347,7 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         if not cat.replaying:
             cat.engine.get_tablet(r["tablet"]).publish(RowsetMeta.from_dict(r["meta"]), version)
     for pid, version in versions.items():
-        p = table.partitions[pid]
+        p = table.any_partition(pid)
         p.visible_version = max(p.visible_version, version)
         p.visible_version_time = data["time"]
 
@@ -360,6 +361,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **PARTITION_APPLY,  # add/drop partitions, truncate, table properties
     **backend_ops.APPLY,  # add/decommission/drop backends, replica moves
     **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
+    **TEMP_PARTITION_APPLY,  # REPLACE PARTITION WITH TEMPORARY PARTITION, REPLACE WITH TABLE
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)

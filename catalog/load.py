@@ -25,7 +25,7 @@ import pyarrow as pa
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DataQualityError, LabelAlreadyUsed
 from catalog.model import OlapTable
-from catalog.partitions import route_rows
+from catalog.partitions import no_partition_error, route_rows
 from catalog.values import coerce_array, parse_value
 from storage import bucket_ids
 
@@ -71,10 +71,12 @@ class PreparedLoad:
 
 
 def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
-               label: str | None = None) -> tuple[int, int]:
+               label: str | None = None,
+               partition_ids: list[int] | None = None) -> tuple[int, int]:
     """Load `data` (columns named as the table's, any subset) into the table.
 
     A `label` names the load: a database takes each label once (LabelAlreadyUsed otherwise).
+    `partition_ids` (INSERT INTO t PARTITION (...)): every row must belong to one of them.
     Returns (rows loaded, transaction id)."""
     with catalog.lock:
         table = catalog.get_table(db_name, table_name)
@@ -84,22 +86,39 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
                 raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
         return 0, 0
     with _table_locks[table.table_id]:
-        prepared = prepare_load(catalog, db_name, table_name, data, now, label)
+        prepared = prepare_load(catalog, db_name, table_name, data, now, label, partition_ids)
         commit_load(catalog, prepared)
     return prepared.num_rows, prepared.txn_id
 
 
-def place_rows(table: OlapTable, data: pa.Table, now) -> tuple[pa.Table, np.ndarray, np.ndarray]:
+def target_partitions(table: OlapTable, partition_ids: list[int] | None = None) -> list:
+    """The partitions a load's rows may go to: the table's, or the temporary partitions named by
+    `INSERT INTO t TEMPORARY PARTITION (...)`."""
+    temps = [p for p in table.temp_partitions.values()
+             if p.partition_id in (partition_ids or ())]
+    if temps:
+        return sorted(temps, key=lambda p: p.partition_id)
+    return table.sorted_partitions()
+
+
+def place_rows(table: OlapTable, data: pa.Table, now, partition_ids: list[int] | None = None
+               ) -> tuple[pa.Table, np.ndarray, np.ndarray]:
     """Every column of the table (defaults filled, values cast strictly), and each row's
-    partition (index into `table.sorted_partitions()`) and bucket: the routing of every load."""
+    partition (index into `target_partitions(table, partition_ids)`) and bucket: the routing of
+    every load. With `partition_ids` (`INSERT INTO t PARTITION (...)`) every row must belong to
+    one of those partitions."""
     full = _complete_columns(table, data, now)
-    parts = table.sorted_partitions()
-    part_idx = np.asarray(route_rows(table, full).to_numpy(zero_copy_only=False), dtype=np.int64)
+    parts = target_partitions(table, partition_ids)
+    part_idx = np.asarray(route_rows(table, full, parts).to_numpy(zero_copy_only=False),
+                          dtype=np.int64)
+    if partition_ids is not None:
+        _check_selected(table, full, parts, part_idx, partition_ids)
     return full, part_idx, _buckets(table, full, parts, part_idx)
 
 
 def prepare_load(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
-                 label: str | None = None) -> PreparedLoad:
+                 label: str | None = None,
+                 partition_ids: list[int] | None = None) -> PreparedLoad:
     """Route `data` to tablets and write each (partition, bucket) group as a pending rowset of
     every index's tablet; nothing is visible until `commit_load`."""
     with catalog.lock:
@@ -113,8 +132,8 @@ def prepare_load(catalog: Catalog, db_name: str, table_name: str, data: pa.Table
         with catalog.lock:
             # Re-read: the table may have changed while we converted values.
             table = catalog.get_table(db_name, table_name)
-            parts = table.sorted_partitions()
-        full, part_idx, buckets = place_rows(table, data, now)
+            parts = target_partitions(table, partition_ids)
+        full, part_idx, buckets = place_rows(table, data, now, partition_ids)
         order = np.lexsort((buckets, part_idx))
         keys = part_idx[order] * (1 << 32) + buckets[order]
         bounds = np.flatnonzero(np.diff(keys)) + 1
@@ -141,14 +160,24 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
         with catalog.lock:
             table = catalog.get_table(prepared.db, prepared.table)
             touched = {pid for pid, _, _ in prepared.rowsets}
-            missing = [pid for pid in touched if pid not in table.partitions]
+            missing = [pid for pid in touched
+                       if pid not in table.partitions and pid not in table.temp_partitions]
             if missing:
                 raise AnalysisError(f"partition {missing[0]} of table {table.name} was dropped "
                                     f"during the load")
-            versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}
+            versions = {pid: table.any_partition(pid).visible_version + 1 for pid in touched}
             _check_label(catalog, prepared.db, prepared.label)  # a concurrent load may have taken it
             catalog.publish(prepared.db, table.name, prepared.txn_id, versions,
                             prepared.rowsets, prepared.label)
+
+
+def _check_selected(table: OlapTable, data: pa.Table, parts: list, part_idx: np.ndarray,
+                    partition_ids: list[int]) -> None:
+    """Rows routed outside the named partitions fail the load (Doris's sink knows only those)."""
+    ids = np.array([p.partition_id for p in parts], dtype=np.int64)[part_idx]
+    outside = ~np.isin(ids, np.array(partition_ids, dtype=np.int64))
+    if outside.any():
+        raise no_partition_error(table, data, int(np.argmax(outside)))
 
 
 def _check_label(catalog: Catalog, db_name: str, label: str | None) -> None:

@@ -198,6 +198,9 @@ class OlapTable:
     partitions: dict[int, Partition] = field(default_factory=dict)
     create_time: float = 0.0
     table_indexes: list[TableIndex] = field(default_factory=list)
+    # ALTER TABLE ADD TEMPORARY PARTITION: invisible to plain reads, loaded and read by name,
+    # swapped in by REPLACE PARTITION (catalog/temp_partitions.py).
+    temp_partitions: dict[int, Partition] = field(default_factory=dict)
 
     # -- lookups -------------------------------------------------------------------------------
     def column(self, name: str) -> Column | None:
@@ -214,6 +217,14 @@ class OlapTable:
 
     def sorted_partitions(self) -> list[Partition]:
         return sorted(self.partitions.values(), key=lambda p: p.partition_id)
+
+    def all_partitions(self) -> list[Partition]:
+        """Formal and temporary partitions: everything that owns tablets."""
+        return [*self.partitions.values(), *self.temp_partitions.values()]
+
+    def any_partition(self, partition_id: int) -> Partition:
+        p = self.partitions.get(partition_id)
+        return p if p is not None else self.temp_partitions[partition_id]
 
     def tablet_schema(self, index_id: int | None = None) -> "TabletSchema":
         """The schema storage uses for tablets of one materialized index."""
@@ -239,7 +250,8 @@ class OlapTable:
                 "indexes": [i.to_dict() for i in self.indexes.values()],
                 "partitions": [p.to_dict() for p in self.partitions.values()],
                 "create_time": self.create_time,
-                "table_indexes": [i.to_dict() for i in self.table_indexes]}
+                "table_indexes": [i.to_dict() for i in self.table_indexes],
+                "temp_partitions": [p.to_dict() for p in self.temp_partitions.values()]}
 
     @staticmethod
     def from_dict(d: dict) -> OlapTable:
@@ -251,6 +263,8 @@ class OlapTable:
         t.partitions = {p["partition_id"]: Partition.from_dict(p) for p in d["partitions"]}
         t.create_time = d.get("create_time", 0.0)
         t.table_indexes = [TableIndex.from_dict(i) for i in d.get("table_indexes", [])]
+        t.temp_partitions = {p["partition_id"]: Partition.from_dict(p)
+                             for p in d.get("temp_partitions", [])}
         return t
 
 

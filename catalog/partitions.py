@@ -131,10 +131,21 @@ def validate_bound(types: list[DataType], bound: list, name: str) -> list:
     if len(bound) > len(types):
         raise DdlError(f"partition key desc list size[{len(bound)}] is not equal to partition "
                        f"column size[{len(types)}]")
+    # A trailing minimum ("0000-01-01", "-2147483648": what SHOW CREATE TABLE prints for a
+    # range starting at MIN) is the MIN padding itself; year 0 does not parse as a date.
+    end = len(bound)
+    while end and bound[end - 1] is not MAX and _is_min_text(types[end - 1], bound[end - 1]):
+        end -= 1
+    bound = bound[:end]
     for t, v in zip(types, bound):
         if v is not MAX:
             parse_value(t, v)
     return bound
+
+
+def _is_min_text(t: DataType, v: str) -> bool:
+    text = str(v).strip()
+    return text == _min_text(t) or t.kind == "DATETIME" and text == "0000-01-01"
 
 
 # -- routing ----------------------------------------------------------------------------------
@@ -158,25 +169,30 @@ def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Ar
     return result
 
 
-def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
-    """For each row, the index into `table.sorted_partitions()` it belongs to.
+def route_rows(table: OlapTable, data: pa.Table, parts: list[Partition] | None = None) -> pa.Array:
+    """For each row, the index into `parts` (default `table.sorted_partitions()`) it belongs to.
 
     Raises DataQualityError (the whole load fails) if any row fits no partition.
     """
-    target = partition_index(table, data)
+    target = partition_index(table, data, parts)
     if target.null_count:
-        info = table.partition_info
-        bad = pc.index(pc.is_null(target), True).as_py()
-        values = ", ".join(str(data.column(c)[bad].as_py()) for c in info.columns)
-        raise DataQualityError(
-            "Insert has filtered data in strict mode. First error: no partition for this tuple. "
-            f"tuple=({values})")
+        raise no_partition_error(table, data, pc.index(pc.is_null(target), True).as_py())
     return target
 
 
-def partition_index(table: OlapTable, data: pa.Table) -> pa.Array:
-    """For each row, the index into `table.sorted_partitions()` it belongs to, NULL for none."""
-    parts = table.sorted_partitions()
+def no_partition_error(table: OlapTable, data: pa.Table, row: int) -> DataQualityError:
+    """The strict load's failure for a row that fits no (selected) partition."""
+    values = ", ".join(str(data.column(c)[row].as_py()) for c in table.partition_info.columns)
+    return DataQualityError(
+        "Insert has filtered data in strict mode. First error: no partition for this tuple. "
+        f"tuple=({values})")
+
+
+def partition_index(table: OlapTable, data: pa.Table,
+                    parts: list[Partition] | None = None) -> pa.Array:
+    """For each row, the index into `parts` (default `table.sorted_partitions()`) it belongs
+    to, NULL for none."""
+    parts = table.sorted_partitions() if parts is None else parts
     info = table.partition_info
     n = data.num_rows
     if info.kind == "UNPARTITIONED":

@@ -246,7 +246,7 @@ def _group_concat(node: exp.GroupConcat, out: str, argument) -> L.AggCall:
     order: list = []
     distinct = False
     if isinstance(this, exp.Order):
-        order = [L.SortKey(argument(o.this), bool(o.args.get("desc"))) for o in this.expressions]
+        order = [L.SortKey.of(argument(o.this), o) for o in this.expressions]
         this = this.this
     if isinstance(this, exp.Distinct):
         distinct = True

@@ -29,6 +29,7 @@ from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.pushdown import storage_predicates
+from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
 from planner.statistics import semi_selectivity
 from planner.window import has_windows, plan_windows
@@ -346,7 +347,10 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
         table = ctx.catalog.get_table(db_name, node.name)
         alias = node.alias or node.name
         tablets = []
-        parts = table.sorted_partitions()
+        total = len(table.partitions)
+        parts = selected_partitions(table, node, db_name or "")
+        if parts is None:
+            parts = table.sorted_partitions()
         for p in parts:
             for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
@@ -359,7 +363,7 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     bucket_counts = {p.buckets for p in parts}
     return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
                       num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
-                      partitions_total=len(parts), partitions_selected=len(parts),
+                      partitions_total=total, partitions_selected=len(parts),
                       keys_type=table.keys_type,
                       column_types={c.name: c.type for c in table.columns},
                       dist_columns=list(table.distribution.columns)
@@ -544,7 +548,7 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
                 prune_partitions(plan, table)
                 plan.tablets_total = len(plan.tablets)
                 dist = table.distribution.columns if table.distribution.kind == "HASH" else []
-                buckets = {t.partition_id: table.partitions[t.partition_id].buckets
+                buckets = {t.partition_id: table.any_partition(t.partition_id).buckets
                            for t in plan.tablets}
             prune_buckets(plan, dist, buckets)
         return
@@ -647,7 +651,7 @@ def _finish(select: exp.Select, plan: object, items: list, order_bound: list | N
                             "ORDER BY expression must appear in the select list with DISTINCT")
                     target = ctx.names.new("__s")
                     hidden.append(bound)
-            keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+            keys.append(L.SortKey.of(target, o))
     hidden_names = [k.name for k in keys if k.name not in names]
     plan = L.Project(plan, exprs + hidden, names + hidden_names)
     if select.args.get("distinct"):
@@ -675,7 +679,7 @@ def order_and_limit(node: exp.Expression, plan: object, cols: list[L.ResultColum
         if target is None:
             raise AnalysisError(f"ORDER BY term '{o.this.sql(dialect='doris')}' must be an output "
                                 f"column of the set operation")
-        keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+        keys.append(L.SortKey.of(target, o))
     limit, offset = _limit(node)
     if keys:
         plan = L.Sort(plan, keys, None if limit is None else limit + offset)

@@ -149,7 +149,7 @@ class _Builder:
         with cat.lock:
             data_parts = {pid for pid in part_ids
                           if scan_statistics(table, [pid], table.base_index_id).rows}
-            total = sum(table.partitions[pid].buckets for pid in data_parts)
+            total = sum(table.any_partition(pid).buckets for pid in data_parts)
         selected = sum(1 for t in n.tablets if t.partition_id in data_parts)
         details += [f"partitions={len(data_parts)}/{n.partitions_total}",
                     f"rollup: {n.table}", f"buckets={selected}/{total}",
@@ -337,7 +337,7 @@ class _Builder:
 
     def _Sort(self, n: L.Sort) -> _Open:
         child = self.visit(n.input)
-        order = ", ".join(f"{self.name(k.name)} {'DESC' if k.descending else 'ASC'}" for k in n.keys)
+        order = ", ".join(f"{self.name(k.name)} {k.explain()}" for k in n.keys)
         details = [f"order by: {order}"]
         if n.limit is not None:
             details += ["offset: 0", f"limit: {n.limit}"]
@@ -370,7 +370,7 @@ class _Builder:
             ex = self.exchange(child, partition)
             child = _Open(ex, partition, child.instances if keys else 1, child.side)
         order = [self.name(p) + " ASC" for p in first.partition_by] + [
-            f"{self.name(k.name)} {'DESC' if k.descending else 'ASC'}" for k in first.order_by]
+            f"{self.name(k.name)} {k.explain()}" for k in first.order_by]
         sort = self.node("SORT", [f"order by: {', '.join(order)}"] if order else [], [child.node])
         funcs = []
         for c in n.calls:
@@ -382,7 +382,7 @@ class _Builder:
             details.append(f"partition by: {keys}")
         if first.order_by:
             details.append("order by: " + ", ".join(
-                f"{self.name(k.name)} {'DESC' if k.descending else 'ASC'}" for k in first.order_by))
+                f"{self.name(k.name)} {k.explain()}" for k in first.order_by))
         kind, start, end = first.frame
         details.append(f"window: {kind.upper()} BETWEEN {_bound(start)} AND {_bound(end, True)}")
         node = self.node("ANALYTIC", details, [sort], child.node.tuple_ids + [self.new_tuple()])

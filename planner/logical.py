@@ -129,6 +129,24 @@ class Join:
 class SortKey:
     name: str
     descending: bool
+    nulls_first: bool | None = None  # None: Doris's default (first ascending, last descending)
+
+    @staticmethod
+    def of(name: str, ordered: exp.Ordered) -> "SortKey":
+        """The key of a sqlglot `Ordered` (its `nulls_first` is always resolved by the dialect)."""
+        desc = bool(ordered.args.get("desc"))
+        first = ordered.args.get("nulls_first")
+        return SortKey(name, desc, None if first is None or bool(first) == (not desc) else bool(first))
+
+    def nulls_at_start(self) -> bool:
+        return (not self.descending) if self.nulls_first is None else self.nulls_first
+
+    def explain(self) -> str:
+        """Doris's OrderByElement text: `NULLS FIRST|LAST` only when not the default."""
+        text = "DESC" if self.descending else "ASC"
+        if self.nulls_first is not None:
+            text += " NULLS FIRST" if self.nulls_first else " NULLS LAST"
+        return text
 
 
 @dataclass

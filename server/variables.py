@@ -56,6 +56,9 @@ DORIS_VARIABLES = {
     "default_tmp_storage_engine": (str, "olap", True),
     "resource_group": (str, "normal", True),
     "group_concat_max_len": (int, 2147483646, True),
+    "broadcast_row_count_limit": (int, 30000000, True),
+    "broadcast_hashtable_mem_limit_percentage": (float, 0.2, True),
+    "auto_broadcast_join_threshold": (float, 0.8, True),
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}

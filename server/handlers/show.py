@@ -15,6 +15,7 @@ from catalog.errors import NotSupported
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
+from catalog.unique_model import is_merge_on_write
 from server.handlers.context import StatementContext
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
@@ -222,9 +223,11 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         rows = []
         for c in table.columns:
-            extra = c.aggregation if c.aggregation and not c.is_key else ""
-            if table.keys_type == "UNIQUE_KEYS" and not c.is_key:
-                extra = ""
+            # Doris prints the aggregation type of every value column: NONE on Duplicate and
+            # merge-on-write Unique tables (DescribeStmt / Column.getAggregationString).
+            extra = "" if c.is_key else (c.aggregation or "NONE")
+            if not c.is_key and is_merge_on_write(table):
+                extra = "NONE"
             rows.append((c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
                          "true" if c.is_key else "false",
                          c.default if c.default is not None else None, extra))
@@ -248,7 +251,10 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
         types = partition_types(table) if info.kind != "UNPARTITIONED" else []
         dist = ", ".join(table.distribution.columns) or "RANDOM"
         rows = []
-        for p in partitions_in_order(table):  # RANGE: by range, as Doris lists them
+        parts = partitions_in_order(table)  # RANGE: by range, as Doris lists them
+        if stmt.temporary:
+            parts = sorted(table.temp_partitions.values(), key=lambda p: p.partition_id)
+        for p in parts:
             if info.kind == "RANGE":
                 rng = format_range(types, p.lower, p.upper)
             elif info.kind == "LIST":
