@@ -22,9 +22,10 @@ from mysql_mimic.errors import ErrorCode, MysqlError
 from mysql_mimic.connection import Connection
 from mysql_mimic.types import Capabilities, ServerStatus, str_len
 
-from catalog.errors import InternalError
+from catalog.errors import DorisError, InternalError
 from executor.errors import QueryInterrupted
 from mysql_mimic.prepared import PreparedStatement
+from server.protocol.field_list import field_list_packets
 from server.protocol.format import column_definition, mysql_type, to_text
 from server.protocol.prepared import binary_row, bind_sql, placeholders, read_params
 from storage.types import DataType
@@ -75,6 +76,18 @@ class DorisConnection(Connection):
                 await self.stream.write(packet)
             else:
                 await self.write_rows(result, more)
+
+    async def handle_field_list(self, data: bytes) -> None:
+        """COM_FIELD_LIST (the mysql CLI's auto-rehash): see field_list.py."""
+        table = self.client_charset.decode(data.split(b"\x00", 1)[0])
+        try:
+            columns = field_list_packets(self.session.services.catalog, self.session.database,
+                                         table)
+        except DorisError as e:
+            await self.stream.write(self.error_packet(e))
+            return
+        self.stream.write_many(columns)
+        await self.stream.write(self.ok_or_eof())
 
     async def handle_stmt_prepare(self, data: bytes) -> None:
         sql = self.client_charset.decode(data)
