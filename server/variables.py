@@ -56,6 +56,12 @@ DORIS_VARIABLES = {
     "default_tmp_storage_engine": (str, "olap", True),
     "resource_group": (str, "normal", True),
     "group_concat_max_len": (int, 2147483646, True),
+    # MySQL variables drivers set at connect (MariaDB Connector/ODBC: session_track_schema)
+    "session_track_schema": (_bool, True, True),
+    "session_track_system_variables": (str, "time_zone,autocommit,character_set_client,"
+                                       "character_set_results,character_set_connection", True),
+    "session_track_state_change": (_bool, False, True),
+    "session_track_transaction_info": (str, "OFF", True),
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}
