@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
+from sqlglot import exp
 
 from catalog import information_schema
 from catalog.errors import DorisError, InternalError, UnknownDatabase
@@ -28,6 +29,8 @@ from server.results import OkResult
 from server.variables import new_session_variables
 
 log = logging.getLogger(__name__)
+
+DESCRIBABLE = (exp.Select, exp.Union, exp.Intersect, exp.Except)  # what COM_STMT_PREPARE describes
 
 
 class DorisSession(BaseSession):
@@ -80,6 +83,20 @@ class DorisSession(BaseSession):
             self.database = None
             raise MysqlError(err.client_message(), code=err.code)
         self.database = database
+
+    def describe(self, sql: str) -> list:
+        """The result columns of a prepared query (COM_STMT_PREPARE), its parameters bound to
+        NULL and its rows limited to none; [] for statements that return no rows. A DorisError
+        if the query cannot be analysed (unknown table or column)."""
+        statements = split_statements(sql)
+        if len(statements) != 1:
+            return []
+        stmt = parse_statement(*statements[0])
+        if not isinstance(stmt, DESCRIBABLE):
+            return []
+        ctx = StatementContext(self.services.catalog, self.services.engine, self.services.pool,
+                               self, datetime.now(timezone.utc).astimezone(), sql)
+        return run_statement(stmt.limit(0), ctx).columns
 
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
