@@ -117,6 +117,7 @@ class DorisSession(BaseSession):
         if not statements:
             return [OkResult()]
         for text, tokens in statements:
+            log.debug("connection %s runs: %.2000s", self.connection_id, text)
             try:
                 stmt = fast if fast is not None else parse_statement(text, tokens)
                 ctx = StatementContext(self.services.catalog, self.services.engine,

@@ -19,6 +19,7 @@ from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.create_table import parse_create_table
+from server.parser.clients import CLIENT_PARSERS
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.tokens import TokenCursor, tokenize
@@ -177,6 +178,7 @@ _OWN_PARSERS = (
     (("DESCRIBE",), _desc),
     *SYSTEM_PARSERS,  # ALTER SYSTEM, CANCEL DECOMMISSION, SHOW BACKENDS, SHOW PROC
     *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
+    *CLIENT_PARSERS,  # SET TRANSACTION; catalogs (SWITCH, SHOW CATALOGS, CREATE CATALOG)
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
 )
