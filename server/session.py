@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
+from sqlglot import exp
 
 from catalog import access, information_schema
 from catalog.errors import DorisError, InternalError, UnknownDatabase
@@ -29,6 +30,8 @@ from server.results import OkResult
 from server.variables import new_session_variables
 
 log = logging.getLogger(__name__)
+
+DESCRIBABLE = (exp.Select, exp.Union, exp.Intersect, exp.Except)  # what COM_STMT_PREPARE describes
 
 
 class DorisSession(BaseSession):
@@ -89,6 +92,20 @@ class DorisSession(BaseSession):
                              f"'{database}'", code=1044)
         self.database = database
 
+    def describe(self, sql: str) -> list:
+        """The result columns of a prepared query (COM_STMT_PREPARE), its parameters bound to
+        NULL and its rows limited to none; [] for statements that return no rows. A DorisError
+        if the query cannot be analysed (unknown table or column)."""
+        statements = split_statements(sql)
+        if len(statements) != 1:
+            return []
+        stmt = parse_statement(*statements[0])
+        if not isinstance(stmt, DESCRIBABLE):
+            return []
+        ctx = StatementContext(self.services.catalog, self.services.engine, self.services.pool,
+                               self, datetime.now(timezone.utc).astimezone(), sql)
+        return run_statement(stmt.limit(0), ctx).columns
+
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
         self.timer.disarm()  # the previous statement's timeout (it covered its streaming)
@@ -111,6 +128,7 @@ class DorisSession(BaseSession):
         if not statements:
             return [OkResult()]
         for text, tokens in statements:
+            log.debug("connection %s runs: %.2000s", self.connection_id, text)
             try:
                 stmt = fast if fast is not None else parse_statement(text, tokens)
                 ctx = StatementContext(self.services.catalog, self.services.engine,

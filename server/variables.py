@@ -59,6 +59,12 @@ DORIS_VARIABLES = {
     "broadcast_row_count_limit": (int, 30000000, True),
     "broadcast_hashtable_mem_limit_percentage": (float, 0.2, True),
     "auto_broadcast_join_threshold": (float, 0.8, True),
+    # MySQL variables drivers set at connect (MariaDB Connector/ODBC: session_track_schema)
+    "session_track_schema": (_bool, True, True),
+    "session_track_system_variables": (str, "time_zone,autocommit,character_set_client,"
+                                       "character_set_results,character_set_connection", True),
+    "session_track_state_change": (_bool, False, True),
+    "session_track_transaction_info": (str, "OFF", True),
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}

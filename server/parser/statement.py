@@ -22,6 +22,7 @@ from server.parser.admin import PARTITION_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
 from server.parser.create_table import parse_create_table
 from server.parser.load import OWN_PARSERS as LOAD_PARSERS
+from server.parser.clients import CLIENT_PARSERS
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
@@ -183,6 +184,7 @@ _OWN_PARSERS = (
     *SYSTEM_PARSERS,  # ALTER SYSTEM, CANCEL DECOMMISSION, SHOW BACKENDS, SHOW PROC
     (("ALTER", "TABLE"), parse_temp_partition_alter),  # TEMPORARY PARTITION, REPLACE ...
     *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
+    *CLIENT_PARSERS,  # SET TRANSACTION; catalogs (SWITCH, SHOW CATALOGS, CREATE CATALOG)
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
     *AUTH_PARSERS,  # users, roles, passwords, GRANT/REVOKE, SHOW GRANTS/ROLES/PROPERTY
