@@ -52,6 +52,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
         self.replaying = False  # True while the journal is replayed: storage is not touched
+        self.max_tablet_version_num = 2000  # BE config: loads refused beyond it (-235)
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:

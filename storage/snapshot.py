@@ -46,7 +46,7 @@ def version_path(live: list[RowsetMeta], stale: list[RowsetMeta],
         return visible
     older = [r for r in stale if r.end_version <= version]
     for r in straddling:
-        if not any(s.start_version == r.start_version for s in older):
+        if not any(r.start_version <= s.start_version <= version for s in older):
             raise StorageError(f"version already merged: tablet {r.tablet_id} has no rowsets "
                                f"for version {version} any more (merged into "
                                f"[{r.start_version}-{r.end_version}])")

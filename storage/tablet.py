@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from storage.arrays import contiguous
 from storage.compaction import merge_rows
+from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
 from storage.memtable import flush
 from storage.page_cache import DISABLED, PageCache
@@ -72,6 +73,9 @@ class Tablet:
         self._holders: Counter[int] = Counter()  # rowset id -> snapshots holding it
         self._readers: dict[int, list[SegmentReader]] = {}
         self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
+        self.compaction = CompactionState()  # cumulative point, last success/failure times
+        self.scans = 0  # snapshots taken: the producer's scan frequency
+        self.generation = 0  # bumped whenever the published rowsets change (score caches)
 
     # -- writing -------------------------------------------------------------------------------
     def write_rowset(self, data: pa.Table, txn_id: int) -> RowsetMeta:
@@ -154,6 +158,7 @@ class Tablet:
             published.start_version = start
             self._published = sorted([*self._published, published],
                                      key=lambda r: r.start_version)
+            self.generation += 1
             self._pending.discard(meta.rowset_id)
             self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
         return published
@@ -199,6 +204,7 @@ class Tablet:
                 if r.rowset_id in wanted:
                     self._stale[r.rowset_id] = r
             self._published = sorted([*kept, output], key=lambda r: r.start_version)
+            self.generation += 1
             self._pending.discard(output.rowset_id)
         self.sweep_stale()
         return True
@@ -231,6 +237,11 @@ class Tablet:
             snapshot = self._published
         return [r for r in snapshot if version is None or r.end_version <= version]
 
+    def version_count(self) -> int:
+        """Published rowsets (Doris's tablet version count, max_tablet_version_num's measure)."""
+        with self._lock:
+            return len(self._published)
+
     @property
     def max_version(self) -> int:
         snapshot = self.rowsets()
@@ -242,6 +253,7 @@ class Tablet:
             rowsets = tuple(version_path(self._published, list(self._stale.values()), version))
             self._holders.update(r.rowset_id for r in rowsets)
             schema = self.schema
+            self.scans += 1
         return TabletSnapshot(self, version, rowsets, schema)
 
     def _release(self, rowset_ids: list[int]) -> None:

@@ -17,9 +17,9 @@ from catalog.load import load_table
 from server.parser.create_table import parse_create_table
 from server.parser.tokens import TokenCursor
 from storage import ColumnPredicate, ScanStats, StorageEngine
-from storage.compaction import pick_inputs
-from storage.rowset import RowsetMeta
+from storage.compaction_policy import CompactionConfig
 
+NOW = CompactionConfig(min_deltas=5, skip_window_seconds=0)
 DDL = ("CREATE TABLE t (k INT NOT NULL, v INT) {model} KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 "
        'PROPERTIES ("replication_num" = "1")')
 
@@ -61,7 +61,7 @@ def test_compaction_keeps_rows_and_survives_restart(tmp_path, model):
         load(cat, [1, 2, 3, 10 + i], [i, i, i, i])
     before = rows(cat)
     assert max(rowset_counts(cat)) >= 5
-    assert compact_all(cat, min_deltas=5) >= 1
+    assert compact_all(cat, NOW) >= 1
     assert rows(cat) == before
     assert rows(cat, [ColumnPredicate("k", "<=", (2,))]) == [r for r in before if r[0] <= 2]
     compacted = [r for tid in cat.get_table("db", "t").partitions[
@@ -79,17 +79,6 @@ def test_compaction_keeps_rows_and_survives_restart(tmp_path, model):
     cat2.close()
 
 
-def test_pick_inputs_never_straddles_a_delete():
-    def rs(i, delete=False):
-        return RowsetMeta(i, 1, i, 0 if delete else 1, 0, start_version=i, end_version=i,
-                          delete_predicate=[{"column": "k", "op": "=", "values": [1]}]
-                          if delete else None)
-    published = [rs(2), rs(3), rs(4, True), rs(5), rs(6), rs(7)]
-    assert pick_inputs(published, 3) == published[3:]
-    assert pick_inputs(published, 4) is None
-    assert [r.rowset_id for r in pick_inputs(published, 2)] == [2, 3]
-
-
 def test_delete_after_the_run_still_applies(tmp_path):
     from catalog.delete import delete_rows
     from server.parser.storage import parse_delete
@@ -102,7 +91,7 @@ def test_delete_after_the_run_still_applies(tmp_path):
     for i in range(5):
         load(cat, [1, 2], [i, i])
     expected = rows(cat)
-    assert compact_all(cat, min_deltas=5) >= 1
+    assert compact_all(cat, NOW) >= 1
     assert rows(cat) == expected
     assert pc.sum(pa.array([k == 1 for k, _ in expected])).as_py() == 5
     cat.close()
