@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from catalog.errors import DorisError
 from catalog.model import OlapTable
 from storage.compaction_policy import (CompactionConfig, RowsetInfo, calculate_cumulative_point,
                                        pick_base_inputs, pick_cumulative_inputs, promotion_size,
@@ -100,6 +101,17 @@ def find_tablet(cat: Catalog, tablet_id: int) -> TabletRef | None:
     return next((r for r in tablet_refs(cat) if r.tablet_id == tablet_id), None)
 
 
+def check_version_count(cat: Catalog, tablet_ids, action: str = "init delta writer") -> None:
+    """Doris's max_tablet_version_num guard: a load (or DELETE: "push data") into a tablet that
+    already has more versions than the limit fails with -235 (TOO_MANY_VERSION)."""
+    limit = cat.max_tablet_version_num
+    for tid in tablet_ids:
+        count = cat.engine.get_tablet(tid).version_count()
+        if count > limit:
+            raise DorisError(f"[E-235]failed to {action}. version count: {count}, exceed "
+                             f"limit: {limit}, tablet: {tid}")
+
+
 def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
                  now: float | None = None) -> CompactionTask | None:
     """The inputs the policy picks for a `kind` compaction of the tablet, or None."""
@@ -116,7 +128,7 @@ def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
                                                      cfg, now)
     else:
         inputs, _ = pick_base_inputs(view, state.cumulative_point, cfg, now,
-                                     state.last_base_success)
+                                     state.base_interval_start)
         last_delete = -1
     if not [r for r in inputs if r.meta is not None]:
         return None

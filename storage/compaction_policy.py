@@ -93,10 +93,15 @@ class RowsetInfo:
 class CompactionState:
     cumulative_point: int = INVALID_CUMULATIVE_POINT
     last_cumu_success: float = 0.0
-    last_base_success: float = field(default_factory=time.time)  # the interval starts at open
+    last_base_success: float = 0.0
     last_cumu_failure: float = 0.0
     last_base_failure: float = 0.0
     running: str = ""  # "base" | "cumulative" while a compaction runs
+    opened: float = field(default_factory=time.time)  # the base interval counts from here
+
+    @property
+    def base_interval_start(self) -> float:
+        return max(self.last_base_success, self.opened)
 
 
 def tablet_view(rowsets: list[RowsetMeta]) -> list[RowsetInfo]:

@@ -42,7 +42,11 @@ QUERY = "SELECT g, count(*), sum(v) FROM t GROUP BY g"
 # Compaction as often as the policy allows: two rowsets make a cumulative compaction.
 STRESS_CONFIG = {
     "cumulative_compaction_min_deltas": "2",
-    "generate_compaction_tasks_interval_ms": "50",
+    "cumulative_compaction_skip_window_seconds": "0",
+    "generate_compaction_tasks_min_interval_ms": "50",
+    "base_compaction_num_cumulative_deltas": "2",
+    "base_compaction_interval_seconds_since_last_operation": "1",
+    "cumulative_compaction_rounds_for_each_base_compaction_round": "2",
 }
 
 

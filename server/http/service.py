@@ -8,6 +8,7 @@ HTTP Basic auth of a known user (`root`, empty password), as Doris does.
     PUT  /api/{db}/{table}/_stream_load   -> JSON reply of the load
     GET  /api/_load_error_log?file=...    -> the rejected rows of a recent load
     GET  /api/health                      -> backends alive / total
+    /api/compaction/show | run | run_status  -> the BE compaction API (compaction_api.py)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from server.http import compaction_api
 from server.http.error_log import ErrorLogStore
 from server.http.stream_load import run_stream_load
 
@@ -58,7 +60,10 @@ def _handler_class(service: HttpService) -> type:
             log.debug("%s - %s", self.address_string(), fmt % args)
 
         def do_PUT(self) -> None:
-            path = urlsplit(self.path).path
+            url = urlsplit(self.path)
+            path = url.path
+            if self._compaction(url):
+                return
             m = _STREAM_LOAD.match(path)
             if m is None:
                 return self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {path}"})
@@ -77,6 +82,8 @@ def _handler_class(service: HttpService) -> type:
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
+            if self._compaction(url):
+                return
             if url.path == "/api/health":
                 backends = list(service.services.catalog.backends.values())
                 alive = sum(1 for b in backends if getattr(b, "alive", True))
@@ -89,6 +96,16 @@ def _handler_class(service: HttpService) -> type:
                     return self._reply(404, {"status": "NOT_FOUND", "msg": "error log not found"})
                 return self._send(200, text.encode(), "text/plain; charset=utf-8")
             self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {url.path}"})
+
+        def _compaction(self, url) -> bool:
+            """The BE compaction endpoints (no auth: Doris's BE webserver default)."""
+            reply = compaction_api.handle(service.services, self.command, url.path, url.query)
+            if reply is None:
+                return False
+            if self.command != "GET":
+                self._body()  # drain a body, if any
+            self._reply(*reply)
+            return True
 
         def _authorized(self) -> bool:
             auth = self.headers.get("Authorization", "")
