@@ -32,6 +32,8 @@ base tablets: each tablet merges with its own TabletSchema.
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -80,6 +82,13 @@ class CompactionTask:
 
 class CompactionError(Exception):
     """A compaction could not run (Doris's -2000 / -808 style failures)."""
+
+
+def debug_point(name: str) -> None:
+    """Crash tests (Doris's debug points): kill -9 this process at the named point when the
+    environment variable MINIDORIS_DEBUG_POINTS lists it."""
+    if name in os.environ.get("MINIDORIS_DEBUG_POINTS", "").split(","):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def tablet_refs(cat: Catalog) -> list[TabletRef]:
@@ -143,13 +152,16 @@ def execute_task(cat: Catalog, task: CompactionTask) -> RowsetMeta:
     schema = tablet.schema
     state.running = task.kind
     try:
+        debug_point("compaction.before_merge")
         output = tablet.compact(metas, cat.begin_txn(), start_version=task.inputs[0].start)
+        debug_point("compaction.after_merge")
         try:
             with table_lock(task.ref.table_id):
                 if tablet.schema is not schema:
                     raise CompactionError(f"tablet {tablet.tablet_id}: schema changed while "
                                           f"compacting")
                 _swap(cat, task, metas, output)
+            debug_point("compaction.after_swap")
         except BaseException:
             if output.rowset_id not in {r.rowset_id for r in tablet.rowsets()}:
                 tablet.discard_pending(output)

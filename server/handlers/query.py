@@ -45,13 +45,19 @@ def _release(snapshots: list) -> None:
         snapshot.release()
 
 
-def _released(batches, snapshots: list):
+def _released(batches, snapshots: list, session):
     """`batches`, then the snapshots released: at the end, on an error, or when the consumer
-    drops the stream (a client gone mid-result closes the generator)."""
+    drops the stream. The session lists them meanwhile: a client that disconnects mid-result
+    releases them when its connection closes (DorisSession.close)."""
+    held = getattr(session, "snapshots", None)
+    if held is not None:
+        held.append(snapshots)
     try:
         yield from batches
     finally:
         _release(snapshots)
+        if held is not None and any(h is snapshots for h in held):
+            held.remove(snapshots)
 
 
 def _select(batch: pa.Table, columns: list) -> pa.Table:
@@ -89,7 +95,8 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
     surfaces early errors), the rest as the connection sends them."""
     started = time.time()
     plan, columns, env, snapshots = _plan(stmt, ctx)
-    batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots)
+    batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots,
+                        ctx.session)
     first = next(batches)
     result_cols = []
     for i, (info, field) in enumerate(zip(columns, first.schema)):
