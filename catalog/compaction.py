@@ -135,6 +135,10 @@ def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
     if kind == CUMULATIVE:
         inputs, last_delete = pick_cumulative_inputs(view, state.cumulative_point, promotion,
                                                      cfg, now)
+        if not inputs and last_delete != -1:
+            # Doris: nothing to merge before a delete version -> the point moves past it, so
+            # base compaction takes the delete (and whatever precedes it) over
+            state.cumulative_point = last_delete + 1
     else:
         inputs, _ = pick_base_inputs(view, state.cumulative_point, cfg, now,
                                      state.base_interval_start)

@@ -24,6 +24,8 @@ size_based cumulative policy (`cumulative_compaction_policy = size_based`):
                              fewer than cumulative_compaction_min_deltas segments (and below the
                              promotion size, no delete boundary) or one non-overlapping rowset
                              is not worth a compaction
+    (no inputs but a delete version met: the caller moves cp past it, as Doris's
+                             CumulativeCompaction does, or the delete would block cp forever)
     update_cumulative_point  after a cumulative compaction: a delete boundary -> output end + 1;
                              output >= promotion_size -> output end + 1; else unchanged
     cumulative_score         segments after cp; below promotion_size, minus the leading
