@@ -59,6 +59,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.replaying = False  # True while the journal is replayed: storage is not touched
         self.auth = Auth()  # users, roles, privileges (catalog/auth.py), journaled through _log
         self.auth.log, self.auth.lock = self._log, self.lock  # one lock: no lock-order cycle
+        self.max_tablet_version_num = 2000  # BE config: loads refused beyond it (-235)
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:

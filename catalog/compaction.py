@@ -1,76 +1,223 @@
-"""Cumulative compaction of tablets, journaled, and the daemon that runs it.
+"""Compaction of tablets: seed 002's tasks (prepare, then execute), journaled.
 
-Each load adds a rowset to every tablet it touches; a tablet with many small rowsets makes
-every scan pay per-segment work many times over. Doris's BE compacts them in the background;
-here `compact_table` does one table and `CompactionDaemon` walks all tables every
-`generate_compaction_tasks_interval_ms` (BE config `disable_auto_compaction` turns it off;
-`cumulative_compaction_min_deltas` rowsets in a row trigger a tablet, as in Doris).
+A task is one tablet and one type, in Doris's two phases:
 
-Per tablet, under the table's load lock (so no load, DELETE, index or partition change runs
-meanwhile): storage writes the merged rowset (`Tablet.compact`, storage/compaction.py), then
-one journal entry swaps it in for its inputs, in the catalog and in storage:
+    prepare_task(cat, ref, kind, cfg, now)   (preparation) the policy picks the inputs
+        cumulative: cp = calculate_cumulative_point(...), pick_cumulative_inputs(...)
+        base:       pick_base_inputs(...) over the rowsets before cp
+        -> CompactionTask with its permits (the inputs' segments), or None
+    execute_task(cat, task)                  (execution) the merge, then the swap
+        Tablet.compact: the inputs' rows merged by the tablet's own schema and model
+        (Aggregate/Unique keys folded; a base compaction applies its DELETE versions and
+        purges them); the output is written and fsynced as a pending rowset; then, under the
+        table's load lock (so no index change interleaves), one journal entry swaps it in:
 
     op        data
-    compact   {db, table, partition, tablet, inputs: [rowset ids], meta: RowsetMeta dict with
-               its version range}
+    compact   {db, table, partition, tablet, kind, inputs: [rowset ids], meta: RowsetMeta dict
+               with its version range}
 
-On replay only the catalog changes (the restored tablet publishes the compacted rowset with its
-range; the inputs' files are deleted as unpublished). A failure before the entry leaves a
-pending rowset, removed at the next start.
+    and the tablet's CompactionState moves: cumulative point (update_cumulative_point), last
+    success or failure time. A failure (any error while merging or writing) leaves the tablet
+    as it was, readable, with the output's files removed; the producer skips the tablet for
+    that type for min_compaction_failure_interval_sec (the back-off).
+
+The merge runs without the table lock: loads and DELETEs only add rowsets of higher versions,
+and queries hold snapshots (storage/snapshot.py), so neither waits for a compaction. The
+inputs become stale rowsets whose files go when no snapshot holds them. On replay only the
+catalog changes; a crash before the entry leaves a pending output, removed at the next start,
+a crash after it leaves the inputs' files, removed the same way. Rollup tablets compact like
+base tablets: each tablet merges with its own TabletSchema.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
+import os
+import signal
+import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from catalog.errors import DorisError
 from catalog.model import OlapTable
-from storage.compaction import pick_inputs
+from storage.compaction_policy import (CompactionConfig, RowsetInfo, calculate_cumulative_point,
+                                       pick_base_inputs, pick_cumulative_inputs, promotion_size,
+                                       tablet_view, update_cumulative_point)
 from storage.rowset import RowsetMeta
+from storage.tablet import Tablet
 
 if TYPE_CHECKING:
     from catalog.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MIN_DELTAS = 5
+BASE, CUMULATIVE = "base", "cumulative"
 
 
-def compact_table(cat: Catalog, db_name: str, table: OlapTable,
-                  min_deltas: int = DEFAULT_MIN_DELTAS) -> int:
-    """Compact every tablet of `table` with a run of >= min_deltas rowsets; how many were."""
+@dataclass(frozen=True)
+class TabletRef:
+    """Where a tablet lives in the catalog (what the journal entry names) and its disk."""
+    db: str
+    table: str
+    table_id: int
+    partition_id: int
+    tablet_id: int
+    backend_id: int
+
+
+@dataclass
+class CompactionTask:
+    ref: TabletRef
+    tablet: Tablet
+    kind: str
+    inputs: list[RowsetInfo]
+    last_delete_version: int
+    promotion: int
+
+    @property
+    def permits(self) -> int:
+        """Seed 002 §2.2: a task's permits are the segments it merges."""
+        return sum(r.segments for r in self.inputs)
+
+
+class CompactionError(Exception):
+    """A compaction could not run (Doris's -2000 / -808 style failures)."""
+
+
+def debug_point(name: str) -> None:
+    """Crash tests (Doris's debug points): kill -9 this process at the named point when the
+    environment variable MINIDORIS_DEBUG_POINTS lists it."""
+    if name in os.environ.get("MINIDORIS_DEBUG_POINTS", "").split(","):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def tablet_refs(cat: Catalog) -> list[TabletRef]:
+    """Every tablet of every OLAP table (all indexes), with its first replica's backend."""
+    refs = []
+    with cat.lock:
+        for db in cat.dbs.values():
+            for t in db.tables.values():
+                if not isinstance(t, OlapTable):
+                    continue
+                for p in t.partitions.values():
+                    for tid, meta in p.tablets.items():
+                        refs.append(TabletRef(db.name, t.name, t.table_id, p.partition_id, tid,
+                                              meta.replicas[0] if meta.replicas else 0))
+    return refs
+
+
+def find_tablet(cat: Catalog, tablet_id: int) -> TabletRef | None:
+    return next((r for r in tablet_refs(cat) if r.tablet_id == tablet_id), None)
+
+
+def check_version_count(cat: Catalog, tablet_ids, action: str = "init delta writer") -> None:
+    """Doris's max_tablet_version_num guard: a load (or DELETE: "push data") into a tablet that
+    already has more versions than the limit fails with -235 (TOO_MANY_VERSION)."""
+    limit = cat.max_tablet_version_num
+    for tid in tablet_ids:
+        count = cat.engine.get_tablet(tid).version_count()
+        if count > limit:
+            raise DorisError(f"[E-235]failed to {action}. version count: {count}, exceed "
+                             f"limit: {limit}, tablet: {tid}")
+
+
+def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
+                 now: float | None = None) -> CompactionTask | None:
+    """The inputs the policy picks for a `kind` compaction of the tablet, or None."""
+    if not cat.engine.has_tablet(ref.tablet_id):
+        return None
+    now = time.time() if now is None else now
+    tablet = cat.engine.get_tablet(ref.tablet_id)
+    state = tablet.compaction
+    view = tablet_view(tablet.rowsets())
+    promotion = promotion_size(view, cfg)
+    state.cumulative_point = calculate_cumulative_point(view, state.cumulative_point, promotion)
+    if kind == CUMULATIVE:
+        inputs, last_delete = pick_cumulative_inputs(view, state.cumulative_point, promotion,
+                                                     cfg, now)
+        if not inputs and last_delete != -1:
+            # Doris: nothing to merge before a delete version -> the point moves past it, so
+            # base compaction takes the delete (and whatever precedes it) over
+            state.cumulative_point = last_delete + 1
+    else:
+        inputs, _ = pick_base_inputs(view, state.cumulative_point, cfg, now,
+                                     state.base_interval_start)
+        last_delete = -1
+    if not [r for r in inputs if r.meta is not None]:
+        return None
+    return CompactionTask(ref, tablet, kind, inputs, last_delete, promotion)
+
+
+def execute_task(cat: Catalog, task: CompactionTask) -> RowsetMeta:
+    """Merge and swap in (see the module docstring); raises on failure, tablet unchanged."""
     from catalog.load import table_lock  # catalog.load imports the catalog, which imports us
-    done = 0
-    for pid, tid in [(p.partition_id, tid) for p in list(table.partitions.values())
-                     for tid in list(p.tablets)]:
-        with table_lock(table.table_id):
-            if _compact_tablet(cat, db_name, table, pid, tid, min_deltas):
-                done += 1
-    return done
+    tablet, state = task.tablet, task.tablet.compaction
+    metas = [r.meta for r in task.inputs if r.meta is not None]
+    schema = tablet.schema
+    state.running = task.kind
+    try:
+        debug_point("compaction.before_merge")
+        output = tablet.compact(metas, cat.begin_txn(), start_version=task.inputs[0].start)
+        debug_point("compaction.after_merge")
+        try:
+            with table_lock(task.ref.table_id):
+                if tablet.schema is not schema:
+                    raise CompactionError(f"tablet {tablet.tablet_id}: schema changed while "
+                                          f"compacting")
+                _swap(cat, task, metas, output)
+            debug_point("compaction.after_swap")
+        except BaseException:
+            if output.rowset_id not in {r.rowset_id for r in tablet.rowsets()}:
+                tablet.discard_pending(output)
+            raise
+    except BaseException:
+        if task.kind == BASE:
+            state.last_base_failure = time.time()
+        else:
+            state.last_cumu_failure = time.time()
+        raise
+    finally:
+        state.running = ""
+    if task.kind == BASE:
+        state.last_base_success = time.time()
+    else:
+        state.last_cumu_success = time.time()
+        state.cumulative_point = update_cumulative_point(
+            state.cumulative_point, output.end_version, output.data_size,
+            task.last_delete_version, task.promotion)
+    return output
 
 
-def _compact_tablet(cat: Catalog, db_name: str, table: OlapTable, pid: int, tid: int,
-                    min_deltas: int) -> bool:
-    partition = table.partitions.get(pid)
-    if partition is None or tid not in partition.tablets or not cat.engine.has_tablet(tid):
+def _swap(cat: Catalog, task: CompactionTask, metas: list[RowsetMeta],
+          output: RowsetMeta) -> None:
+    live = {r.rowset_id for r in task.tablet.rowsets()}
+    if any(m.rowset_id not in live for m in metas):
+        raise CompactionError(f"tablet {task.ref.tablet_id}: input rowsets changed")
+    with cat.lock:
+        db = cat.dbs.get(task.ref.db)
+        table = db.tables.get(task.ref.table) if db else None
+        partition = table.partitions.get(task.ref.partition_id) if table else None
+        if partition is None or task.ref.tablet_id not in partition.tablets:
+            raise CompactionError(f"tablet {task.ref.tablet_id} was dropped")
+        cat.log_compaction({"db": task.ref.db, "table": task.ref.table,
+                            "partition": task.ref.partition_id, "tablet": task.ref.tablet_id,
+                            "kind": task.kind, "inputs": [m.rowset_id for m in metas],
+                            "meta": output.to_dict()})
+
+
+def compact_tablet(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig) -> bool:
+    """Prepare and execute one compaction now; False when the policy picks nothing."""
+    task = prepare_task(cat, ref, kind, cfg)
+    if task is None:
         return False
-    tablet = cat.engine.get_tablet(tid)
-    inputs = pick_inputs(tablet.rowsets(), min_deltas)
-    if inputs is None:
-        return False
-    output = tablet.compact(inputs, cat.begin_txn())
-    cat.log_compaction({"db": db_name, "table": table.name, "partition": pid, "tablet": tid,
-                        "inputs": [r.rowset_id for r in inputs], "meta": output.to_dict()})
+    execute_task(cat, task)
     return True
 
 
-def compact_all(cat: Catalog, min_deltas: int = DEFAULT_MIN_DELTAS) -> int:
-    """One pass over every OLAP table; the number of tablets compacted."""
-    with cat.lock:
-        tables = [(db.name, t) for db in cat.dbs.values() for t in db.tables.values()
-                  if isinstance(t, OlapTable)]
-    return sum(compact_table(cat, db, t, min_deltas) for db, t in tables)
+def compact_all(cat: Catalog, cfg: CompactionConfig = CompactionConfig(),
+                kinds: tuple[str, ...] = (CUMULATIVE, BASE)) -> int:
+    """Every tablet, each kind once, synchronously (tests, ADMIN); how many compactions ran."""
+    return sum(compact_tablet(cat, ref, kind, cfg) for ref in tablet_refs(cat) for kind in kinds)
 
 
 def apply_compact(cat: Catalog, data: dict) -> None:
@@ -94,31 +241,3 @@ def apply_compact(cat: Catalog, data: dict) -> None:
 
 
 APPLY = {"compact": apply_compact}
-
-
-class CompactionDaemon:
-    """Runs `compact_all` every interval on a daemon thread until `stop()`."""
-
-    def __init__(self, cat: Catalog, interval_s: float, min_deltas: int = DEFAULT_MIN_DELTAS):
-        self.cat, self.interval_s, self.min_deltas = cat, interval_s, min_deltas
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="compaction", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            try:
-                done = compact_all(self.cat, self.min_deltas)
-            except Exception:  # a daemon's boundary: log and keep compacting (as Doris's daemons)
-                log.exception("compaction pass failed")
-                continue
-            if done:
-                log.info("compacted %d tablets", done)

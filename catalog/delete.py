@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError, NotSupported
+from catalog.compaction import check_version_count
 from catalog.load import table_lock
 from catalog.model import AGG_KEYS, UNIQUE_KEYS, OlapTable
 from catalog.unique_model import is_merge_on_write
@@ -79,6 +80,7 @@ def delete_rows(cat: Catalog, db_name: str | None, stmt: DeleteStmt) -> int:
         with cat.lock:
             table = cat.get_table(db, stmt.table)
             partitions = _partitions(table, stmt.partitions)
+            check_version_count(cat, [tid for p in partitions for tid in p.tablets], "push data")
             txn_id = cat.begin_txn()
             by_key = _merge_on_write_keys(table, predicates)
             rowsets = [(p.partition_id, tid, cat.engine.get_tablet(tid).write_delete(

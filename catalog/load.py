@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from catalog.catalog import Catalog
+from catalog.compaction import check_version_count
 from catalog.errors import AnalysisError, DataQualityError, LabelAlreadyUsed
 from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
@@ -139,6 +140,10 @@ def prepare_load(catalog: Catalog, db_name: str, table_name: str, data: pa.Table
         bounds = np.flatnonzero(np.diff(keys)) + 1
         starts = np.concatenate(([0], bounds))
         ends = np.concatenate((bounds, [len(keys)]))
+        if full.num_rows:  # max_tablet_version_num (Doris -235), before anything is written
+            check_version_count(catalog, [ids[int(buckets[order[s]])] for s in starts
+                                          for ids in parts[int(part_idx[order[s]])]
+                                          .tablets_by_index.values()])
         prepared = PreparedLoad(db_name, table.name, catalog.begin_txn(), [], full.num_rows, label)
         for s, e in zip(starts, ends) if full.num_rows else ():
             pi, b = int(part_idx[order[s]]), int(buckets[order[s]])

@@ -203,3 +203,13 @@ class ShowProcStmt:
     """SHOW PROC '/path' (minidoris has /backends, /colocation_group[/<GroupId>])"""
 
     path: str
+
+
+@dataclass
+class AdminCompactTableStmt:
+    """ADMIN COMPACT TABLE [db.]t PARTITION p WHERE type = 'BASE' | 'CUMULATIVE'."""
+
+    db: str | None
+    table: str
+    partitions: list[str] | None
+    compaction_type: str  # "base" | "cumulative" (checked by the parser)

@@ -47,6 +47,7 @@ class BindContext:
     names: NameGen
     ctes: dict[str, exp.Expression] = field(default_factory=dict)
     variables: list = field(default_factory=list)  # session variables (information_schema)
+    snapshots: list = field(default_factory=list)  # TabletSnapshots taken; released by the caller
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
@@ -353,8 +354,12 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
             parts = table.sorted_partitions()
         for p in parts:
             for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
+                # MVCC: the rowsets of the visible version, captured while the catalog lock
+                # keeps publish and compaction swaps out (storage/snapshot.py)
+                snapshot = ctx.catalog.engine.get_tablet(tid).capture(p.visible_version)
+                ctx.snapshots.append(snapshot)
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
-                                            p.tablets[tid].replicas[0], bucket))
+                                            p.tablets[tid].replicas[0], bucket, snapshot))
     columns = [c.name for c in table.columns]
     instance = ctx.names.new("")  # the same table may be scanned twice (self join, subquery)
     output = [f"{alias}.{c}#{instance}" for c in columns]

@@ -24,6 +24,8 @@ class ScanTablet:
     partition_id: int
     backend_id: int
     bucket: int = 0
+    # storage.TabletSnapshot captured with the version (catalog lock held): the rowsets read
+    snapshot: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass

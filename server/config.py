@@ -35,8 +35,27 @@ class Config:
     max_segment_size: int = 268435456
     storage_page_cache_limit: int = 2147483648
     disable_auto_compaction: bool = False
+    # compaction (seed 002): names and defaults of the seed; ALIASES maps Doris 2.x names
+    cumulative_compaction_policy: str = "size_based"
+    cumulative_size_based_promotion_ratio: float = 0.05
+    cumulative_size_based_promotion_size_mbytes: int = 1024
+    cumulative_size_based_promotion_min_size_mbytes: int = 64
+    cumulative_size_based_compaction_lower_size_mbytes: int = 64
+    max_cumulative_compaction_num_singleton_deltas: int = 1000
     cumulative_compaction_min_deltas: int = 5
-    generate_compaction_tasks_interval_ms: int = 2000
+    cumulative_compaction_skip_window_seconds: int = 30
+    base_compaction_num_cumulative_deltas: int = 5
+    base_cumulative_delta_ratio: float = 0.3
+    base_compaction_interval_seconds_since_last_operation: int = 86400
+    compaction_task_num_per_disk: int = 2
+    min_compaction_failure_interval_sec: int = 600
+    compaction_tablet_scan_frequency_factor: float = 0.0
+    compaction_tablet_compaction_score_factor: float = 1.0
+    generate_compaction_tasks_min_interval_ms: int = 10
+    cumulative_compaction_rounds_for_each_base_compaction_round: int = 9
+    total_permits_for_compaction_score: int = 10000
+    max_compaction_threads: int = 10
+    max_tablet_version_num: int = 2000
     exec_threads: int = 2
     # Accounts (catalog/auth.py): root's password as MySQL's double SHA-1 ('*' + 40 hex
     # digits, what PASSWORD('x') returns), applied at start-up; empty keeps the journaled one.
@@ -53,6 +72,19 @@ class Config:
         return p if p.is_absolute() else Path(self.data_dir) / p
 
 
+# Doris 2.x names of seed 002's settings (and this project's earlier name), accepted as well.
+ALIASES = {
+    "compaction_promotion_ratio": "cumulative_size_based_promotion_ratio",
+    "compaction_promotion_size_mbytes": "cumulative_size_based_promotion_size_mbytes",
+    "compaction_promotion_min_size_mbytes": "cumulative_size_based_promotion_min_size_mbytes",
+    "compaction_min_size_mbytes": "cumulative_size_based_compaction_lower_size_mbytes",
+    "cumulative_compaction_max_deltas": "max_cumulative_compaction_num_singleton_deltas",
+    "base_compaction_min_rowset_num": "base_compaction_num_cumulative_deltas",
+    "base_compaction_min_data_ratio": "base_cumulative_delta_ratio",
+    "generate_compaction_tasks_interval_ms": "generate_compaction_tasks_min_interval_ms",
+}
+
+
 def _coerce(name: str, raw: str, typ: type) -> object:
     if typ is bool:
         low = raw.strip().lower()
@@ -64,6 +96,11 @@ def _coerce(name: str, raw: str, typ: type) -> object:
             return int(raw)
         except ValueError:
             raise ValueError(f"config {name}: expected an integer, got {raw!r}") from None
+    if typ is float:
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(f"config {name}: expected a number, got {raw!r}") from None
     return raw.strip()
 
 
@@ -75,7 +112,7 @@ def load_config(path: Path | None) -> Config:
         if path is None:
             return cfg
     types = {f.name: f.type for f in dataclasses.fields(Config)}
-    py_types = {"int": int, "bool": bool, "str": str}
+    py_types = {"int": int, "bool": bool, "str": str, "float": float}
     for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -83,6 +120,7 @@ def load_config(path: Path | None) -> Config:
         if "=" not in line:
             raise ValueError(f"{path}:{lineno}: expected key = value")
         key, value = (s.strip() for s in line.split("=", 1))
+        key = ALIASES.get(key, key)
         if key not in types or key in ("data_dir", "extra"):
             raise ValueError(f"{path}:{lineno}: unknown setting {key!r}")
         setattr(cfg, key, _coerce(key, value, py_types[str(types[key])]))

@@ -11,6 +11,7 @@ from catalog.statements import AlterSystemStmt, ShowBackendsStmt, ShowProcStmt
 from catalog.statements import (CreateTableStmt, DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
 from server.handlers import ddl, explain, insert, kill, query, set_var, show, system
+from catalog.statements import AdminCompactTableStmt
 from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
                                 AdminShowConfigStmt, AlterTablePropertiesStmt, DropPartitionStmt,
@@ -78,6 +79,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     AdminShowConfigStmt: admin.show_config,
     AdminRunDynamicPartitionStmt: admin.run_dynamic_partition,
     AdminSetDynamicPartitionTimeStmt: admin.set_dynamic_partition_time,
+    AdminCompactTableStmt: admin.compact_table,
     **STORAGE_HANDLERS,  # indexes, DELETE, SHOW QUERY PROFILE
     **AUTH_HANDLERS,  # users, roles, GRANT/REVOKE, SHOW GRANTS/ROLES (server/handlers/auth.py)
     **LOAD_HANDLERS,  # resources, Spark Load (LOAD LABEL, SHOW LOAD, CANCEL LOAD)

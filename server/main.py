@@ -25,7 +25,7 @@ from mysql_mimic.stream import ConnectionClosed
 from catalog.catalog import Catalog
 from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
-from catalog.compaction import CompactionDaemon
+from catalog.compaction_scheduler import CompactionScheduler, SchedulerConfig
 from catalog.tablet_scheduler import TabletScheduler
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
@@ -38,6 +38,7 @@ from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
 from storage import StorageEngine
+from storage.compaction_policy import CompactionConfig
 
 log = logging.getLogger("minidoris")
 
@@ -61,7 +62,7 @@ class Services:
     fe_config: FeConfig | None = None
     dynamic_scheduler: DynamicPartitionScheduler | None = None
     tablet_scheduler: TabletScheduler | None = None
-    compaction: CompactionDaemon | None = None
+    compaction: CompactionScheduler | None = None
     profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
     sessions: dict = field(default_factory=dict)  # connection id -> DorisSession (PROCESSLIST, KILL)
     data_dir_lock: object = None  # the open LOCK file (server/data_dir_lock.py)
@@ -86,9 +87,15 @@ def open_services(cfg: Config) -> Services:
     scheduler = DynamicPartitionScheduler(catalog, fe_config)
     catalog.attach_fe_config(fe_config)
     tablets = TabletScheduler(catalog, fe_config.get)  # relocation, repair, colocate balance
-    compaction = None if cfg.disable_auto_compaction else CompactionDaemon(
-        catalog, cfg.generate_compaction_tasks_interval_ms / 1000,
-        cfg.cumulative_compaction_min_deltas)
+    catalog.max_tablet_version_num = cfg.max_tablet_version_num
+    compaction = CompactionScheduler(catalog, compaction_config(cfg), SchedulerConfig(
+        cfg.compaction_task_num_per_disk, cfg.min_compaction_failure_interval_sec,
+        cfg.compaction_tablet_scan_frequency_factor,
+        cfg.compaction_tablet_compaction_score_factor,
+        cfg.generate_compaction_tasks_min_interval_ms,
+        cfg.cumulative_compaction_rounds_for_each_base_compaction_round,
+        cfg.total_permits_for_compaction_score, cfg.max_compaction_threads),
+        disabled=lambda: cfg.disable_auto_compaction)
     services = Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
                         tablets, compaction=compaction, data_dir_lock=data_dir_lock)
     services.load_manager = LoadManager(
@@ -98,6 +105,22 @@ def open_services(cfg: Config) -> Services:
         lambda: str(services.global_variables.get("time_zone")))
     services.load_manager.recover()
     return services
+
+
+def compaction_config(cfg: Config) -> CompactionConfig:
+    """Seed 002's policy settings (conf/minidoris.conf) for storage/compaction_policy.py."""
+    if cfg.cumulative_compaction_policy.lower() != "size_based":
+        raise ValueError(f"cumulative_compaction_policy {cfg.cumulative_compaction_policy!r}: "
+                         f"only size_based is supported (num_based is deprecated)")
+    return CompactionConfig(
+        cfg.cumulative_size_based_promotion_ratio,
+        cfg.cumulative_size_based_promotion_size_mbytes,
+        cfg.cumulative_size_based_promotion_min_size_mbytes,
+        cfg.cumulative_size_based_compaction_lower_size_mbytes,
+        cfg.max_cumulative_compaction_num_singleton_deltas, cfg.cumulative_compaction_min_deltas,
+        cfg.cumulative_compaction_skip_window_seconds, cfg.base_compaction_num_cumulative_deltas,
+        cfg.base_cumulative_delta_ratio,
+        cfg.base_compaction_interval_seconds_since_last_operation)
 
 
 class DorisServer(MysqlServer):
@@ -139,8 +162,7 @@ async def serve(cfg: Config, host: str) -> None:
     flight_sql = _start_flight_sql(services, host, cfg.arrow_flight_sql_port)
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
-    if services.compaction is not None:
-        services.compaction.start()
+    services.compaction.start()
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -153,8 +175,7 @@ async def serve(cfg: Config, host: str) -> None:
         http.stop()
     services.dynamic_scheduler.shutdown()
     services.tablet_scheduler.stop()
-    if services.compaction is not None:
-        services.compaction.stop()
+    services.compaction.stop()
     services.load_manager.stop()
     if flight_sql is not None:
         flight_sql.shutdown()

@@ -49,6 +49,9 @@ class DorisSession(BaseSession):
         self.host = ""
         self.current_sql = ""               # SHOW PROCESSLIST: what runs now, since when
         self.statement_started = 0.0
+        # tablet snapshots of this session's queries still streaming (server/handlers/query.py);
+        # released when the connection closes, so a client gone mid-result frees them
+        self.snapshots: list[list] = []
 
     @property
     def connection_id(self) -> int:
@@ -67,6 +70,10 @@ class DorisSession(BaseSession):
 
     async def close(self) -> None:
         self.timer.disarm()
+        for held in list(self.snapshots):
+            for snapshot in held:
+                snapshot.release()
+        self.snapshots.clear()
         sessions = getattr(self.services, "sessions", None)
         if sessions is not None and sessions.get(self.connection_id) is self:
             del sessions[self.connection_id]

@@ -44,6 +44,7 @@ class RowsetMeta:
     start_version: int | None = None
     end_version: int | None = None
     delete_predicate: list[dict] | None = None  # ColumnPredicate.to_dict() of each conjunct
+    creation_time: float = 0.0  # unix seconds when written (the compaction skip window)
 
     @property
     def is_published(self) -> bool:
@@ -53,6 +54,10 @@ class RowsetMeta:
     def is_delete(self) -> bool:
         return self.delete_predicate is not None
 
+    @property
+    def num_segments(self) -> int:
+        return len(self.segments)
+
     def published_at(self, version: int) -> RowsetMeta:
         return replace(self, start_version=version, end_version=version,
                        segments=list(self.segments), segment_rows=list(self.segment_rows))
@@ -61,7 +66,8 @@ class RowsetMeta:
         d = {"rowset_id": self.rowset_id, "tablet_id": self.tablet_id, "txn_id": self.txn_id,
              "num_rows": self.num_rows, "data_size": self.data_size,
              "segments": list(self.segments), "segment_rows": list(self.segment_rows),
-             "start_version": self.start_version, "end_version": self.end_version}
+             "start_version": self.start_version, "end_version": self.end_version,
+             "creation_time": self.creation_time}
         if self.delete_predicate is not None:
             d["delete_predicate"] = list(self.delete_predicate)
         return d
@@ -71,7 +77,8 @@ class RowsetMeta:
         return RowsetMeta(int(d["rowset_id"]), int(d["tablet_id"]), int(d["txn_id"]),
                           int(d["num_rows"]), int(d["data_size"]), list(d.get("segments", [])),
                           list(d.get("segment_rows", [])), d.get("start_version"),
-                          d.get("end_version"), d.get("delete_predicate"))
+                          d.get("end_version"), d.get("delete_predicate"),
+                          float(d.get("creation_time", 0.0)))
 
 
 def segment_file_name(rowset_id: int, segment_no: int) -> str:

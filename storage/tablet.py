@@ -10,24 +10,19 @@ versions and the optional indexes' files.
     write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
     publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
     compact(inputs, txn)     consecutive rowsets merged into one pending rowset spanning their
-                             versions (storage/compaction.py); replace_rowsets swaps it in
+                             versions (storage/compaction.py); replace_rowsets swaps it in and
+                             the inputs become stale
     set_schema(schema)       indexes added or dropped (ALTER): new segments follow the schema
     build_bitmap_index(c, i) side index files for the segments that lack column c's index
-    read(v, cols, preds)     snapshot = published rowsets with end_version <= v; each data
-                             rowset is read minus the rows matching the delete predicates of
-                             later versions in the snapshot (a DELETE affects only rows loaded
-                             before it), then
-                               DUP_KEYS, or a single rowset: each segment scanned with all
-                                 predicates pushed down, results concatenated
-                               AGG_KEYS / UNIQUE_KEYS with several rowsets (merge-on-read):
-                                 key predicates pushed down (they select whole key groups),
-                                 all key columns + needed value columns read in version order,
-                                 stable sort + merge.merge_sorted, then value predicates
-                                 (a filter on a value column sees merged values only)
+    capture(v)               a TabletSnapshot: the rowsets of version v, referenced in the
+                             reader registry until released (storage/snapshot.py)
+    read(v, cols, preds)     capture(v), read (storage/tablet_reader.py), release
 
-Concurrency: the published list is replaced, never mutated, under a lock; readers take it as
-their snapshot. Published files are never modified; writes only add new files. The catalog
-serialises loads, DELETEs and index changes of one table (its per-table load lock).
+Concurrency: the published list is replaced, never mutated, under a lock; a snapshot copies
+its rowsets under that lock and counts a reference on each (`_holders`). Published files are
+never modified; writes only add new files; a stale rowset's files are deleted when the last
+snapshot holding it is released (or at once when none does). The catalog serialises loads,
+DELETEs and index changes of one table (its per-table load lock).
 """
 
 from __future__ import annotations
@@ -36,24 +31,26 @@ import os
 import shutil
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 import pyarrow as pa
 
 from storage.arrays import contiguous
-from storage.compaction import STALE_SWEEP_SECONDS, merge_rows
+from storage.compaction import merge_rows
+from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
-from storage.memtable import aggregations, flush, sort_by_key
-from storage.merge import merge_sorted
+from storage.memtable import flush
 from storage.page_cache import DISABLED, PageCache
-from storage.predicate import ColumnPredicate, prepare
-from storage.row_filter import combined_mask
+from storage.predicate import ColumnPredicate
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
                             segment_file_name, write_segments)
 from storage.schema import TabletSchema
 from storage.segment import SegmentOptions, SegmentReader, side_index
 from storage.segment.reader import IndexOptions
+from storage.snapshot import TabletSnapshot, version_path
 from storage.stats import ScanStats
+from storage.tablet_reader import delete_conjunctions, read_rowsets, rows_only
 
 
 @dataclass
@@ -74,9 +71,13 @@ class Tablet:
         self._lock = threading.Lock()
         self._published: list[RowsetMeta] = []  # sorted by version; replaced, never mutated
         self._pending: set[int] = set()
-        self._stale: list[tuple[float, list[int]]] = []  # (when, rowset ids) compacted away
+        self._stale: dict[int, RowsetMeta] = {}  # compacted away, files kept while held
+        self._holders: Counter[int] = Counter()  # rowset id -> snapshots holding it
         self._readers: dict[int, list[SegmentReader]] = {}
         self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
+        self.compaction = CompactionState()  # cumulative point, last success/failure times
+        self.scans = 0  # snapshots taken: the producer's scan frequency
+        self.generation = 0  # bumped whenever the published rowsets change (score caches)
 
     # -- writing -------------------------------------------------------------------------------
     def write_rowset(self, data: pa.Table, txn_id: int) -> RowsetMeta:
@@ -94,7 +95,8 @@ class Tablet:
                 self._remove_rowset_files(rowset_id)
                 with self._lock:
                     self._pending.discard(rowset_id)
-        return RowsetMeta(rowset_id, self.tablet_id, txn_id, table.num_rows, size, names, rows)
+        return RowsetMeta(rowset_id, self.tablet_id, txn_id, table.num_rows, size, names, rows,
+                          creation_time=time.time())
 
     def adopt_rowset(self, files: list[str], segment_rows: list[int], txn_id: int) -> RowsetMeta:
         """A pending rowset from segment files written elsewhere by `write_segments` with this
@@ -127,7 +129,8 @@ class Tablet:
                 raise StorageError(f"Unknown column '{p.column}' in tablet {self.tablet_id}")
         rowset_id = self._allocate_rowset_id()
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, 0, 0,
-                          delete_predicate=[p.to_dict() for p in predicates])
+                          delete_predicate=[p.to_dict() for p in predicates],
+                          creation_time=time.time())
 
     def set_schema(self, schema: TabletSchema) -> None:
         """Adopt a schema with other optional indexes (same columns); dropped indexes' side
@@ -179,24 +182,41 @@ class Tablet:
             published.start_version = start
             self._published = sorted([*self._published, published],
                                      key=lambda r: r.start_version)
+            self.generation += 1
             self._pending.discard(meta.rowset_id)
             self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
         return published
 
     # -- compaction (storage/compaction.py) ----------------------------------------------------
-    def compact(self, inputs: list[RowsetMeta], txn_id: int) -> RowsetMeta:
+    def compact(self, inputs: list[RowsetMeta], txn_id: int,
+                start_version: int | None = None) -> RowsetMeta:
         """Write the rows of the consecutive published rowsets `inputs` as one pending rowset
-        spanning their versions; `replace_rowsets` makes it visible in their place."""
+        spanning their versions; `replace_rowsets` makes it visible in their place. Delete
+        rowsets among the inputs (base compaction) are applied to the older data rowsets and
+        purged: the output carries no predicate. `start_version` widens the output's range
+        down to the versions before the first input that the tablet holds no rowset of."""
         names = self.schema.names
         stats = ScanStats()
-        tables = [self._scan(self.schema, rs, [], names, [], stats) for rs in inputs]
-        meta = self.write_rowset(merge_rows(tables, self.schema), txn_id)
-        meta.start_version, meta.end_version = inputs[0].start_version, inputs[-1].end_version
+        deletes = delete_conjunctions(inputs)
+        tables = [self.scan_rowset(self.schema, rs, deletes, names, [], stats)
+                  for rs in inputs if rs.num_rows]
+        data = merge_rows(tables, self.schema) if tables else \
+            self.concat([], names)
+        meta = self.write_rowset(data, txn_id)
+        meta.start_version = inputs[0].start_version if start_version is None else start_version
+        meta.end_version = inputs[-1].end_version
         return meta
 
+    def discard_pending(self, meta: RowsetMeta) -> None:
+        """Forget a pending rowset that will never be published (a compaction abandoned)."""
+        with self._lock:
+            self._pending.discard(meta.rowset_id)
+        self._remove_rowset_files(meta.rowset_id)
+
     def replace_rowsets(self, input_ids: list[int], output: RowsetMeta) -> bool:
-        """Publish the compacted `output` instead of the rowsets `input_ids` (their files are
-        deleted after STALE_SWEEP_SECONDS); False (nothing changed) if any input is gone."""
+        """Publish the compacted `output` instead of the rowsets `input_ids`, which become
+        stale (their files go when no snapshot holds them); False (nothing changed) if any
+        input is gone."""
         wanted = set(input_ids)
         with self._lock:
             if output.rowset_id in {r.rowset_id for r in self._published}:
@@ -204,25 +224,35 @@ class Tablet:
             if wanted - {r.rowset_id for r in self._published}:
                 return False
             kept = [r for r in self._published if r.rowset_id not in wanted]
+            for r in self._published:
+                if r.rowset_id in wanted:
+                    self._stale[r.rowset_id] = r
             self._published = sorted([*kept, output], key=lambda r: r.start_version)
+            self.generation += 1
             self._pending.discard(output.rowset_id)
-            self._stale.append((time.monotonic(), input_ids))
         self.sweep_stale()
         return True
 
-    def sweep_stale(self, max_age: float = STALE_SWEEP_SECONDS) -> list[str]:
-        """Delete files of rowsets compacted away more than `max_age` seconds ago."""
-        now = time.monotonic()
+    def sweep_stale(self) -> list[str]:
+        """Delete the files of stale rowsets no snapshot holds; the names removed."""
         with self._lock:
-            due = [ids for at, ids in self._stale if now - at >= max_age]
-            self._stale = [(at, ids) for at, ids in self._stale if now - at < max_age]
-            for rowset_id in (i for ids in due for i in ids):
+            doomed = {i for i in self._stale if not self._holders[i]}
+            for rowset_id in doomed:
+                del self._stale[rowset_id]
                 self._readers.pop(rowset_id, None)
-        doomed = {i for ids in due for i in ids}
         removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id in doomed]
         for name in removed:
             os.remove(self._path(name))
         return removed
+
+    def stale_rowsets(self) -> list[RowsetMeta]:
+        with self._lock:
+            return sorted(self._stale.values(), key=lambda r: r.start_version)
+
+    def held_rowsets(self) -> dict[int, int]:
+        """rowset id -> snapshots holding it (the reader registry)."""
+        with self._lock:
+            return {i: n for i, n in self._holders.items() if n}
 
     # -- reading -------------------------------------------------------------------------------
     def rowsets(self, version: int | None = None) -> list[RowsetMeta]:
@@ -231,33 +261,49 @@ class Tablet:
             snapshot = self._published
         return [r for r in snapshot if version is None or r.end_version <= version]
 
+    def version_count(self) -> int:
+        """Published rowsets (Doris's tablet version count, max_tablet_version_num's measure)."""
+        with self._lock:
+            return len(self._published)
+
     @property
     def max_version(self) -> int:
         snapshot = self.rowsets()
         return snapshot[-1].end_version if snapshot else 0
 
+    def capture(self, version: int) -> TabletSnapshot:
+        """The rowsets of `version`, held until the snapshot is released."""
+        with self._lock:
+            rowsets = tuple(version_path(self._published, list(self._stale.values()), version))
+            self._holders.update(r.rowset_id for r in rowsets)
+            schema = self.schema
+            self.scans += 1
+        return TabletSnapshot(self, version, rowsets, schema)
+
+    def _release(self, rowset_ids: list[int]) -> None:
+        """A snapshot's references dropped (TabletSnapshot's finalizer)."""
+        with self._lock:
+            self._holders.subtract(rowset_ids)
+            freed = any(i in self._stale and self._holders[i] <= 0 for i in rowset_ids)
+            for i in rowset_ids:
+                if self._holders[i] <= 0:
+                    del self._holders[i]
+        if freed:
+            self.sweep_stale()
+
     def read(self, version: int, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats) -> pa.Table:
         """Rows visible at `version` satisfying the predicates, `columns` in that order."""
-        for name in [*columns, *(p.column for p in predicates)]:
-            if not self.schema.has_column(name):
-                raise StorageError(f"Unknown column '{name}' in tablet {self.tablet_id}")
-        visible = self.rowsets(version)
-        snapshot = [r for r in visible if r.num_rows]
-        deletes = [(r.start_version, [ColumnPredicate.from_dict(d) for d in r.delete_predicate])
-                   for r in visible if r.is_delete]
-        stats.rowsets_read += len(snapshot)
-        schema = self.schema
-        if schema.merges_on_read and len(snapshot) > 1:
-            result = self._merge_read(schema, snapshot, deletes, columns, predicates, stats)
-        else:
-            result = self._concat([self._scan(schema, rs, deletes, columns, predicates, stats)
-                                   for rs in snapshot], columns)
-        stats.rows_returned += result.num_rows
-        return result
+        with self.capture(version) as snapshot:
+            return snapshot.read(columns, predicates, stats)
 
-    def _scan(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list, columns: list[str],
-              predicates: list[ColumnPredicate], stats: ScanStats) -> pa.Table:
+    def read_rowsets(self, rowsets: list[RowsetMeta], columns: list[str],
+                     predicates: list[ColumnPredicate], stats: ScanStats) -> pa.Table:
+        return read_rowsets(self, self.schema, rowsets, columns, predicates, stats)
+
+    def scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
+                    columns: list[str], predicates: list[ColumnPredicate],
+                    stats: ScanStats) -> pa.Table:
         """One rowset's rows (its segments concatenated), minus rows of later DELETEs."""
         later = [conj for v, conj in deletes if v > rowset.end_version]
         bloom = frozenset(schema.bloom_filter_columns)
@@ -266,29 +312,7 @@ class Tablet:
             bitmap = tuple((c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
                            for c, i in schema.bitmap_indexes.items())
             parts.append(seg.scan(columns, predicates, stats, later, IndexOptions(bloom, bitmap)))
-        return self._concat(parts, columns)
-
-    def _merge_read(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,
-                    columns: list[str], predicates: list[ColumnPredicate],
-                    stats: ScanStats) -> pa.Table:
-        keys = schema.key_names
-        key_preds = [p for p in predicates if schema.column(p.column).is_key]
-        value_preds = [p for p in predicates if not schema.column(p.column).is_key]
-        values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds)])
-                  if not schema.column(c).is_key]
-        read_columns = [*keys, *values]
-        parts = [self._scan(schema, rs, deletes, read_columns, key_preds, stats)
-                 for rs in snapshot]
-        table = self._concat(parts, read_columns)
-        merged = merge_sorted(sort_by_key(table, keys), keys, aggregations(schema, values))
-        stats.rows_merged += table.num_rows - merged.num_rows
-        if value_preds:
-            prepared = [prepare(p, schema.column(p.column).type) for p in value_preds]
-            mask = combined_mask(prepared, {c: merged.column(c) for c in values})
-            filtered = merged.filter(mask)
-            stats.rows_value_filtered += merged.num_rows - filtered.num_rows
-            merged = filtered
-        return _project(merged, columns)
+        return self.concat(parts, columns)
 
     def _segments(self, rowset: RowsetMeta) -> list[SegmentReader]:
         with self._lock:
@@ -300,14 +324,14 @@ class Tablet:
                 readers = self._readers.setdefault(rowset.rowset_id, readers)
         return readers
 
-    def _concat(self, tables: list[pa.Table], columns: list[str]) -> pa.Table:
+    def concat(self, tables: list[pa.Table], columns: list[str]) -> pa.Table:
         if not tables:
             types = [self.schema.column(c).type.arrow() for c in columns]
             return pa.Table.from_arrays([pa.array([], t) for t in types], names=list(columns))
         if len(tables) == 1:
             return tables[0]
         if not columns:  # zero-column tables: keep the row count
-            return _rows_only(sum(t.num_rows for t in tables))
+            return rows_only(sum(t.num_rows for t in tables))
         return pa.concat_tables(tables)
 
     # -- files ---------------------------------------------------------------------------------
@@ -315,8 +339,7 @@ class Tablet:
         """Delete segment files of rowsets neither published nor being written, and side index
         files of such rowsets or of indexes the schema lacks (crash debris)."""
         with self._lock:
-            live = {r.rowset_id for r in self._published} | set(self._pending) | \
-                {i for _, ids in self._stale for i in ids}
+            live = {r.rowset_id for r in self._published} | set(self._pending) | set(self._stale)
         removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id not in live]
         for name in removed:
             os.remove(self._path(name))
@@ -363,16 +386,6 @@ class Tablet:
         for name, (owner, _) in self._files().items():
             if owner == rowset_id:
                 os.remove(self._path(name))
-
-
-def _rows_only(num_rows: int) -> pa.Table:
-    return pa.table({"_": pa.nulls(num_rows)}).select([])
-
-
-def _project(table: pa.Table, columns: list[str]) -> pa.Table:
-    if not columns:
-        return _rows_only(table.num_rows)
-    return pa.Table.from_arrays([table.column(c) for c in columns], names=list(columns))
 
 
 def _fsync_directory(directory: str) -> None:

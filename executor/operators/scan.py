@@ -22,8 +22,11 @@ def read_tablet(node, st, env: ExecEnv, schema: pa.Schema) -> tuple[pa.Table, Sc
     """One tablet's rows at its snapshot version, renamed to the scan's internal names, with
     the tablet's scan counters (merged by the caller's thread: no shared counters here)."""
     stats = ScanStats()
-    table = env.engine.get_tablet(st.tablet_id).read(st.version, list(node.columns),
-                                                     list(node.predicates), stats)
+    if st.snapshot is not None:  # captured at bind time (storage/snapshot.py)
+        table = st.snapshot.read(list(node.columns), list(node.predicates), stats)
+    else:
+        table = env.engine.get_tablet(st.tablet_id).read(st.version, list(node.columns),
+                                                         list(node.predicates), stats)
     table = table.rename_columns(node.output)
     return (table if table.schema.equals(schema) else table.cast(schema)), stats
 

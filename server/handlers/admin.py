@@ -1,12 +1,14 @@
-"""ADMIN statements: FE configs (SET / SHOW FRONTEND CONFIG) and minidoris's hooks into the
-dynamic partition scheduler (RUN DYNAMIC PARTITION, SET DYNAMIC PARTITION TIME)."""
+"""ADMIN statements: FE configs (SET / SHOW FRONTEND CONFIG), ADMIN COMPACT TABLE, and
+minidoris's hooks into the dynamic partition scheduler (RUN DYNAMIC PARTITION, SET DYNAMIC
+PARTITION TIME)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from catalog.errors import AnalysisError
-from catalog.statements import (AdminRunDynamicPartitionStmt, AdminSetConfigStmt,
+from catalog.compaction import CompactionError, execute_task, prepare_task, tablet_refs
+from catalog.errors import AnalysisError, DdlError
+from catalog.statements import (AdminCompactTableStmt, AdminRunDynamicPartitionStmt, AdminSetConfigStmt,
                                 AdminSetDynamicPartitionTimeStmt, AdminShowConfigStmt)
 from server.handlers.context import StatementContext
 from server.handlers.show import like_filter
@@ -49,4 +51,28 @@ def set_dynamic_partition_time(stmt: AdminSetDynamicPartitionTimeStmt,
                                 "'yyyy-MM-dd HH:mm:ss'") from None
         fixed = fixed.replace(tzinfo=None)
     ctx.dynamic.set_time(fixed)
+    return OkResult()
+
+
+def compact_table(stmt: AdminCompactTableStmt, ctx: StatementContext) -> OkResult:
+    """Doris sends a compaction task of the type to every tablet (replica) of the partition
+    and returns; minidoris runs them before replying, so the statement's effect is visible
+    when it returns (a tablet whose policy picks nothing is left as it is)."""
+    db = stmt.db or ctx.db
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(db, stmt.table)
+        partition = table.partition_by_name(stmt.partitions[0])
+        if partition is None:
+            raise DdlError(f"Partition does not exist. name: {stmt.partitions[0]}")
+        pid = partition.partition_id
+    scheduler = ctx.session.services.compaction
+    for ref in tablet_refs(ctx.catalog):
+        if ref.table_id == table.table_id and ref.partition_id == pid:
+            task = prepare_task(ctx.catalog, ref, stmt.compaction_type, scheduler.policy)
+            if task is None:
+                continue
+            try:
+                execute_task(ctx.catalog, task)
+            except CompactionError:
+                continue  # the producer compacted the tablet meanwhile: nothing lost
     return OkResult()

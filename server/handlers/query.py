@@ -22,16 +22,42 @@ from server.results import ResultColumn, RowsResult
 from storage.types import DataType, from_arrow
 
 
-def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv]:
+def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv, list]:
+    """The plan, its result columns, the execution env and the tablet snapshots the plan holds
+    (release them when the query ends: `_released`)."""
     stmt = inline_session_values(stmt, ctx)
-    plan, columns = bind_query(stmt, BindContext(ctx.catalog, ctx.db, NameGen(),
-                                                 variables=ctx.session.variables.list()))
-    # The distributed plan decides each join's distribution; the executor carries it out.
-    build_fragments(plan, columns, fragment_context(ctx))
+    bind_ctx = BindContext(ctx.catalog, ctx.db, NameGen(), variables=ctx.session.variables.list())
+    try:
+        plan, columns = bind_query(stmt, bind_ctx)
+        # The distributed plan decides each join's distribution; the executor carries it out.
+        build_fragments(plan, columns, fragment_context(ctx))
+    except BaseException:
+        _release(bind_ctx.snapshots)
+        raise
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool,
                   mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0),
                   cancel=ctx.session.cancel)
-    return plan, columns, env
+    return plan, columns, env, bind_ctx.snapshots
+
+
+def _release(snapshots: list) -> None:
+    for snapshot in snapshots:
+        snapshot.release()
+
+
+def _released(batches, snapshots: list, session):
+    """`batches`, then the snapshots released: at the end, on an error, or when the consumer
+    drops the stream. The session lists them meanwhile: a client that disconnects mid-result
+    releases them when its connection closes (DorisSession.close)."""
+    held = getattr(session, "snapshots", None)
+    if held is not None:
+        held.append(snapshots)
+    try:
+        yield from batches
+    finally:
+        _release(snapshots)
+        if held is not None and any(h is snapshots for h in held):
+            held.remove(snapshots)
 
 
 def _select(batch: pa.Table, columns: list) -> pa.Table:
@@ -41,8 +67,11 @@ def _select(batch: pa.Table, columns: list) -> pa.Table:
 
 def run_query(stmt, ctx: StatementContext) -> tuple[pa.Table, list]:
     """The whole result table (columns in select order) and the result column infos."""
-    plan, columns, env = _plan(stmt, ctx)
-    table = pa.concat_tables([_select(b, columns) for b in stream(plan, env)])
+    plan, columns, env, snapshots = _plan(stmt, ctx)
+    try:
+        table = pa.concat_tables([_select(b, columns) for b in stream(plan, env)])
+    finally:
+        _release(snapshots)
     return table, columns
 
 
@@ -65,8 +94,9 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
     surfaces early errors), the rest as the connection sends them."""
     started = time.time()
-    plan, columns, env = _plan(stmt, ctx)
-    batches = (_select(b, columns) for b in stream(plan, env))
+    plan, columns, env, snapshots = _plan(stmt, ctx)
+    batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots,
+                        ctx.session)
     first = next(batches)
     result_cols = []
     for i, (info, field) in enumerate(zip(columns, first.schema)):

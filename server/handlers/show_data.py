@@ -37,6 +37,7 @@ def show_tablets(words: list[str], ctx: StatementContext) -> RowsResult:
             "VersionCount", "QueryHits", "PathHash", "Path", "MetaUrl", "CompactionStatus",
             "CooldownReplicaId", "CooldownMetaId"]
     rows = []
+    http_port = ctx.session.services.config.http_port
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(db, name)
         for p in table.sorted_partitions():
@@ -45,7 +46,8 @@ def show_tablets(words: list[str], ctx: StatementContext) -> RowsResult:
                     meta = p.tablets[tid]
                     size, count = meta.data_size(), meta.row_count()
                     meta_url = f"http://127.0.0.1:8040/api/meta/header/{tid}"
-                    compaction = f"http://127.0.0.1:8040/api/compaction/show?tablet_id={tid}"
+                    compaction = f"http://127.0.0.1:{http_port}/api/compaction/show?" \
+                                 f"tablet_id={tid}"  # server/http/compaction_api.py
                     versions = len(meta.rowsets)
                     for i, backend in enumerate(meta.replicas):
                         rows.append((tid, tid * 10 + i + 1, backend, index_id, p.visible_version,

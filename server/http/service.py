@@ -13,6 +13,7 @@ Stream Load also needs LOAD_PRIV on its table.
     POST /api/{db}/{table}/_query_plan, POST /api/_tablet_scan
     GET  /api/_load_error_log?file=...    -> the rejected rows of a recent load
     GET  /api/health                      -> backends alive / total
+    /api/compaction/show | run | run_status  -> the BE compaction API (compaction_api.py)
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from catalog.auth import AccessDenied
 from catalog.errors import DorisError
 from server.auth import login_basic
-from server.http import read_api
+from server.http import compaction_api, read_api
 from server.http.error_log import ErrorLogStore
 from server.http.stream_load import run_stream_load
 from server.http.two_phase import PreparedTxns
@@ -84,7 +85,10 @@ def _handler_class(service: HttpService) -> type:
             self.do_PUT()
 
         def do_PUT(self) -> None:
-            path = urlsplit(self.path).path
+            url = urlsplit(self.path)
+            path = url.path
+            if self._compaction(url):
+                return
             m2 = _TWO_PHASE.match(path)
             if m2 is not None:
                 return self._two_phase(unquote(m2.group(1)))
@@ -105,6 +109,8 @@ def _handler_class(service: HttpService) -> type:
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
+            if self._compaction(url):
+                return
             if url.path == "/api/health":
                 backends = list(service.services.catalog.backends.values())
                 alive = sum(1 for b in backends if getattr(b, "alive", True))
@@ -124,6 +130,19 @@ def _handler_class(service: HttpService) -> type:
                     read_api.get_schema(service, self, url.path)
                 return
             self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {url.path}"})
+
+        def _compaction(self, url) -> bool:
+            """The BE compaction endpoints; they need an account with ADMIN_PRIV (Doris's BE
+            checks them so with enable_all_http_auth)."""
+            if not compaction_api.owns(url.path):
+                return False
+            if not self._authorized(priv="ADMIN"):
+                return True
+            reply = compaction_api.handle(service.services, self.command, url.path, url.query)
+            if self.command != "GET":
+                self._body()  # drain a body, if any
+            self._reply(*reply)
+            return True
 
         def _two_phase(self, db: str) -> None:
             if not self._authorized(db):
@@ -150,6 +169,8 @@ def _handler_class(service: HttpService) -> type:
                     access.require_tbl(db, table, priv)
                 elif db is not None:
                     access.require_db(db, priv)
+                elif priv == "ADMIN":
+                    access.require_global("ADMIN")
             except AccessDenied as e:
                 self._reply(401, {"status": "FAILED", "msg": e.client_message()},
                             {"WWW-Authenticate": 'Basic realm="minidoris"'})

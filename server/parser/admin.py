@@ -4,6 +4,7 @@ entries of `statement.py:_OWN_PARSERS` (ALTER TABLE forms are in `alter_table.py
 
     ADMIN SET [ALL] FRONTEND[S] CONFIG ("k" = "v")
     ADMIN SHOW FRONTEND CONFIG [LIKE 'pattern']
+    ADMIN COMPACT TABLE [db.]t PARTITION p WHERE type = 'BASE' | 'CUMULATIVE'
     SHOW DYNAMIC PARTITION TABLES [FROM | IN db]
   minidoris only (the dynamic partition scheduler's test hooks):
     ADMIN RUN DYNAMIC PARTITION [FROM db | FOR [db.]table]
@@ -17,7 +18,7 @@ from __future__ import annotations
 from sqlglot.tokens import TokenType
 
 from catalog.errors import AnalysisError
-from catalog.statements import (AdminRunDynamicPartitionStmt, AdminSetConfigStmt,
+from catalog.statements import (AdminCompactTableStmt, AdminRunDynamicPartitionStmt, AdminSetConfigStmt,
                                 AdminSetDynamicPartitionTimeStmt, AdminShowConfigStmt,
                                 ShowDynamicPartitionStmt)
 from server.parser.alter_table import parse_alter_table
@@ -44,12 +45,42 @@ def parse_admin(cur: TokenCursor) -> object | None:
             stmt.db, stmt.table = cur.qualified_name()
         cur.expect_end()
         return stmt
+    if cur.accept("COMPACT", "TABLE"):
+        return _compact_table(cur)
     if cur.accept("SET", "DYNAMIC", "PARTITION", "TIME"):
         cur.accept_type(TokenType.EQ)
         value = None if cur.accept("DEFAULT") else cur.string("time")
         cur.expect_end()
         return AdminSetDynamicPartitionTimeStmt(value)
     return None
+
+
+def _compact_table(cur: TokenCursor) -> AdminCompactTableStmt:
+    """Doris's AdminCompactTableStmt.analyze: exactly one partition, then the WHERE."""
+    db, table = cur.qualified_name()
+    partitions = None
+    if cur.accept("PARTITION") or cur.accept("PARTITIONS"):
+        if cur.is_type(TokenType.L_PAREN):
+            partitions = cur.paren_list(lambda: cur.identifier("partition name"))
+        else:
+            partitions = [cur.identifier("partition name")]
+    if partitions is None:
+        raise AnalysisError("No partition selected for compaction")
+    if len(partitions) != 1:
+        raise AnalysisError("Only support single partition for compaction")
+    if not cur.accept("WHERE"):
+        cur.expect_end()
+        raise AnalysisError("Compaction type must be specified in Where clause like: "
+                            "type = 'BASE/CUMULATIVE'")
+    kind = None
+    if cur.accept("TYPE") and cur.accept_type(TokenType.EQ):
+        t = cur.peek()
+        if t is not None and t.token_type == TokenType.STRING:
+            cur.next()
+            kind = t.text.upper()
+    if kind not in ("BASE", "CUMULATIVE") or not cur.at_end():
+        raise AnalysisError("Where clause should looks like: type = 'BASE/CUMULATIVE'")
+    return AdminCompactTableStmt(db, table, partitions, kind.lower())
 
 
 def parse_show_dynamic(cur: TokenCursor) -> ShowDynamicPartitionStmt:

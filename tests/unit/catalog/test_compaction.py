@@ -17,9 +17,9 @@ from catalog.load import load_table
 from server.parser.create_table import parse_create_table
 from server.parser.tokens import TokenCursor
 from storage import ColumnPredicate, ScanStats, StorageEngine
-from storage.compaction import pick_inputs
-from storage.rowset import RowsetMeta
+from storage.compaction_policy import CompactionConfig
 
+NOW = CompactionConfig(min_deltas=5, skip_window_seconds=0)
 DDL = ("CREATE TABLE t (k INT NOT NULL, v INT) {model} KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 "
        'PROPERTIES ("replication_num" = "1")')
 
@@ -61,7 +61,7 @@ def test_compaction_keeps_rows_and_survives_restart(tmp_path, model):
         load(cat, [1, 2, 3, 10 + i], [i, i, i, i])
     before = rows(cat)
     assert max(rowset_counts(cat)) >= 5
-    assert compact_all(cat, min_deltas=5) >= 1
+    assert compact_all(cat, NOW) >= 1
     assert rows(cat) == before
     assert rows(cat, [ColumnPredicate("k", "<=", (2,))]) == [r for r in before if r[0] <= 2]
     compacted = [r for tid in cat.get_table("db", "t").partitions[
@@ -79,17 +79,6 @@ def test_compaction_keeps_rows_and_survives_restart(tmp_path, model):
     cat2.close()
 
 
-def test_pick_inputs_never_straddles_a_delete():
-    def rs(i, delete=False):
-        return RowsetMeta(i, 1, i, 0 if delete else 1, 0, start_version=i, end_version=i,
-                          delete_predicate=[{"column": "k", "op": "=", "values": [1]}]
-                          if delete else None)
-    published = [rs(2), rs(3), rs(4, True), rs(5), rs(6), rs(7)]
-    assert pick_inputs(published, 3) == published[3:]
-    assert pick_inputs(published, 4) is None
-    assert [r.rowset_id for r in pick_inputs(published, 2)] == [2, 3]
-
-
 def test_delete_after_the_run_still_applies(tmp_path):
     from catalog.delete import delete_rows
     from server.parser.storage import parse_delete
@@ -102,7 +91,86 @@ def test_delete_after_the_run_still_applies(tmp_path):
     for i in range(5):
         load(cat, [1, 2], [i, i])
     expected = rows(cat)
-    assert compact_all(cat, min_deltas=5) >= 1
+    assert compact_all(cat, NOW) >= 1
     assert rows(cat) == expected
     assert pc.sum(pa.array([k == 1 for k, _ in expected])).as_py() == 5
+    cat.close()
+
+
+def _drain(scheduler) -> None:
+    import time
+    deadline = time.monotonic() + 20
+    while scheduler.running()["CumulativeCompaction"] or scheduler.running()["BaseCompaction"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_failed_compaction_leaves_the_tablet_readable_and_is_retried_after_the_back_off(
+        tmp_path, monkeypatch):
+    import time
+
+    from catalog.compaction_scheduler import CompactionScheduler, SchedulerConfig
+    from storage.tablet import Tablet
+    cat = open_catalog(tmp_path)
+    cat.create_database("db")
+    cat.create_table("db", parse_create_table(TokenCursor(DDL.format(model="UNIQUE"))))
+    for i in range(6):
+        load(cat, [1, 2, 3, 10 + i], [i, i, i, i])
+    before, counts = rows(cat), rowset_counts(cat)
+    scheduler = CompactionScheduler(cat, NOW, SchedulerConfig(min_failure_interval_sec=600))
+    real_write = Tablet.write_rowset
+
+    def disk_full(self, data, txn_id):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Tablet, "write_rowset", disk_full)
+    produced, _ = scheduler.produce_round(now=time.time())
+    _drain(scheduler)
+    assert produced >= 1
+    assert rows(cat) == before and rowset_counts(cat) == counts  # unchanged, readable
+    failed = [cat.engine.get_tablet(t) for t in cat.engine.tablet_ids()
+              if cat.engine.get_tablet(t).compaction.last_cumu_failure]
+    assert failed
+    monkeypatch.setattr(Tablet, "write_rowset", real_write)
+    # within min_compaction_failure_interval_sec the failed tablets are not picked again
+    produced, _ = scheduler.produce_round(now=time.time() + 10)
+    _drain(scheduler)
+    assert all(t.compaction.last_cumu_success == 0 for t in failed)
+    # after it, they are, and the compaction succeeds
+    for _ in range(3):
+        scheduler.produce_round(now=time.time() + 601)
+        _drain(scheduler)
+    assert all(t.compaction.last_cumu_success > 0 for t in failed)
+    assert rows(cat) == before and max(rowset_counts(cat)) < max(counts)
+    assert not any(f.endswith(".dat") and int(f.split("_")[0]) not in
+                   {r.rowset_id for r in t.rowsets()}
+                   for t in failed for f in __import__("os").listdir(t.directory))
+    scheduler.stop()
+    cat.close()
+
+
+def test_producer_takes_the_highest_score_tablet_per_disk_and_permits_bound_it(tmp_path):
+    from catalog.compaction_scheduler import CompactionScheduler, Permits, SchedulerConfig
+    cat = open_catalog(tmp_path)
+    cat.create_database("db")
+    cat.create_table("db", parse_create_table(TokenCursor(DDL.format(model="DUPLICATE"))))
+    for i in range(8):  # bucket of k=1 gets 8 rowsets, the other bucket fewer
+        load(cat, [1] if i % 2 else [1, 2], [i] if i % 2 else [i, i])
+    scheduler = CompactionScheduler(cat, NOW, SchedulerConfig(task_num_per_disk=1))
+    scores = {t: scheduler.scores(cat.engine.get_tablet(t))[0] for t in cat.engine.tablet_ids()}
+    best = max(scores, key=scores.get)
+    assert scores[best] == 8 and sorted(scores.values())[0] < 8
+    scheduler.permits.acquire(scheduler.config.total_permits)  # no permits left: blocked
+    import threading
+    done = threading.Event()
+    threading.Thread(target=lambda: (scheduler.produce_round(), done.set()), daemon=True).start()
+    assert not done.wait(0.3)
+    scheduler.permits.release(scheduler.config.total_permits)
+    assert done.wait(10)
+    _drain(scheduler)
+    assert cat.engine.get_tablet(best).compaction.last_cumu_success > 0
+    # a task asking more permits than exist runs once nothing else holds any
+    permits = Permits(4)
+    assert permits.acquire(10)
+    permits.release(10)
+    scheduler.stop()
     cat.close()

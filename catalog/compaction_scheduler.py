@@ -1,0 +1,263 @@
+"""The compaction producer and its consumer pool with permits (seed 002 §2).
+
+    producer thread, one round every generate_compaction_tasks_min_interval_ms:
+      every (cumulative_compaction_rounds_for_each_base_compaction_round + 1)-th round makes
+      base tasks, the others cumulative tasks; per disk (a simulated backend: a tablet's first
+      replica) that runs fewer than compaction_task_num_per_disk tasks, among tablets not
+      already submitted, not running, whose table does not set disable_auto_compaction, and
+      whose last failure of that type is older than min_compaction_failure_interval_sec (the
+      back-off), the tablet with the highest
+          tablet_score = compaction_tablet_scan_frequency_factor x scan frequency
+                       + compaction_tablet_compaction_score_factor x compaction score
+      is prepared (catalog/compaction.py); its task asks `Permits` for its segments
+      (total_permits_for_compaction_score; blocking, one submission at a time; a task asking
+      more than the total runs once the pool is idle) and goes to the pool.
+      A round that finds every disk full sleeps up to 2 s or until a task ends.
+    disable_auto_compaction (BE config, read every round) stops producing.
+
+`run_manual(ref, kind)` is the BE HTTP API's /api/compaction/run: prepared at once (an error
+when the policy picks nothing), executed on its own thread, one at a time; `status()` is
+/api/compaction/run_status. Tests drive `produce_round()` directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from catalog.compaction import (BASE, CUMULATIVE, CompactionError, CompactionTask, TabletRef,
+                                execute_task, prepare_task, tablet_refs)
+from storage.compaction_policy import (CompactionConfig, base_score, calculate_cumulative_point,
+                                       cumulative_score, promotion_size, tablet_view)
+
+if TYPE_CHECKING:
+    from catalog.catalog import Catalog
+
+log = logging.getLogger(__name__)
+
+IDLE_WAIT_SECONDS = 2.0  # seed 002: a round with every disk full sleeps until a task ends or 2 s
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    task_num_per_disk: int = 2             # compaction_task_num_per_disk
+    min_failure_interval_sec: float = 600  # min_compaction_failure_interval_sec
+    scan_frequency_factor: float = 0       # compaction_tablet_scan_frequency_factor
+    score_factor: float = 1                # compaction_tablet_compaction_score_factor
+    min_interval_ms: int = 10              # generate_compaction_tasks_min_interval_ms
+    rounds_for_each_base: int = 9          # cumulative_compaction_rounds_for_each_base_compaction_round
+    total_permits: int = 10000             # total_permits_for_compaction_score
+    max_threads: int = 10                  # max_compaction_threads
+
+
+class Permits:
+    """Seed 002 §2.2: a task runs only with its permits; they come back when it ends."""
+
+    def __init__(self, total: int):
+        self.total, self.used = total, 0
+        self._cond = threading.Condition()
+
+    def acquire(self, n: int, stop: threading.Event | None = None) -> bool:
+        with self._cond:
+            while not (self.used + n <= self.total or (n > self.total and self.used == 0)):
+                if stop is not None and stop.is_set():
+                    return False
+                self._cond.wait(0.1)
+            self.used += n
+            return True
+
+    def release(self, n: int) -> None:
+        with self._cond:
+            self.used -= n
+            self._cond.notify_all()
+
+
+class CompactionScheduler:
+    def __init__(self, cat: Catalog, policy: CompactionConfig, config: SchedulerConfig,
+                 disabled: Callable[[], bool] = lambda: False):
+        self.cat, self.policy, self.config, self.disabled = cat, policy, config, disabled
+        self.permits = Permits(config.total_permits)
+        self.pool = ThreadPoolExecutor(max_workers=max(1, config.max_threads),
+                                       thread_name_prefix="compaction")
+        self.rounds = 0
+        self._lock = threading.Condition()
+        self._submitted: dict[int, tuple[str, int]] = {}  # tablet id -> (kind, disk)
+        self._manual: tuple[int, str] | None = None
+        self._scores: dict[tuple, tuple[int, int]] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- the producer ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="compaction-producer",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            self._lock.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            produced, full = 0, False
+            if not self.disabled():
+                try:
+                    produced, full = self.produce_round()
+                except Exception:  # a daemon's boundary: log and keep producing (as Doris's)
+                    log.exception("compaction producer round failed")
+            if full and not produced:
+                with self._lock:
+                    self._lock.wait(IDLE_WAIT_SECONDS)
+            else:
+                self._stop.wait(self.config.min_interval_ms / 1000)
+
+    def produce_round(self, now: float | None = None) -> tuple[int, bool]:
+        """One round: (tasks submitted, whether every disk was at its task limit)."""
+        now = time.time() if now is None else now
+        self.rounds += 1
+        kind = BASE if self.rounds % (self.config.rounds_for_each_base + 1) == 0 else CUMULATIVE
+        by_disk: dict[int, list[TabletRef]] = defaultdict(list)
+        for ref in tablet_refs(self.cat):
+            by_disk[ref.backend_id].append(ref)
+        produced, full_disks = 0, 0
+        for disk, refs in sorted(by_disk.items()):
+            with self._lock:
+                busy = sum(1 for _, d in self._submitted.values() if d == disk)
+                submitted = set(self._submitted)
+            if busy >= self.config.task_num_per_disk:
+                full_disks += 1
+                continue
+            task = self._pick(refs, submitted, kind, now)
+            if task is not None and self._submit(task, disk):
+                produced += 1
+        return produced, bool(by_disk) and full_disks == len(by_disk)
+
+    def _pick(self, refs: list[TabletRef], submitted: set[int], kind: str,
+              now: float) -> CompactionTask | None:
+        scored = []
+        for ref in refs:
+            if ref.tablet_id in submitted or not self.cat.engine.has_tablet(ref.tablet_id):
+                continue
+            if self._table_disabled(ref):
+                continue
+            tablet = self.cat.engine.get_tablet(ref.tablet_id)
+            state = tablet.compaction
+            failed = state.last_base_failure if kind == BASE else state.last_cumu_failure
+            if state.running or now - failed < self.config.min_failure_interval_sec:
+                continue
+            cumu, base = self.scores(tablet)
+            score = cumu if kind == CUMULATIVE else base
+            if score > 0:
+                scored.append((self.config.scan_frequency_factor * tablet.scans +
+                               self.config.score_factor * score, ref.tablet_id, ref))
+        for _, _, ref in sorted(scored, key=lambda s: (-s[0], s[1]))[:4]:
+            task = prepare_task(self.cat, ref, kind, self.policy, now)
+            if task is not None:
+                return task
+        return None
+
+    def _table_disabled(self, ref: TabletRef) -> bool:
+        with self.cat.lock:
+            db = self.cat.dbs.get(ref.db)
+            table = db.tables.get(ref.table) if db else None
+            props = getattr(table, "properties", {}) or {}
+        return str(props.get("disable_auto_compaction", "false")).lower() == "true"
+
+    def scores(self, tablet) -> tuple[int, int]:
+        """(cumulative, base) compaction score of a tablet (seed 002 §3.6, §4.4), cached per
+        published state and cumulative point."""
+        key = (tablet.tablet_id, tablet.generation, tablet.compaction.cumulative_point)
+        cached = self._scores.get(key)
+        if cached is None:
+            view = tablet_view(tablet.rowsets())
+            promotion = promotion_size(view, self.policy)
+            point = calculate_cumulative_point(view, tablet.compaction.cumulative_point,
+                                               promotion)
+            cached = (cumulative_score(view, point, promotion, self.policy),
+                      base_score(view, point))
+            if len(self._scores) > 100000:
+                self._scores.clear()
+            self._scores[key] = cached
+        return cached
+
+    # -- the consumers --------------------------------------------------------------------------
+    def _submit(self, task: CompactionTask, disk: int) -> bool:
+        permits = task.permits
+        if not self.permits.acquire(permits, self._stop):
+            return False
+        with self._lock:
+            self._submitted[task.ref.tablet_id] = (task.kind, disk)
+        try:
+            self.pool.submit(self._execute, task, permits)
+        except RuntimeError:  # the pool is shut down
+            self._finish(task, permits)
+            return False
+        return True
+
+    def _execute(self, task: CompactionTask, permits: int) -> None:
+        try:
+            execute_task(self.cat, task)
+        except (CompactionError, OSError, ValueError, RuntimeError) as exc:
+            log.warning("%s compaction of tablet %d failed: %s", task.kind, task.ref.tablet_id,
+                        exc)
+        except Exception:  # a worker's boundary: the failure time is set, the tablet unchanged
+            log.exception("%s compaction of tablet %d failed", task.kind, task.ref.tablet_id)
+        finally:
+            self._finish(task, permits)
+
+    def _finish(self, task: CompactionTask, permits: int) -> None:
+        self.permits.release(permits)
+        with self._lock:
+            self._submitted.pop(task.ref.tablet_id, None)
+            self._lock.notify_all()
+
+    # -- manual compaction (BE HTTP API) --------------------------------------------------------
+    def run_manual(self, ref: TabletRef, kind: str) -> None:
+        """Prepare now (CompactionError if nothing to do or one is running), execute in the
+        background."""
+        with self._lock:
+            tablet = self.cat.engine.get_tablet(ref.tablet_id)
+            if self._manual is not None or ref.tablet_id in self._submitted or \
+                    tablet.compaction.running:
+                raise CompactionError("fail to execute compaction, error = -2000")
+            task = prepare_task(self.cat, ref, kind, self.policy)
+            if task is None:
+                raise CompactionError("fail to execute compaction, error = -2000")
+            self._manual = (ref.tablet_id, kind)
+        threading.Thread(target=self._run_manual, args=(task,), daemon=True,
+                         name="compaction-manual").start()
+
+    def _run_manual(self, task: CompactionTask) -> None:
+        try:
+            execute_task(self.cat, task)
+        except Exception:  # a worker's boundary: logged, failure time set, tablet unchanged
+            log.exception("manual %s compaction of tablet %d failed", task.kind,
+                          task.ref.tablet_id)
+        finally:
+            with self._lock:
+                self._manual = None
+
+    def manual_status(self) -> tuple[int, str] | None:
+        with self._lock:
+            return self._manual
+
+    def running(self) -> dict[str, dict[str, list[int]]]:
+        """/api/compaction/run_status: tablets compacting, by type and disk."""
+        out: dict[str, dict[str, list[int]]] = {"CumulativeCompaction": {}, "BaseCompaction": {}}
+        with self._lock:
+            items = list(self._submitted.items())
+            if self._manual is not None:
+                items.append((self._manual[0], (self._manual[1], 0)))
+        for tid, (kind, disk) in sorted(items):
+            group = out["BaseCompaction" if kind == BASE else "CumulativeCompaction"]
+            group.setdefault(f"/backend/{disk}", []).append(tid)
+        return out

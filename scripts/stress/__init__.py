@@ -1,0 +1,1 @@
+"""Stress scripts: long concurrent runs that look for wrong answers (not timed assertions)."""

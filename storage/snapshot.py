@@ -1,0 +1,89 @@
+"""Snapshot reads: the rowsets of one tablet at one published version, held while read.
+
+Doris's MVCC (the BE's `capture_rs_readers`): a query fixes, per tablet, the rowsets of the
+version it reads when it starts; compaction, loads and DELETEs then only add rowsets or retire
+them, and a retired (stale) rowset's files stay until no query holds it.
+
+    Tablet.capture(version)  under the tablet's lock: the version path at `version` (live
+                             rowsets with end_version <= version; where a compaction output
+                             spans past `version`, the stale rowsets it replaced), and one
+                             reference per rowset in the tablet's reader registry
+    TabletSnapshot.read(...) the rows of exactly those rowsets (storage/tablet_reader.py)
+    TabletSnapshot.release() drops the references (idempotent); a stale rowset nobody holds
+                             loses its files at once. A snapshot that is garbage-collected
+                             without release() (a client gone mid-query, a plan dropped on an
+                             error) is released by its finalizer.
+
+`version_path(live, stale, version)` is the pure part: among rowsets whose end_version <=
+version, choose in version order the widest rowset at each start (compaction outputs nest, so
+the chosen ones never overlap and cover every version the tablet has up to `version`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from storage.errors import StorageError
+from storage.predicate import ColumnPredicate
+from storage.rowset import RowsetMeta
+from storage.schema import TabletSchema
+from storage.stats import ScanStats
+
+if TYPE_CHECKING:
+    from storage.tablet import Tablet
+
+
+def version_path(live: list[RowsetMeta], stale: list[RowsetMeta],
+                 version: int) -> list[RowsetMeta]:
+    """The rowsets a read at `version` uses (see the module docstring); raises StorageError if a
+    compaction merged `version` into a wider rowset and the rowsets it replaced are gone."""
+    visible = [r for r in live if r.end_version <= version]
+    straddling = [r for r in live if r.start_version <= version < r.end_version]
+    if not straddling:
+        return visible
+    older = [r for r in stale if r.end_version <= version]
+    for r in straddling:
+        if not any(r.start_version <= s.start_version <= version for s in older):
+            raise StorageError(f"version already merged: tablet {r.tablet_id} has no rowsets "
+                               f"for version {version} any more (merged into "
+                               f"[{r.start_version}-{r.end_version}])")
+    path, next_version = [], None
+    for r in sorted([*visible, *older], key=lambda r: (r.start_version, -r.end_version)):
+        if next_version is None or r.start_version >= next_version:
+            path.append(r)
+            next_version = r.end_version + 1
+    return path
+
+
+class TabletSnapshot:
+    """One tablet's rowsets at one version, referenced in the tablet's reader registry."""
+
+    def __init__(self, tablet: Tablet, version: int, rowsets: tuple[RowsetMeta, ...],
+                 schema: TabletSchema):
+        self.tablet, self.version, self.rowsets, self.schema = tablet, version, rowsets, schema
+        self._finalizer = weakref.finalize(self, tablet._release, [r.rowset_id for r in rowsets])
+
+    def read(self, columns: list[str], predicates: list[ColumnPredicate],
+             stats: ScanStats) -> pa.Table:
+        from storage.tablet_reader import read_rowsets  # tablet_reader imports the tablet
+        if not self._finalizer.alive:
+            raise StorageError(f"Snapshot of tablet {self.tablet.tablet_id} at version "
+                               f"{self.version} was released")
+        return read_rowsets(self.tablet, self.schema, list(self.rowsets), columns, predicates,
+                            stats)
+
+    def release(self) -> None:
+        self._finalizer()
+
+    @property
+    def released(self) -> bool:
+        return not self._finalizer.alive
+
+    def __enter__(self) -> TabletSnapshot:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()

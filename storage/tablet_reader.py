@@ -1,0 +1,88 @@
+"""Reading a tablet's rowsets: the rows of a snapshot (storage/snapshot.py), merged by model.
+
+    read_rowsets(tablet, schema, rowsets, cols, preds, stats)
+        each data rowset is read minus the rows matching the delete predicates of later
+        versions among `rowsets` (a DELETE affects only rows loaded before it), then
+          DUP_KEYS, or a single rowset: each segment scanned with all predicates pushed down,
+            results concatenated
+          AGG_KEYS / UNIQUE_KEYS with several rowsets (merge-on-read): key predicates pushed
+            down (they select whole key groups), all key columns + needed value columns read
+            in version order, stable sort + merge.merge_sorted, then value predicates (a
+            filter on a value column sees merged values only)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from storage.errors import StorageError
+from storage.memtable import aggregations, sort_by_key
+from storage.merge import merge_sorted
+from storage.predicate import ColumnPredicate, prepare
+from storage.row_filter import combined_mask
+from storage.rowset import RowsetMeta
+from storage.schema import TabletSchema
+from storage.stats import ScanStats
+
+if TYPE_CHECKING:
+    from storage.tablet import Tablet
+
+
+def delete_conjunctions(rowsets: list[RowsetMeta]) -> list[tuple[int, list[ColumnPredicate]]]:
+    """(version, conjunction) of every delete rowset among `rowsets`."""
+    return [(r.start_version, [ColumnPredicate.from_dict(d) for d in r.delete_predicate])
+            for r in rowsets if r.is_delete]
+
+
+def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta],
+                 columns: list[str], predicates: list[ColumnPredicate],
+                 stats: ScanStats) -> pa.Table:
+    """Rows of `rowsets` (one version's path) satisfying the predicates, `columns` in order."""
+    for name in [*columns, *(p.column for p in predicates)]:
+        if not schema.has_column(name):
+            raise StorageError(f"Unknown column '{name}' in tablet {tablet.tablet_id}")
+    data = [r for r in rowsets if r.num_rows]
+    deletes = delete_conjunctions(rowsets)
+    stats.rowsets_read += len(data)
+    if schema.merges_on_read and len(data) > 1:
+        result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
+    else:
+        result = tablet.concat([tablet.scan_rowset(schema, rs, deletes, columns, predicates,
+                                                   stats) for rs in data], columns)
+    stats.rows_returned += result.num_rows
+    return result
+
+
+def _merge_read(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], deletes: list,
+                columns: list[str], predicates: list[ColumnPredicate],
+                stats: ScanStats) -> pa.Table:
+    keys = schema.key_names
+    key_preds = [p for p in predicates if schema.column(p.column).is_key]
+    value_preds = [p for p in predicates if not schema.column(p.column).is_key]
+    values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds)])
+              if not schema.column(c).is_key]
+    read_columns = [*keys, *values]
+    parts = [tablet.scan_rowset(schema, rs, deletes, read_columns, key_preds, stats)
+             for rs in data]
+    table = tablet.concat(parts, read_columns)
+    merged = merge_sorted(sort_by_key(table, keys), keys, aggregations(schema, values))
+    stats.rows_merged += table.num_rows - merged.num_rows
+    if value_preds:
+        prepared = [prepare(p, schema.column(p.column).type) for p in value_preds]
+        mask = combined_mask(prepared, {c: merged.column(c) for c in values})
+        filtered = merged.filter(mask)
+        stats.rows_value_filtered += merged.num_rows - filtered.num_rows
+        merged = filtered
+    return project(merged, columns)
+
+
+def rows_only(num_rows: int) -> pa.Table:
+    return pa.table({"_": pa.nulls(num_rows)}).select([])
+
+
+def project(table: pa.Table, columns: list[str]) -> pa.Table:
+    if not columns:
+        return rows_only(table.num_rows)
+    return pa.Table.from_arrays([table.column(c) for c in columns], names=list(columns))
