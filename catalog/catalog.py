@@ -24,6 +24,7 @@ from catalog import colocation
 from catalog.cluster import ClusterMixin
 from catalog.create_table import new_table, plan_partitions, replication_num
 from catalog.dynamic_partition import prepare_create
+from catalog.rollup import analyze_rollup
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
                             UnknownDatabase, UnknownTable)
 from catalog.journal import Journal
@@ -32,6 +33,7 @@ from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
+from catalog import rollup_job
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -48,6 +50,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.next_id = 10000
         self.last_txn_id = 0
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
+        self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -86,6 +89,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.backends = {b["backend_id"]: backend_ops.Backend.from_dict(b)
                          for b in state.get("backends", [])}
         self.colocation.load(state.get("colocation", []))
+        self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
+                           for j in state.get("alter_jobs", [])}
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.partitions.values():
@@ -100,7 +105,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
                 "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
-                "colocation": self.colocation.to_dict()}
+                "colocation": self.colocation.to_dict(),
+                "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()]}
 
     def close(self) -> None:
         self.journal.close()
@@ -186,6 +192,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                     return
                 raise TableExists(stmt.name)
             table = new_table(stmt, self._alloc_id(), self._alloc_id())
+            for desc in stmt.rollups:  # CREATE TABLE ... ROLLUP (...): visible at once
+                index = analyze_rollup(table, desc, self._alloc_id())
+                table.indexes[index.index_id] = index
             replicas = replication_num(stmt.properties)
             self._check_replication(replicas)
             table.properties["replication_num"] = str(replicas)
@@ -351,4 +360,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
+    **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
 }

@@ -25,6 +25,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from catalog.rollup_job import running_job
 from catalog.model import OlapTable
 from storage.compaction import pick_inputs
 from storage.rowset import RowsetMeta
@@ -55,6 +56,8 @@ def _compact_tablet(cat: Catalog, db_name: str, table: OlapTable, pid: int, tid:
     partition = table.partitions.get(pid)
     if partition is None or tid not in partition.tablets or not cat.engine.has_tablet(tid):
         return False
+    if running_job(cat, table.table_id) is not None:
+        return False  # an ADD ROLLUP job reads the base tablets at its watershed version
     tablet = cat.engine.get_tablet(tid)
     inputs = pick_inputs(tablet.rowsets(), min_deltas)
     if inputs is None:

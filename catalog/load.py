@@ -5,8 +5,10 @@ The life of a load (`load_table`):
     (or NULL); every column is cast to its type strictly (`catalog.values.coerce_array`);
  2. `route_rows` picks each row's partition, `bucket_ids` its bucket (the same hash everywhere);
  3. rows are grouped by (partition, bucket) with one stable argsort, and each group is written
-    as a rowset of the bucket's tablet (`Tablet.write_rowset`: memtable sort + model
-    pre-aggregation + segment files, fsynced, not yet visible);
+    as a rowset of the bucket's tablet in every materialized index of the partition (the base,
+    each rollup, a rollup being built; `index_rows` adds a materialized view's computed
+    columns; `Tablet.write_rowset`: the index's columns, memtable sort + model
+    pre-aggregation by the index's keys + segment files, fsynced, not yet visible);
  4. `Catalog.publish` journals every rowset with each touched partition's next version and
     applies it: readers see the whole load or none of it.
 Any failure before step 4 leaves only unpublished files, removed at the next start.
@@ -23,6 +25,7 @@ import pyarrow as pa
 
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DataQualityError, LabelAlreadyUsed
+from catalog.index_rows import index_rows
 from catalog.model import OlapTable
 from catalog.partitions import route_rows
 from catalog.values import coerce_array, parse_value
@@ -92,9 +95,10 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
             pi, b = int(part_idx[order[s]]), int(buckets[order[s]])
             p = parts[pi]
             chunk = full.take(pa.array(order[s:e]))
-            for index_id, tablet_ids in p.tablets_by_index.items():
+            for index_id, tablet_ids in p.tablets_by_index.items():  # base, rollups, shadows
                 tid = tablet_ids[b]
-                meta = catalog.engine.get_tablet(tid).write_rowset(chunk, txn_id)
+                rows = index_rows(table, table.indexes[index_id], chunk)
+                meta = catalog.engine.get_tablet(tid).write_rowset(rows, txn_id)
                 rowsets.append((p.partition_id, tid, meta))
             touched.add(p.partition_id)
         versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}

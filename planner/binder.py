@@ -29,6 +29,7 @@ from planner.place_semi_joins import is_relation, push_semi, relations_of, semi_
 from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
+from planner.select_rollup import select_rollups
 from planner.pushdown import storage_predicates
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
 from planner.statistics import semi_selectivity
@@ -52,6 +53,7 @@ def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.R
     """The logical plan of a query and its result columns; scans read only what it uses."""
     plan, cols = _bind_query(node, ctx)
     prune_columns(plan, [c.internal for c in cols])
+    plan = select_rollups(plan, ctx.catalog)  # needs the pruned columns and the aggregates
     prune_join_columns(plan, [c.internal for c in cols])
     return plan, cols
 

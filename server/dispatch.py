@@ -18,6 +18,7 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
 from server.handlers import admin, partition
 from server.handlers.context import StatementContext
 from server.handlers.storage_dispatch import STORAGE_HANDLERS
+from server.handlers.rollup import ROLLUP_HANDLERS
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -74,6 +75,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     AdminRunDynamicPartitionStmt: admin.run_dynamic_partition,
     AdminSetDynamicPartitionTimeStmt: admin.set_dynamic_partition_time,
     **STORAGE_HANDLERS,  # indexes, DELETE, SHOW QUERY PROFILE
+    **ROLLUP_HANDLERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, materialized views
 }
 
 

@@ -20,6 +20,7 @@ from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.create_table import parse_create_table
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
+from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.tokens import TokenCursor, tokenize
 
@@ -179,6 +180,7 @@ _OWN_PARSERS = (
     *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
+    *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
 )
 
 
