@@ -52,9 +52,7 @@ def create_materialized_view(cat: Catalog, db: str | None,
             raise DdlError(f"Materialized view[{stmt.name}] already exists")
         index = analyze_mv(table, stmt.name, select)
         index.define_sql = stmt.sql
-        job = rollup_ddl.add_index_job(cat, db_name, table.name, index,
-                                       int(stmt.properties.get("timeout",
-                                                               rollup_job.DEFAULT_TIMEOUT_S)))
+        job = rollup_ddl.add_index_job(cat, db_name, table.name, index, stmt.properties)
     rollup_job.start(cat, job)
     return job
 

@@ -43,7 +43,7 @@ def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollu
             base_id = base_index_of(table, desc.from_index)
             index = analyze_rollup(table, desc, 0, taken)
             taken.add(index.name)
-            jobs.append((index, base_id, _timeout(desc.properties)))
+            jobs.append((index, base_id, _timeout(cat, desc.properties)))
         created = []
         for index, base_id, timeout in jobs:
             index.index_id = cat._alloc_id()
@@ -53,19 +53,21 @@ def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollu
     return created
 
 
-def add_index_job(cat: Catalog, db_name: str, table_name: str,
-                  index: MaterializedIndexMeta, timeout: int) -> rollup_job.RollupJob:
+def add_index_job(cat: Catalog, db_name: str, table_name: str, index: MaterializedIndexMeta,
+                  properties: dict[str, str]) -> rollup_job.RollupJob:
     """A prepared index (a materialized view) built by a job; the caller holds both locks."""
     table = cat.get_table(db_name, table_name)
     check_normal(cat, table)
     index.index_id = cat._alloc_id()
-    return rollup_job.create_jobs(cat, db_name, table, [index], table.base_index_id, timeout)[0]
+    return rollup_job.create_jobs(cat, db_name, table, [index], table.base_index_id,
+                                  _timeout(cat, properties))[0]
 
 
-def _timeout(properties: dict[str, str]) -> int:
+def _timeout(cat: Catalog, properties: dict[str, str]) -> int:
     raw = properties.get("timeout")
     if raw is None:
-        return rollup_job.DEFAULT_TIMEOUT_S
+        return int(cat.fe_config_get("alter_table_timeout_second") or
+                   rollup_job.DEFAULT_TIMEOUT_S)
     try:
         return int(raw)
     except ValueError:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
@@ -148,6 +149,9 @@ def _convert(cat: Catalog, job_id: int) -> None:
                 if job.state == RUNNING:
                     cancel(cat, job_id, "Timeout")
                 return
+            delay = cat.fe_config_get("rollup_job_tablet_delay_ms")
+            if delay:
+                time.sleep(delay / 1000)  # test hook: a job slow enough to be killed mid-way
             if version > 1 and cat.engine.has_tablet(base_tid):
                 rows = cat.engine.get_tablet(base_tid).read(version, columns, [], ScanStats())
                 if rows.num_rows:

@@ -38,6 +38,8 @@ class Config:
     cumulative_compaction_min_deltas: int = 5
     generate_compaction_tasks_interval_ms: int = 2000
     exec_threads: int = 2
+    alter_table_timeout_second: int = 86400
+    rollup_job_tablet_delay_ms: int = 0
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)
