@@ -8,22 +8,26 @@
 CreateMaterializedViewStmt + MaterializedViewHandler rules and messages): one table, plain
 columns first (the keys: the GROUP BY columns, or the ORDER BY prefix / short key rule without
 aggregates), then SUM / MIN / MAX / COUNT over a column (COUNT(x) is stored as the SUM of a
-computed column `mv_count_x`, catalog/index_rows.py). With aggregates the index is AGG_KEYS
+computed column `mv_count_x`) or SUM / MIN / MAX over an arithmetic expression of columns
+(+ - *; a computed column `mv_sum_<n>_<cols>`; catalog/index_rows.py). With aggregates the index is AGG_KEYS
 (each value column aggregated by its function); on AGGREGATE / UNIQUE tables the functions
 must be the columns' own aggregation types and base keys stay keys. The job that builds it is
 the ADD ROLLUP job (catalog/rollup_job.py); planner/select_rollup.py rewrites queries to it.
 
-Not supported (refused with 1235): WHERE, expressions inside or outside aggregates,
-BITMAP_UNION / HLL_UNION, aggregates over a key column twice.
+Not supported (refused with 1235): WHERE, expressions outside aggregates or other than + - *,
+BITMAP_UNION / HLL_UNION, aggregates over a key column.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from sqlglot import exp
 
 from catalog import rollup_ddl, rollup_job
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError, NotSupported
+from catalog.index_rows import ALLOWED
 from catalog.load import table_lock
 from catalog.model import AGG_KEYS, DUP_KEYS, MaterializedIndexMeta, OlapTable
 from catalog.rollup import analyze_rollup
@@ -65,7 +69,7 @@ def analyze_mv(table: OlapTable, name: str, select: exp.Select) -> MaterializedI
     if select.args.get("limit") is not None:
         raise AnalysisError("The limit clause is not supported in add materialized view clause")
     keys: list[str] = []
-    values: list[tuple[str, str, str]] = []  # (index column, aggregation, base column)
+    values: list[_Value] = []
     for item in select.expressions:
         node = item.this if isinstance(item, exp.Alias) else item
         if isinstance(node, exp.Column):
@@ -73,15 +77,7 @@ def analyze_mv(table: OlapTable, name: str, select: exp.Select) -> MaterializedI
                 raise AnalysisError("The aggregate column should be after the single column")
             keys.append(_column(table, node.name))
             continue
-        func = _FUNCS.get(type(node))
-        arg = node.this if func else None
-        if isinstance(arg, exp.Distinct) or not isinstance(arg, exp.Column):
-            raise NotSupported(f"The materialized view does not support {node.sql('doris')} yet")
-        col = _column(table, arg.name)
-        if func == "COUNT":
-            values.append((f"mv_count_{col}", "SUM", col))
-        else:
-            values.append((col, func, col))
+        values.append(_value(table, node, len(values)))
     group = [_column(table, g.name) if isinstance(g, exp.Column) else "" for g in
              (select.args["group"].expressions if select.args.get("group") else [])]
     order = [_column(table, o.this.name) for o in
@@ -107,6 +103,41 @@ def analyze_mv(table: OlapTable, name: str, select: exp.Select) -> MaterializedI
     return index
 
 
+@dataclass
+class _Value:
+    column: str                 # the index column
+    func: str                   # its aggregation: SUM, MIN, MAX
+    source: str                 # the base column it aggregates ("" for a computed column)
+    define: list[str] | None    # catalog/index_rows.py's definition of a computed column
+    type: str = "BIGINT"
+
+
+def _value(table: OlapTable, node: exp.Expression, n: int) -> _Value:
+    func = _FUNCS.get(type(node))
+    arg = node.this if func else None
+    if func is None or isinstance(arg, exp.Distinct) or arg is None:
+        raise NotSupported(f"The materialized view does not support {node.sql('doris')} yet")
+    if isinstance(arg, exp.Column):
+        col = _column(table, arg.name)
+        if func == "COUNT":
+            return _Value(f"mv_count_{col}", "SUM", "", ["count", col])
+        return _Value(col, func, col, None)
+    if func == "COUNT" or any(not isinstance(x, (*ALLOWED, exp.Identifier)) for x in arg.walk()):
+        raise NotSupported(f"The materialized view does not support {node.sql('doris')} yet")
+    cols = [_column(table, c.name) for c in arg.find_all(exp.Column)]
+    text = expression_text(arg, {c.name: _column(table, c.name) for c in arg.find_all(exp.Column)})
+    floating = any(not table.column(c).type.is_integer for c in cols)
+    return _Value(f"mv_{func.lower()}_{n}_{'_'.join(dict.fromkeys(cols))}", func, "",
+                  ["expr", text], "DOUBLE" if floating else "BIGINT")
+
+
+def expression_text(e: exp.Expression, names: dict[str, str]) -> str:
+    """The canonical text of an arithmetic expression with its columns renamed by `names`
+    (the planner matches a query's aggregate argument against a view's with it)."""
+    return e.transform(lambda n: exp.column(names[n.name]) if isinstance(n, exp.Column)
+                       and n.name in names else n).sql("doris")
+
+
 def _column(table: OlapTable, name: str) -> str:
     col = table.column(name)
     if col is None:
@@ -114,8 +145,8 @@ def _column(table: OlapTable, name: str) -> str:
     return col.name
 
 
-def _check_columns(keys: list[str], values: list[tuple[str, str, str]]) -> None:
-    names = [*keys, *(v[0] for v in values)]
+def _check_columns(keys: list[str], values: list[_Value]) -> None:
+    names = [*keys, *(v.column for v in values)]
     for n in names:
         if names.count(n) > 1:
             raise AnalysisError(f"The select expr {n} is duplicated.")
@@ -124,31 +155,32 @@ def _check_columns(keys: list[str], values: list[tuple[str, str, str]]) -> None:
 
 
 def _aggregate_index(table: OlapTable, name: str, keys: list[str],
-                     values: list[tuple[str, str, str]]) -> MaterializedIndexMeta:
+                     values: list[_Value]) -> MaterializedIndexMeta:
     if table.keys_type != DUP_KEYS:
         for k in table.key_columns:
-            if k.name not in keys and any(v[2] == k.name for v in values):
+            if k.name not in keys and any(v.source == k.name for v in values):
                 raise DdlError(f"The column[{k.name}] must be the key of materialized view")
-        for col, func, src in values:
-            base = table.column(src)
-            if base.is_key or col != src or base.aggregation != func:
-                raise DdlError(f"The aggregation type of column[{col}] must be same as the "
+        for v in values:
+            base = table.column(v.source) if v.source else None
+            if base is None or base.is_key or base.aggregation != v.func:
+                raise DdlError(f"The aggregation type of column[{v.column}] must be same as the "
                                f"aggregate type of base column in aggregate table")
             if base.aggregation.startswith("REPLACE") and len(keys) != len(table.key_columns):
                 raise DdlError("The materialized view should contain all keys of base table "
                                "if there is a REPLACE value")
     else:
         fixed = {*table.partition_info.columns, *table.distribution.columns}
-        for _, _, src in values:
-            if src in fixed:
-                raise DdlError(f"The partition and distributed columns {src} must be key "
+        for v in values:
+            if v.source in fixed:
+                raise DdlError(f"The partition and distributed columns {v.source} must be key "
                                f"column in mv")
-    for col, func, src in values:
-        if table.column(src).is_key and col == src:
-            raise NotSupported(f"An aggregate over the key column {src} in a materialized view "
-                               f"is not supported yet")
+    for v in values:
+        if v.source and table.column(v.source).is_key:
+            raise NotSupported(f"An aggregate over the key column {v.source} in a materialized "
+                               f"view is not supported yet")
     return MaterializedIndexMeta(
-        0, name, [*keys, *(v[0] for v in values)], AGG_KEYS, len(keys),
-        aggregations={col: func for col, func, _ in values},
-        define_exprs={col: ["count", src] for col, func, src in values if col != src},
+        0, name, [*keys, *(v.column for v in values)], AGG_KEYS, len(keys),
+        aggregations={v.column: v.func for v in values},
+        define_exprs={v.column: v.define for v in values if v.define},
+        properties={f"type.{v.column}": v.type for v in values if v.define},
         is_mv=True)

@@ -60,8 +60,8 @@ class MaterializedIndexMeta:
     the base table's key flags, as for the base index and rollups of AGG/UNIQUE tables).
     `aggregations` overrides a column's aggregation type (a materialized view's SUM over a
     duplicate table's column); `define_exprs` maps a column the base lacks to how it is
-    computed from a base row (seed-free Doris MV columns such as `mv_count_x`), as
-    (kind, base column). `state` is SHADOW while an ADD ROLLUP job builds it (loads write it,
+    computed from base columns (Doris MV columns such as `mv_count_x`; see
+    catalog/index_rows.py). `state` is SHADOW while an ADD ROLLUP job builds it (loads write it,
     queries never read it), NORMAL once it is visible."""
 
     index_id: int
@@ -252,9 +252,10 @@ class OlapTable:
         out = []
         for pos, name in enumerate(index.columns):
             base = self.column(name)
-            if base is None:  # a materialized view's computed column
-                kind, _ = index.define_exprs[name]
-                base = Column(name, DataType("BIGINT"), False, None, False, "0")
+            if base is None:  # a materialized view's computed column (catalog/index_rows.py)
+                count = index.define_exprs[name][0] == "count"
+                base = Column(name, DataType(index.properties.get(f"type.{name}", "BIGINT")),
+                              False, None, not count, "0" if count else None)
             is_key = base.is_key if index.key_count is None else pos < index.key_count
             if is_key or index.keys_type == DUP_KEYS:
                 agg = None

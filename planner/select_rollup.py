@@ -45,15 +45,26 @@ _RANGE_OPS = ("<", "<=", ">", ">=")
 
 
 @dataclass
+class _Call:
+    call: L.AggCall
+    text: str           # e.g. sum(lo_revenue), over storage column names
+    used: set[str]      # this scan's columns in its arguments
+    one: bool           # its argument is one plain column of this scan
+    foreign: bool       # it reads other relations' columns, or none (count(*))
+    arg_text: str | None  # its single argument's text over this scan's storage names
+
+
+@dataclass
 class _Usage:
     """What the plan does with one scan's columns (storage names)."""
 
     aggregate: L.Aggregate | None = None
-    project: L.Project | None = None
+    project: L.Project | None = None     # the projection right under the aggregate
+    joined: bool = False                 # other relations are joined under the aggregate
     groups: list[tuple[str, set[str]]] = field(default_factory=list)       # (text, columns)
     predicates: list[tuple[str, set[str]]] = field(default_factory=list)   # (text, columns)
-    calls: list[tuple[L.AggCall, str, set[str], bool]] = field(default_factory=list)
-    # (call, text, columns of its argument, argument is one plain column)
+    calls: list[_Call] = field(default_factory=list)
+    rewritable: bool = False             # no projection but `project` between it and the scan
 
 
 def select_rollups(plan: object, catalog: Catalog) -> object:
@@ -62,18 +73,20 @@ def select_rollups(plan: object, catalog: Catalog) -> object:
 
 
 def _visit(node: object, catalog: Catalog) -> object:
-    if isinstance(node, L.Aggregate):
-        chain, scan = _chain_to_scan(node.input)
-        if scan is not None:
-            return _select(scan, _usage(node, chain, scan), catalog) or node
+    if isinstance(node, L.Aggregate) and node.grouping_sets is None:
+        tree = _inner_tree(node.input)
+        if tree is not None:
+            nodes, scans = tree
+            out = node
+            for scan in scans:
+                usage = _usage(node, nodes, scan, len(scans) > 1)
+                # one rewrite of the aggregate's calls at most (it renames their outputs)
+                wrapped = _select(scan, usage, catalog, rewrite=out is node)
+                out = wrapped or out
+            return out
     if isinstance(node, L.OlapScan):
-        _select(node, _usage(None, [], node), catalog)
+        _select(node, _Usage(), catalog, rewrite=False)
         return node
-    if isinstance(node, (L.Filter, L.Project)):
-        chain, scan = _chain_to_scan(node)
-        if scan is not None:
-            _select(scan, _usage(None, chain, scan), catalog)
-            return node
     for attr in ("input", "left", "right"):
         child = getattr(node, attr, None)
         if child is not None:
@@ -81,23 +94,38 @@ def _visit(node: object, catalog: Catalog) -> object:
     return node
 
 
-def _chain_to_scan(node: object) -> tuple[list, L.OlapScan | None]:
-    """Filter / Project nodes (at most one Project) down to a scan, or no scan."""
-    chain = []
-    while isinstance(node, (L.Filter, L.Project)):
-        chain.append(node)
-        node = node.input
-    projects = [n for n in chain if isinstance(n, L.Project)]
-    if not isinstance(node, L.OlapScan) or len(projects) > 1:
-        return chain, None
-    return chain, node
+def _inner_tree(node: object) -> tuple[list, list[L.OlapScan]] | None:
+    """The Filter / Project / inner-join nodes and the scans of a subtree made of nothing else
+    (an aggregate over inner joins may pre-aggregate each scan: Doris's rule)."""
+    nodes: list = []
+    scans: list[L.OlapScan] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, L.OlapScan):
+            scans.append(n)
+        elif isinstance(n, (L.Filter, L.Project)):
+            nodes.append(n)
+            stack.append(n.input)
+        elif isinstance(n, L.Join) and n.kind in ("inner", "cross"):
+            nodes.append(n)
+            stack += [n.left, n.right]
+        else:
+            return None
+    return nodes, scans
 
 
-def _usage(agg: L.Aggregate | None, chain: list, scan: L.OlapScan) -> _Usage:
+def _usage(agg: L.Aggregate, nodes: list, scan: L.OlapScan, joined: bool) -> _Usage:
     to_col = dict(zip(scan.output, scan.columns))
-    project = next((n for n in chain if isinstance(n, L.Project)), None)
-    defs = {n: e for e, n in zip(project.exprs, project.names)} if project else {}
-    u = _Usage(agg, project)
+    defs = {n: e for p in nodes if isinstance(p, L.Project) for e, n in zip(p.exprs, p.names)}
+    project = agg.input if isinstance(agg.input, L.Project) else None
+    u = _Usage(agg, project, joined)
+
+    def resolve(e: exp.Expression, depth: int = 0) -> exp.Expression:
+        if depth > 20:
+            return e
+        return e.transform(lambda n: resolve(defs[n.name].copy(), depth + 1)
+                           if isinstance(n, exp.Column) and n.name in defs else n)
 
     def cols(e: exp.Expression) -> set[str]:
         return {to_col[c.name] for c in e.find_all(exp.Column) if c.name in to_col}
@@ -106,20 +134,33 @@ def _usage(agg: L.Aggregate | None, chain: list, scan: L.OlapScan) -> _Usage:
         return e.transform(lambda n: exp.column(to_col[n.name]) if isinstance(n, exp.Column)
                            and n.name in to_col else n).sql("doris")
 
-    for f in (n for n in chain if isinstance(n, L.Filter)):
-        u.predicates.append((text(f.condition), cols(f.condition)))
-    if agg is None:
-        return u
+    conditions = []
+    for n in nodes:
+        if isinstance(n, L.Filter):
+            conditions.append(n.condition)
+        elif isinstance(n, L.Join):
+            conditions += [exp.EQ(this=exp.column(a, quoted=True), expression=exp.column(b, quoted=True))
+                           for a, b in zip(n.left_keys, n.right_keys)]
+            if n.residual is not None:
+                conditions.append(n.residual)
+    for c in conditions:
+        c = resolve(c)
+        if cols(c):
+            u.predicates.append((text(c), cols(c)))
     for g in agg.group_names:
-        e = defs.get(g, exp.column(g))
+        e = resolve(exp.column(g, quoted=True))
         u.groups.append((text(e), cols(e)))
     for call in agg.calls:
         args = [a for a in ([call.arg] if call.arg else []) + list(call.args)]
-        exprs = [defs.get(a, exp.column(a)) for a in args]
+        exprs = [resolve(exp.column(a, quoted=True)) for a in args]
         used = set().union(*(cols(e) for e in exprs)) if exprs else set()
+        refs = {c.name for e in exprs for c in e.find_all(exp.Column)}
+        foreign = not exprs or bool(refs - set(to_col))
         one = len(exprs) == 1 and isinstance(exprs[0], exp.Column) and exprs[0].name in to_col
+        arg = text(exprs[0]) if len(exprs) == 1 and not foreign else None
         arg_text = ", ".join(text(e) for e in exprs) or "*"
-        u.calls.append((call, f"{_func_name(call)}{arg_text})", used, one))
+        u.calls.append(_Call(call, f"{_func_name(call)}{arg_text})", used, one, foreign, arg))
+    u.rewritable = all(n is project for n in nodes if isinstance(n, L.Project))
     return u
 
 
@@ -143,28 +184,35 @@ def preaggregation(table: OlapTable, index_id: int, u: _Usage) -> str | None:
         value = next((c for c in sorted(used) if c in cols and not cols[c].is_key), None)
         if value:
             return f"Grouping expression {text} contains value column {value}"
-    for call, text, used, one in u.calls:
-        reason = _check_call(call, text, used, one, cols)
+    for c in u.calls:
+        reason = _check_call(c, cols)
         if reason:
             return reason
     return None
 
 
-def _check_call(call: L.AggCall, text: str, used: set[str], one: bool, cols: dict) -> str | None:
-    if call.func in ("count_all", "count"):
+def _check_call(c: _Call, cols: dict) -> str | None:
+    func, text, used = c.call.func, c.text, c.used
+    if func == "count_all":
         return f"Count distinct is only valid for key columns, but meet {text}."
-    if call.func == "count_distinct":
-        if all(c in cols and cols[c].is_key for c in used):
+    if c.foreign:
+        if not used and func in ("min", "max", "count_distinct"):
+            return None  # over other relations, and blind to repeated rows
+        return f"Aggregate function {text} reads columns of other relations."
+    if func == "count":
+        return f"Count distinct is only valid for key columns, but meet {text}."
+    if func == "count_distinct":
+        if all(n in cols and cols[n].is_key for n in used):
             return None
         return f"Count distinct is only valid for key columns, but meet {text}."
-    want = _STORAGE_AGG.get(call.func)
+    want = _STORAGE_AGG.get(func)
     if want is None:
         return f"Aggregate {text.split('(')[0]} function is not supported in storage engine."
-    if all(c in cols and cols[c].is_key for c in used):
+    if all(n in cols and cols[n].is_key for n in used):
         if want in ("MIN", "MAX"):
             return None
         return f"Aggregate function {text} contains key column {sorted(used)[0]}."
-    if not one:
+    if not c.one:
         return f"{text} is not aggregate function."
     col = cols.get(next(iter(used)))
     if col is None:
@@ -176,19 +224,19 @@ def _check_call(call: L.AggCall, text: str, used: set[str], one: bool, cols: dic
 
 
 # -- candidates and choice ---------------------------------------------------------------------
-def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog) -> object | None:
+def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> object | None:
     with catalog.lock:
         table = catalog.get_table(scan.db or None, scan.table)
         base = table.base_index_id
         base_keys = len(table.key_columns)
         needed = set(scan.columns)
-        options = []  # (index id, preagg reason or None, count rewrites)
+        options = []  # (index id, preagg reason or None, call rewrites)
         if table.keys_type == DUP_KEYS:
             for index in [table.indexes[base], *table.rollups()]:
-                rewrites = {}
+                rewrites: dict = {}
                 if index.keys_type != DUP_KEYS:
                     rewrites = _mv_rewrites(table, index.index_id, u)
-                    if rewrites is None:
+                    if rewrites is None or rewrites and not (rewrite and u.rewritable):
                         continue
                 if _covers(needed, set(index.columns), u, rewrites):
                     options.append((index.index_id, None, rewrites))
@@ -205,7 +253,7 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog) -> object | None:
         best = min(options, key=lambda o: _rank(table, o[0], scan))
         _apply(scan, table, best[0], best[1])
         if best[2]:
-            return _rewrite_counts(scan, u, best[2], table.indexes[best[0]].columns)
+            return _rewrite_calls(scan, u, best[2], table.indexes[best[0]].columns)
     return None
 
 
@@ -214,29 +262,37 @@ def _key_count(table: OlapTable, index_id: int) -> int:
 
 
 def _covers(needed: set[str], have: set[str], u: _Usage, rewrites: dict) -> bool:
-    """Every column is in the index, except those read only through a rewritten COUNT."""
-    only_counted = {c for c in rewrites} - {c for _, used in [*u.groups, *u.predicates]
-                                           for c in used}
-    return needed - only_counted <= have
+    """Every column is in the index, except those read only through a rewritten call."""
+    raw = {n for _, used in [*u.groups, *u.predicates] for n in used}
+    raw |= {n for c in u.calls if id(c.call) not in rewrites for n in c.used}
+    rewritten = {n for c in u.calls if id(c.call) in rewrites for n in c.used}
+    return needed - (rewritten - raw) <= have
 
 
-def _mv_rewrites(table: OlapTable, index_id: int, u: _Usage) -> dict[str, str] | None:
+def _mv_rewrites(table: OlapTable, index_id: int, u: _Usage) -> dict | None:
     """A DUPLICATE table's aggregating materialized view: None if it cannot answer the query,
-    else {base column: mv_count column} for the COUNT(column) calls it answers."""
-    if u.aggregate is None or u.aggregate.grouping_sets is not None:
+    else {id(call): (view column, "count" | "expr")} for the calls it answers through its
+    computed columns (COUNT(x), SUM(a * b), ...)."""
+    if u.aggregate is None:
         return None
     index = table.indexes[index_id]
     cols = {c.name: c for c in table.index_columns(index_id)}
-    counted = {src: name for name, (kind, src) in index.define_exprs.items() if kind == "count"}
+    counted = {d[1]: name for name, d in index.define_exprs.items() if d[0] == "count"}
+    computed = {(d[1], index.aggregations.get(name)): name
+                for name, d in index.define_exprs.items() if d[0] == "expr"}
     for _, used in [*u.predicates, *u.groups]:
-        if any(c not in cols or not cols[c].is_key for c in used):
+        if any(n not in cols or not cols[n].is_key for n in used):
             return None
     rewrites = {}
-    for call, text, used, one in u.calls:
-        if call.func == "count" and one and next(iter(used)) in counted:
-            rewrites[next(iter(used))] = counted[next(iter(used))]
+    for c in u.calls:
+        if not c.foreign and c.call.func == "count" and c.one and next(iter(c.used)) in counted:
+            rewrites[id(c.call)] = (counted[next(iter(c.used))], "count")
             continue
-        if _check_call(call, text, used, one, cols) is not None:
+        want = _STORAGE_AGG.get(c.call.func)
+        if not c.foreign and not c.one and (c.arg_text, want) in computed:
+            rewrites[id(c.call)] = (computed[(c.arg_text, want)], "expr")
+            continue
+        if _check_call(c, cols) is not None:
             return None
     return rewrites
 
@@ -281,36 +337,41 @@ def _apply(scan: L.OlapScan, table: OlapTable, index_id: int, reason: str | None
     scan.tablets = tablets
 
 
-def _rewrite_counts(scan: L.OlapScan, u: _Usage, rewrites: dict[str, str],
-                    index_columns: list[str]) -> object:
-    """COUNT(x) -> SUM(mv_count_x) (the scan reads mv_count_x); IFNULL(.., 0) above an
-    aggregate without GROUP BY."""
+def _rewrite_calls(scan: L.OlapScan, u: _Usage, rewrites: dict,
+                   index_columns: list[str]) -> object | None:
+    """Calls answered by a view's computed column read it (the scan reads the column):
+    COUNT(x) -> SUM(mv_count_x) under IFNULL(.., 0) without GROUP BY, SUM(a * b) -> SUM(mv_..)."""
     agg, project = u.aggregate, u.project
     instance = scan.output[0].rsplit("#", 1)[-1]
-    for mv_col in dict.fromkeys(rewrites.values()):
+    for mv_col, _ in dict.fromkeys(rewrites.values()):
         scan.columns.append(mv_col)
         scan.output.append(f"{scan.alias}.{mv_col}#{instance}")
         scan.column_types[mv_col] = DataType("BIGINT")
     to_internal = dict(zip(scan.columns, scan.output))
     renamed = {}
-    for call, _, used, one in u.calls:
-        if call.func != "count" or not one or next(iter(used)) not in rewrites:
+    for c in u.calls:
+        if id(c.call) not in rewrites:
             continue
-        mv_internal = to_internal[rewrites[next(iter(used))]]
-        if project is not None:
-            project.exprs[project.names.index(call.arg)] = exp.column(mv_internal, quoted=True)
+        mv_col, kind = rewrites[id(c.call)]
+        call = c.call
+        if project is not None and call.arg in project.names:
+            project.exprs[project.names.index(call.arg)] = exp.column(to_internal[mv_col],
+                                                                       quoted=True)
         else:
-            call.arg = mv_internal
-        call.func = "sum"
-        renamed[f"{call.output}__mv"] = call.output
-        call.output = f"{call.output}__mv"
+            call.arg = to_internal[mv_col]
+        if kind == "count":
+            call.func = "sum"
+            renamed[f"{call.output}__mv"] = call.output
+            call.output = f"{call.output}__mv"
     keep = [(c, o) for c, o in zip(scan.columns, scan.output) if c in index_columns]
     scan.columns, scan.output = [c for c, _ in keep], [o for _, o in keep]
+    if not renamed:
+        return None
     exprs = [exp.column(n, quoted=True) for n in agg.group_names]
     names = list(agg.group_names)
-    for c in agg.calls:
-        col = exp.column(c.output, quoted=True)
-        empty_is_zero = c.output in renamed and not agg.group_names
+    for call in agg.calls:
+        col = exp.column(call.output, quoted=True)
+        empty_is_zero = call.output in renamed and not agg.group_names
         exprs.append(exp.func("IFNULL", col, exp.Literal.number(0)) if empty_is_zero else col)
-        names.append(renamed.get(c.output, c.output))
+        names.append(renamed.get(call.output, call.output))
     return L.Project(agg, exprs, names)
