@@ -26,18 +26,19 @@ def parse_alter_rollup(cur: TokenCursor) -> object | None:
     cur.expect("ALTER", "TABLE")
     db, table = cur.qualified_name()
     if cur.accept("ADD", "ROLLUP"):
-        rollups = [_rollup(cur)]
-        while cur.accept_type(TokenType.COMMA):
-            rollups.append(_rollup(cur))
-        cur.expect_end()
-        return AddRollupStmt(db, table, rollups)
+        return AddRollupStmt(db, table, _comma_list(cur, _rollup))
     if cur.accept("DROP", "ROLLUP"):
-        names = [_drop_item(cur)]
-        while cur.accept_type(TokenType.COMMA):
-            names.append(_drop_item(cur))
-        cur.expect_end()
-        return DropRollupStmt(db, table, names)
+        return DropRollupStmt(db, table, _comma_list(cur, _drop_item))
     return None
+
+
+def _comma_list(cur: TokenCursor, item) -> list:
+    """item, item, ... up to the end of the statement."""
+    items = [item(cur)]
+    while cur.accept_type(TokenType.COMMA):
+        items.append(item(cur))
+    cur.expect_end()
+    return items
 
 
 def _rollup(cur: TokenCursor) -> RollupDesc:

@@ -23,16 +23,22 @@ def _states(conn) -> list[str]:
     return [r[8] for r in query(conn, "SHOW ALTER TABLE ROLLUP")]
 
 
+def _loaded(srv, db: str, groups: int, value, copies: int):
+    """A connection to `db` holding `big`: 2000 rows doubled `copies` times."""
+    conn = srv.connect()
+    query(conn, f"CREATE DATABASE {db}")
+    query(conn, f"USE {db}")
+    query(conn, DDL)
+    rows = ", ".join(f"({i}, {i % groups}, {value(i)})" for i in range(2000))
+    query(conn, f"INSERT INTO big VALUES {rows}")
+    for n in (2000 << i for i in range(copies)):
+        query(conn, f"INSERT INTO big SELECT k + {n}, d, v FROM big")
+    return conn
+
+
 def test_kill9_mid_rollup_job_resumes(server_factory):
     srv = server_factory().start()
-    conn = srv.connect()
-    query(conn, "CREATE DATABASE rj")
-    query(conn, "USE rj")
-    query(conn, DDL)
-    rows = ", ".join(f"({i}, {i % 7}, {i})" for i in range(2000))
-    query(conn, f"INSERT INTO big VALUES {rows}")
-    for n in (2000, 4000, 8000, 16000, 32000, 64000, 128000):
-        query(conn, f"INSERT INTO big SELECT k + {n}, d, v FROM big")
+    conn = _loaded(srv, "rj", 7, lambda i: i, 7)
     # 16 tablets x 100 ms: the job is still converting when the server dies.
     query(conn, 'ADMIN SET FRONTEND CONFIG ("rollup_job_tablet_delay_ms" = "100")')
     query(conn, "ALTER TABLE big ADD ROLLUP r_d (d, v)")
@@ -55,14 +61,7 @@ def test_kill9_mid_rollup_job_resumes(server_factory):
 
 def test_kill9_after_cancel_leaves_no_rollup(server_factory):
     srv = server_factory().start()
-    conn = srv.connect()
-    query(conn, "CREATE DATABASE rc")
-    query(conn, "USE rc")
-    query(conn, DDL)
-    rows = ", ".join(f"({i}, {i % 5}, 1)" for i in range(2000))
-    query(conn, f"INSERT INTO big VALUES {rows}")
-    for n in (2000, 4000, 8000, 16000, 32000, 64000):
-        query(conn, f"INSERT INTO big SELECT k + {n}, d, v FROM big")
+    conn = _loaded(srv, "rc", 5, lambda i: 1, 6)
     query(conn, 'ADMIN SET FRONTEND CONFIG ("rollup_job_tablet_delay_ms" = "100")')
     query(conn, "ALTER TABLE big ADD ROLLUP r_d (d, v)")
     query(conn, "CANCEL ALTER TABLE ROLLUP FROM big")
