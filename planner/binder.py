@@ -7,7 +7,9 @@ The life of a SELECT in this module (`bind_query`):
     it is null-supplied by an outer join); equalities between the sides of a comma join become
     its hash keys; the rest filter above the joins;
  3. `planner.aggregation.plan_aggregation` for GROUP BY / aggregates / HAVING;
- 4. the select list, DISTINCT, ORDER BY (aliases, ordinals or expressions), LIMIT/OFFSET.
+ 4. the select list, DISTINCT, ORDER BY (aliases, ordinals or expressions), LIMIT/OFFSET;
+then (`bind_query`) column pruning, rollup selection (planner/select_rollup.py) and the joins'
+output columns.
 """
 
 from __future__ import annotations
