@@ -24,6 +24,7 @@ from catalog import colocation
 from catalog.cluster import ClusterMixin
 from catalog.create_table import new_table, plan_partitions, replication_num
 from catalog.dynamic_partition import prepare_create
+from catalog.rollup import analyze_rollup
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
                             UnknownDatabase, UnknownTable)
 from catalog.journal import Journal
@@ -35,6 +36,7 @@ from catalog.temp_partition_journal import APPLY as TEMP_PARTITION_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
+from catalog import rollup_job
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -53,6 +55,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
+        self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -97,6 +100,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.auth.load(state.get("auth"))
         self.resources = dict(state.get("resources", {}))
         self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
+        self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
+                           for j in state.get("alter_jobs", [])}
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.all_partitions():
@@ -113,7 +118,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "backends": [b.to_dict() for b in self.backends.values()],
                 "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
                 "resources": self.resources,
-                "load_jobs": {str(k): v for k, v in self.load_jobs.items()}}
+                "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
+                "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()]}
 
     def close(self) -> None:
         self.journal.close()
@@ -199,6 +205,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                     return
                 raise TableExists(stmt.name)
             table = new_table(stmt, self._alloc_id(), self._alloc_id())
+            for desc in stmt.rollups:  # CREATE TABLE ... ROLLUP (...): visible at once
+                index = analyze_rollup(table, desc, self._alloc_id())
+                table.indexes[index.index_id] = index
             replicas = replication_num(stmt.properties)
             self._check_replication(replicas)
             table.properties["replication_num"] = str(replicas)
@@ -367,4 +376,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
+    **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
 }

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from catalog.errors import AnalysisError, DdlError, NotSupported
+from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
@@ -223,10 +223,6 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
         check_column_name(c.name)
     if stmt.engine not in ("olap",):
         raise AnalysisError(f"Unknown engine name: {stmt.engine}")
-    if stmt.rollups:
-        # Parsed, but rollups (their tablets, loads and selection) do not exist yet: refuse
-        # rather than create a table without them.
-        raise NotSupported("ROLLUP in CREATE TABLE is not supported yet")
     if not stmt.columns:
         raise AnalysisError("Table should contain at least one column")
     keys_type, columns = analyze_columns(stmt)

@@ -53,6 +53,11 @@ def analyze(table: OlapTable, conditions: list[DeleteCondition]) -> list[ColumnP
             if col.name not in meta.columns:
                 raise AnalysisError(f"column {col.name} not found in materialized index "
                                     f"{meta.name}")
+            if meta.keys_type == AGG_KEYS and not next(
+                    c for c in table.index_columns(meta.index_id) if c.name == col.name).is_key:
+                # a materialized view aggregates it: its rows no longer hold single values
+                raise AnalysisError(f"Column[{col.name}] is not key column in materialized "
+                                    f"index {meta.name}")
         values = tuple(_value(col, text) for text in cond.values)
         if cond.op == "not_in":
             out.extend(ColumnPredicate(col.name, "!=", (v,)) for v in values)

@@ -5,8 +5,10 @@ The life of a load (`load_table`):
     (or NULL); every column is cast to its type strictly (`catalog.values.coerce_array`);
  2. `route_rows` picks each row's partition, `bucket_ids` its bucket (the same hash everywhere);
  3. rows are grouped by (partition, bucket) with one stable argsort, and each group is written
-    as a rowset of the bucket's tablet (`Tablet.write_rowset`: memtable sort + model
-    pre-aggregation + segment files, fsynced, not yet visible);
+    as a rowset of the bucket's tablet in every materialized index of the partition (the base,
+    each rollup, a rollup being built; `index_rows` adds a materialized view's computed
+    columns; `Tablet.write_rowset`: the index's columns, memtable sort + model
+    pre-aggregation by the index's keys + segment files, fsynced, not yet visible);
  4. `Catalog.publish` journals every rowset with each touched partition's next version and
     applies it: readers see the whole load or none of it.
 Any failure before step 4 leaves only unpublished files, removed at the next start.
@@ -25,6 +27,7 @@ import pyarrow as pa
 from catalog.catalog import Catalog
 from catalog.compaction import check_version_count
 from catalog.errors import AnalysisError, DataQualityError, LabelAlreadyUsed
+from catalog.index_rows import index_rows
 from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
 from catalog.values import coerce_array, parse_value
@@ -149,9 +152,10 @@ def prepare_load(catalog: Catalog, db_name: str, table_name: str, data: pa.Table
             pi, b = int(part_idx[order[s]]), int(buckets[order[s]])
             p = parts[pi]
             chunk = full.take(pa.array(order[s:e]))
-            for index_id, tablet_ids in p.tablets_by_index.items():
+            for index_id, tablet_ids in p.tablets_by_index.items():  # base, rollups, shadows
                 tid = tablet_ids[b]
-                meta = catalog.engine.get_tablet(tid).write_rowset(chunk, prepared.txn_id)
+                rows = index_rows(table, table.indexes[index_id], chunk)
+                meta = catalog.engine.get_tablet(tid).write_rowset(rows, prepared.txn_id)
                 prepared.rowsets.append((p.partition_id, tid, meta))
     return prepared
 

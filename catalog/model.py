@@ -54,20 +54,43 @@ class Column:
 
 @dataclass
 class MaterializedIndexMeta:
-    """A materialized index: the base index or a rollup; its own column order and keys."""
+    """A materialized index: the base index, a rollup or a synchronous materialized view.
+
+    `columns` is the index's column order; its first `key_count` columns are its keys (None:
+    the base table's key flags, as for the base index and rollups of AGG/UNIQUE tables).
+    `aggregations` overrides a column's aggregation type (a materialized view's SUM over a
+    duplicate table's column); `define_exprs` maps a column the base lacks to how it is
+    computed from base columns (Doris MV columns such as `mv_count_x`; see
+    catalog/index_rows.py). `state` is SHADOW while an ADD ROLLUP job builds it (loads write it,
+    queries never read it), NORMAL once it is visible."""
 
     index_id: int
     name: str
     columns: list[str]
     keys_type: str
+    key_count: int | None = None
+    state: str = "NORMAL"
+    aggregations: dict[str, str] = field(default_factory=dict)
+    define_exprs: dict[str, list[str]] = field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)
+    is_mv: bool = False
+    define_sql: str = ""
 
     def to_dict(self) -> dict:
         return {"index_id": self.index_id, "name": self.name, "columns": self.columns,
-                "keys_type": self.keys_type}
+                "keys_type": self.keys_type, "key_count": self.key_count, "state": self.state,
+                "aggregations": self.aggregations, "define_exprs": self.define_exprs,
+                "properties": self.properties, "is_mv": self.is_mv,
+                "define_sql": self.define_sql}
 
     @staticmethod
     def from_dict(d: dict) -> MaterializedIndexMeta:
-        return MaterializedIndexMeta(d["index_id"], d["name"], d["columns"], d["keys_type"])
+        return MaterializedIndexMeta(d["index_id"], d["name"], d["columns"], d["keys_type"],
+                                     d.get("key_count"), d.get("state", "NORMAL"),
+                                     dict(d.get("aggregations", {})),
+                                     {k: list(v) for k, v in d.get("define_exprs", {}).items()},
+                                     dict(d.get("properties", {})), d.get("is_mv", False),
+                                     d.get("define_sql", ""))
 
 
 @dataclass
@@ -225,13 +248,39 @@ class OlapTable:
     def any_partition(self, partition_id: int) -> Partition:
         p = self.partitions.get(partition_id)
         return p if p is not None else self.temp_partitions[partition_id]
+    def index_by_name(self, name: str) -> MaterializedIndexMeta | None:
+        return next((i for i in self.indexes.values() if i.name == name), None)
+
+    def rollups(self, state: str | None = "NORMAL") -> list[MaterializedIndexMeta]:
+        """The indexes other than the base (only those in `state`, unless None)."""
+        return [i for i in self.indexes.values() if i.index_id != self.base_index_id
+                and (state is None or i.state == state)]
+
+    def index_columns(self, index_id: int | None = None) -> list[Column]:
+        """The columns of one materialized index, in its order, with its keys and aggregations."""
+        index = self.indexes[index_id or self.base_index_id]
+        out = []
+        for pos, name in enumerate(index.columns):
+            base = self.column(name)
+            if base is None:  # a materialized view's computed column (catalog/index_rows.py)
+                count = index.define_exprs[name][0] == "count"
+                base = Column(name, DataType(index.properties.get(f"type.{name}", "BIGINT")),
+                              False, None, not count, "0" if count else None)
+            is_key = base.is_key if index.key_count is None else pos < index.key_count
+            if is_key or index.keys_type == DUP_KEYS:
+                agg = None
+            else:
+                agg = index.aggregations.get(name, base.aggregation)
+            out.append(Column(base.name, base.type, is_key, agg, base.nullable, base.default,
+                              base.comment, base.auto_increment))
+        return out
 
     def tablet_schema(self, index_id: int | None = None) -> "TabletSchema":
         """The schema storage uses for tablets of one materialized index."""
         from storage.schema import TabletColumn, TabletSchema
 
         index = self.indexes[index_id or self.base_index_id]
-        cols = [c for c in (self.column(n) for n in index.columns) if c]
+        cols = self.index_columns(index.index_id)
         names = {c.name for c in cols}
         bloom = [n.strip() for n in self.properties.get("bloom_filter_columns", "").split(",")]
         return TabletSchema(

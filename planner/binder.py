@@ -7,7 +7,9 @@ The life of a SELECT in this module (`bind_query`):
     it is null-supplied by an outer join); equalities between the sides of a comma join become
     its hash keys; the rest filter above the joins;
  3. `planner.aggregation.plan_aggregation` for GROUP BY / aggregates / HAVING;
- 4. the select list, DISTINCT, ORDER BY (aliases, ordinals or expressions), LIMIT/OFFSET.
+ 4. the select list, DISTINCT, ORDER BY (aliases, ordinals or expressions), LIMIT/OFFSET;
+then (`bind_query`) column pruning, rollup selection (planner/select_rollup.py) and the joins'
+output columns.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from planner.place_semi_joins import is_relation, push_semi, relations_of, semi_
 from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
+from planner.select_rollup import select_rollups
 from planner.pushdown import storage_predicates
 from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
@@ -54,6 +57,7 @@ def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.R
     """The logical plan of a query and its result columns; scans read only what it uses."""
     plan, cols = _bind_query(node, ctx)
     prune_columns(plan, [c.internal for c in cols])
+    plan = select_rollups(plan, ctx.catalog)  # needs the pruned columns and the aggregates
     prune_join_columns(plan, [c.internal for c in cols])
     return plan, cols
 

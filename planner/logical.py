@@ -44,6 +44,9 @@ class OlapScan:
     tablets_total: int = 0       # tablets of the selected partitions before bucket pruning
     num_buckets: int = 0         # buckets per partition when all partitions agree, else 0
     dist_columns: list[str] = field(default_factory=list)  # HASH distribution columns
+    index_id: int = 0            # the materialized index read (planner/select_rollup.py)
+    index_name: str = ""         # ... its name ("" until chosen: the base index)
+    preaggregation: str = ""     # EXPLAIN's PREAGGREGATION text: ON | OFF. Reason: ...
 
 
 @dataclass

@@ -62,6 +62,8 @@ class Config:
     initial_root_password: str = ""
     qe_max_connection: int = 1024  # connections the server accepts at once
     arrow_flight_sql_port: int = -1  # Arrow Flight SQL (server/flight_sql.py); -1 = off
+    alter_table_timeout_second: int = 86400
+    rollup_job_tablet_delay_ms: int = 0
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)

@@ -24,6 +24,7 @@ from server.privileges import check_statement
 from server.handlers.load import LOAD_HANDLERS
 from server.handlers.temp_partitions import HANDLERS as TEMP_PARTITION_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
+from server.handlers.rollup import ROLLUP_HANDLERS
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -85,6 +86,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **LOAD_HANDLERS,  # resources, Spark Load (LOAD LABEL, SHOW LOAD, CANCEL LOAD)
     **TEMP_PARTITION_HANDLERS,  # temporary partitions, REPLACE PARTITION / WITH TABLE
     **CLIENT_HANDLERS,  # SET TRANSACTION, catalogs (server/handlers/clients.py)
+    **ROLLUP_HANDLERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, materialized views
 }
 
 

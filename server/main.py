@@ -26,6 +26,7 @@ from catalog.catalog import Catalog
 from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
 from catalog.compaction_scheduler import CompactionScheduler, SchedulerConfig
+from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
@@ -163,6 +164,7 @@ async def serve(cfg: Config, host: str) -> None:
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     services.compaction.start()
+    resume_jobs(services.catalog)  # ADD ROLLUP jobs a restart interrupted
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -104,4 +104,5 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
             else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
     result = RowsResult(result_cols, itertools.chain([first], batches))
-    return profile.track(ctx, env, result, started)  # enable_profile: SHOW QUERY PROFILE
+    return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE
+                         profile.scanned_indexes(plan))

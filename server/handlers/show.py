@@ -221,22 +221,30 @@ def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsR
 def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResult:
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
-        rows = []
-        for c in table.columns:
-            # Doris prints the aggregation type of every value column: NONE on Duplicate and
-            # merge-on-write Unique tables (DescribeStmt / Column.getAggregationString).
-            extra = "" if c.is_key else (c.aggregation or "NONE")
-            if not c.is_key and is_merge_on_write(table):
-                extra = "NONE"
-            rows.append((c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
-                         "true" if c.is_key else "false",
-                         c.default if c.default is not None else None, extra))
-    if stmt.all:
+        indexes = [table.indexes[table.base_index_id], *table.rollups()] if stmt.all else \
+            [table.indexes[table.base_index_id]]
+        per_index = [(i, [_desc_row(table, i, c) for c in table.index_columns(i.index_id)])
+                     for i in indexes]
+    if stmt.all:  # base first, then each visible rollup, a blank row between (as Doris)
+        rows: list[tuple] = []
+        for n, (index, cols) in enumerate(per_index):
+            if n:
+                rows.append(("",) * 8)
+            rows += [((index.name if i == 0 else ""), (index.keys_type if i == 0 else ""), *r)
+                     for i, r in enumerate(cols)]
         return text_columns(["IndexName", "IndexKeysType", "Field", "Type", "Null", "Key",
-                             "Default", "Extra"],
-                            [((table.name if i == 0 else ""), (table.keys_type if i == 0 else ""), *r)
-                             for i, r in enumerate(rows)])
-    return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
+                             "Default", "Extra"], rows)
+    return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], per_index[0][1])
+
+
+def _desc_row(table, index, c) -> tuple:
+    # Doris prints the aggregation type of every value column: NONE on Duplicate and
+    # merge-on-write Unique tables (DescribeStmt / Column.getAggregationString).
+    extra = "" if c.is_key else (c.aggregation or "NONE")
+    if not c.is_key and is_merge_on_write(table):
+        extra = "NONE"
+    return (c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
+            "true" if c.is_key else "false", c.default if c.default is not None else None, extra)
 
 
 def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResult:

@@ -24,6 +24,7 @@ from server.parser.create_table import parse_create_table
 from server.parser.load import OWN_PARSERS as LOAD_PARSERS
 from server.parser.clients import CLIENT_PARSERS
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
+from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
 from server.parser.tokens import TokenCursor, tokenize
@@ -189,6 +190,7 @@ _OWN_PARSERS = (
                        # SHOW QUERY PROFILE
     *AUTH_PARSERS,  # users, roles, passwords, GRANT/REVOKE, SHOW GRANTS/ROLES/PROPERTY
     *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
+    *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
 )
 
 
