@@ -106,6 +106,10 @@ class DorisServer(MysqlServer):
             await connection.start()
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
+        except asyncio.CancelledError:
+            # The server is stopping: ending the connection is the point. Re-raised, the
+            # cancellation would reach asyncio's stream callback and be logged as an error.
+            pass
         finally:
             writer.close()
             await self.control.remove(connection_id)
