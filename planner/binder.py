@@ -93,6 +93,7 @@ def _bind_select(select: exp.Select, ctx: BindContext,
 
 def _bind_select_body(select: exp.Select, ctx: BindContext,
                       force: bool = False) -> tuple[object, list[L.ResultColumnInfo]]:
+    select = _subqueries_out_of_on(select)
     plan, scope, null_supplied = _bind_from(select, ctx)
     select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx, force)
     plan = _join_subqueries(plan, joins)
@@ -129,6 +130,35 @@ def _bind_select_body(select: exp.Select, ctx: BindContext,
             rest = iter(rewritten[len(items):])
             order_bound = [next(rest) if o is not None else None for o in order_bound]
     return _finish(select, plan, items, order_bound, scope_out, ctx)
+
+
+def _subqueries_out_of_on(select: exp.Select) -> exp.Select:
+    """ON conjuncts of inner joins that hold a subquery move to WHERE (the same rows), where
+    subqueries are planned; one in an outer join's ON or in GROUP BY is refused."""
+    subquery = (exp.Subquery, exp.Exists, exp.Any, exp.All)
+    group = select.args.get("group")
+    if group is not None and any(e.find(*subquery) for e in group.expressions):
+        raise NotSupported("A subquery in GROUP BY is not supported yet")
+    joins = select.args.get("joins") or []
+    if not any(j.args.get("on") is not None and j.args["on"].find(*subquery) for j in joins):
+        return select
+    select = select.copy()
+    moved = []
+    for j in select.args.get("joins") or []:
+        on = j.args.get("on")
+        if on is None or not on.find(*subquery):
+            continue
+        if j.side or (j.kind or "").upper() in ("SEMI", "ANTI"):
+            raise NotSupported("A subquery in the ON condition of an outer join is not "
+                               "supported yet")
+        keep = [c for c in conjuncts(on) if not c.find(*subquery)]
+        moved += [c for c in conjuncts(on) if c.find(*subquery)]
+        j.set("on", exp.and_(*keep) if keep else None)
+        if not keep:
+            j.set("kind", "CROSS")
+    where = select.args.get("where")
+    select.set("where", exp.Where(this=exp.and_(*([where.this] if where else []), *moved)))
+    return select
 
 
 # -- FROM -------------------------------------------------------------------------------------
