@@ -79,6 +79,19 @@ class Source:
         return [f"{self.alias}.{n}" for n, t in self.table.columns if typ is None or t == typ]
 
 
+class Grouped(Source):
+    """A grouping column of an aggregating SELECT: all a subquery of it may read."""
+
+    def __init__(self, alias: str, table: Table, column: str):
+        super().__init__(alias, table)
+        self.column = column
+
+    def columns(self, typ: str | None = None) -> list[str]:
+        name = self.column.split(".")[1]
+        return [self.column] if any(n == name and (typ is None or t == typ)
+                                    for n, t in self.table.columns) else []
+
+
 class QueryGen:
     """Random SELECTs over `tables`; `depth` bounds subquery nesting."""
 
@@ -231,9 +244,13 @@ class QueryGen:
                 text += f", {s.table.name} AS {s.alias}"
             elif kind == "CROSS JOIN":
                 text += f" CROSS JOIN {s.table.name} AS {s.alias}"
+            elif self.rng.random() < 0.15 and len(src) == 1:
+                text += f" {kind} {s.table.name} AS {s.alias} USING (k)"
             else:
                 text += f" {kind} {s.table.name} AS {s.alias} ON {on}"
             src.append(s)
+        if len(src) > 1 and "," not in text and self.rng.random() < 0.2:
+            text = f"({text})"  # a parenthesized join, not a derived table
         return src, text
 
     def select(self, where: bool = True) -> tuple[str, list[Source], str]:
@@ -256,11 +273,22 @@ class QueryGen:
                                  f"COUNT(DISTINCT {arg()})"])
                 for _ in range(self.rng.randint(1, 3))]
         where = f" WHERE {self.predicate(src, [], 2)}" if self.rng.random() < 0.5 else ""
+        key_cols = [k for k in keys if "." in k and k.replace(".", "").isalnum()]
+        if key_cols and self.rng.random() < 0.3:
+            # A subquery correlated with a grouping column, in the select list.
+            keys_src = [Grouped(k.split(".")[0], next(s.table for s in src
+                                                      if s.alias == k.split(".")[0]), k)
+                        for k in key_cols[:1]]
+            having_aggs = list(aggs)
+            aggs.append(self.scalar_subquery(keys_src, 1) if self.rng.random() < 0.5
+                        else self.subquery_predicate(keys_src, 1))
+        else:
+            having_aggs = aggs
         sql = f"SELECT {', '.join(keys + aggs)} FROM {from_}{where}"
         if keys:
             sql += f" GROUP BY {', '.join(keys)}"
             if self.rng.random() < 0.4:
-                sql += f" HAVING {self.rng.choice(aggs)} {self.rng.choice(['>', '<', '='])} " \
+                sql += f" HAVING {self.rng.choice(having_aggs)} {self.rng.choice(['>', '<', '='])} " \
                        f"{self.rng.randint(0, 4)}"
         return sql
 
