@@ -106,11 +106,15 @@ def outer_refs(query: exp.Select, outer: Scope, ctx) -> list[tuple[exp.Column, S
 
 
 class _Keys:
-    """The distinct outer columns a subquery reads, as D's columns __o0, __o1, ..."""
+    """The distinct outer columns a subquery reads, as D's columns __o0, __o1, ...; and the
+    outer sides of its correlation equalities that are expressions (`x.k = t.k + 1`), as D's
+    columns __e0, __e1, ... (so that the equality is a hash join key of D and the subquery)."""
 
     def __init__(self, refs: list[tuple[exp.Column, ScopeColumn]]):
         self.columns: list[ScopeColumn] = []
         self.of_node: dict[int, int] = {}
+        self.derived: list[exp.Expression] = []   # over the outer FROM's columns
+        self.derived_of_node: dict[int, int] = {}
         for col, sc in refs:
             i = next((i for i, c in enumerate(self.columns) if c.internal == sc.internal), None)
             if i is None:
@@ -121,16 +125,45 @@ class _Keys:
     def names(self) -> list[str]:
         return [f"__o{i}" for i in range(len(self.columns))]
 
+    def derive_equalities(self, query: exp.Select) -> None:
+        """The outer-only expression sides of `query`'s WHERE equalities become D columns."""
+        where = query.args.get("where")
+        for conj in conjuncts(where.this if where else None):
+            if not isinstance(conj, exp.EQ):
+                continue
+            for outer_side, inner_side in ((conj.this, conj.expression),
+                                           (conj.expression, conj.this)):
+                cols = list(outer_side.find_all(exp.Column))
+                if isinstance(outer_side, exp.Column) or not cols \
+                        or not all(id(c) in self.of_node for c in cols) \
+                        or outer_side.find(exp.Query, exp.AggFunc, exp.Subquery) \
+                        or any(id(c) in self.of_node for c in inner_side.find_all(exp.Column)):
+                    continue
+                self.derived_of_node[id(outer_side)] = len(self.derived)
+                self.derived.append(self._qualified(outer_side))
+
+    def _qualified(self, e: exp.Expression) -> exp.Expression:
+        copy = e.copy()
+        pairs = list(zip(e.find_all(exp.Column), copy.find_all(exp.Column)))
+        for orig, new in pairs:
+            sc = self.columns[self.of_node[id(orig)]]
+            new.replace(exp.column(sc.name, sc.relation))
+        return copy
+
     def replace(self, e: exp.Expression, relation: str) -> exp.Expression:
         """A copy of `e` (whose outer column nodes these are) reading D's columns of
         `relation` instead."""
         if id(e) in self.of_node:
             return exp.column(f"__o{self.of_node[id(e)]}", relation)
         copy = e.copy()
-        pairs = list(zip(e.find_all(exp.Column), copy.find_all(exp.Column)))
+        pairs = list(zip(e.walk(), copy.walk()))
+        for orig, new in pairs:
+            i = self.derived_of_node.get(id(orig))
+            if i is not None:
+                new.replace(exp.column(f"__e{i}", relation))
         for orig, new in pairs:
             i = self.of_node.get(id(orig))
-            if i is not None:
+            if i is not None and isinstance(orig, exp.Column):
                 new.replace(exp.column(f"__o{i}", relation))
         return copy
 
@@ -139,7 +172,8 @@ def _d_query(keys: _Keys, outer_select: exp.Select) -> exp.Select:
     """D: the distinct values of the outer columns over the outer FROM (and the WHERE's
     conjuncts that read only it)."""
     d = exp.select(*[_as(exp.column(c.name, c.relation), f"__o{i}")
-                     for i, c in enumerate(keys.columns)]).distinct()
+                     for i, c in enumerate(keys.columns)],
+                   *[_as(e.copy(), f"__e{i}") for i, e in enumerate(keys.derived)]).distinct()
     from_ = outer_select.args.get("from_")
     if from_ is not None:
         d.set("from_", from_.copy())
@@ -322,6 +356,7 @@ def apply_subquery(node: exp.Expression, outer_select: exp.Select, scope: Scope,
     if not refs and op is exp.EQ and quantifier == "any" and isinstance(x, exp.Column):
         return _uncorrelated_in(query, x, scope, ctx)
     keys = _Keys(refs + x_refs)
+    keys.derive_equalities(query)
     d_alias = ctx.names.new("__d")
     d = _d_query(keys, outer_select) if keys.columns else None
     r = rows(keys.replace(query, d_alias), keys, d, d_alias, ctx)

@@ -24,6 +24,7 @@ from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.factor_or import factor_or
+from planner.join_syntax import nested_join, subqueries_out_of_on, using_columns, using_condition
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
 from planner.place_semi_joins import is_relation, push_semi, relations_of, semi_join
@@ -99,6 +100,7 @@ def _bind_select(select: exp.Select, ctx: BindContext,
 
 def _bind_select_body(select: exp.Select, ctx: BindContext,
                       force: bool = False) -> tuple[object, list[L.ResultColumnInfo]]:
+    select = subqueries_out_of_on(select)
     plan, scope, null_supplied = _bind_from(select, ctx)
     select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx, force)
     plan = _join_subqueries(plan, joins)
@@ -174,7 +176,7 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
     if from_ is None:
         return L.OneRow(), scope, set()
     joins = select.args.get("joins") or []
-    nested = _nested_join(from_.this)
+    nested = nested_join(from_.this)
     if nested is not None and not joins and _reorderable(nested[1]):
         from_, joins = exp.From(this=nested[0]), nested[1]  # `FROM (a CROSS JOIN b)`
     if joins and _reorderable(joins):
@@ -200,9 +202,9 @@ def _bind_join_tree(first: exp.Expression, joins: list[exp.Join], scope: Scope,
         both = Scope(left_scope.columns + right_scope.columns)
         join_kind = _JOIN_KINDS.get((side, kind), "inner")
         on = join.args.get("on")
-        using = _using_columns(join, left_scope, right_scope)
+        using = using_columns(join, left_scope, right_scope)
         if using is not None:
-            on = _using_condition(using, left_scope, right_scope, join_kind)
+            on = using_condition(using, left_scope, right_scope, join_kind)
         if on is None:
             if join_kind != "inner":
                 raise AnalysisError(f"{side} {kind} JOIN requires an ON condition".replace("  ", " "))
@@ -222,36 +224,6 @@ def _bind_join_tree(first: exp.Expression, joins: list[exp.Join], scope: Scope,
         if join_kind in ("right outer", "full outer"):
             null_supplied.update(left_scope.relations())
     return plan
-
-
-def _using_columns(join: exp.Join, left: Scope, right: Scope) -> list[str] | None:
-    """The column names of `USING (...)`, or those both sides share for NATURAL JOIN."""
-    if join.args.get("using"):
-        return [u.name for u in join.args["using"]]
-    if (join.args.get("method") or "").upper() == "NATURAL":
-        right_names = {c.name.lower() for c in right.star()}
-        return [c.name for c in left.star() if c.name.lower() in right_names]
-    return None
-
-
-def _using_condition(names: list[str], left: Scope, right: Scope, kind: str) -> exp.Expression | None:
-    """USING / NATURAL as equalities; the joined column then appears once, in `*` and for an
-    unqualified name: the left side's (the right side's for a RIGHT JOIN)."""
-    conds = []
-    for name in names:
-        lcol, rcol = _using_column(left, name), _using_column(right, name)
-        (lcol if kind == "right outer" else rcol).hidden = True
-        conds.append(exp.EQ(this=exp.column(lcol.name, lcol.relation),
-                            expression=exp.column(rcol.name, rcol.relation)))
-    return exp.and_(*conds) if conds else None
-
-
-def _using_column(scope: Scope, name: str) -> ScopeColumn:
-    hits = [c for c in scope.columns if c.name.lower() == name.lower() and not c.hidden]
-    if len(hits) != 1:
-        raise AnalysisError(f"Unknown column '{name}' in 'from clause'" if not hits
-                            else f"Column '{name}' in from clause is ambiguous")
-    return hits[0]
 
 
 def _join_hint(join: exp.Join) -> str | None:
@@ -277,7 +249,7 @@ _JOIN_KINDS = {
 
 def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext,
                    null_supplied: set[str] | None = None) -> object:
-    nested = _nested_join(node)
+    nested = nested_join(node)
     if nested is not None:  # `(t1 JOIN t2 ON ...)`: a join tree, not a derived table
         first, joins = nested
         return _bind_join_tree(first, joins, scope,
@@ -294,21 +266,6 @@ def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext,
             raise AnalysisError("Every derived table must have its own alias")
         return bind_derived(node.this, alias, scope, ctx)
     raise NotSupported(f"Unsupported FROM item: {node.sql(dialect='doris')}")
-
-
-def _nested_join(node: exp.Expression) -> tuple[exp.Expression, list[exp.Join]] | None:
-    """A parenthesized join `(a JOIN b ...)` (sqlglot: an unaliased Subquery over a Table
-    carrying joins) as its first relation and joins; None for anything else."""
-    inner = node
-    while isinstance(inner, exp.Subquery) and not inner.alias:
-        inner = inner.this
-        if isinstance(inner, (exp.Table, exp.Subquery)) and inner.args.get("joins"):
-            first = inner.copy()
-            first.set("joins", None)
-            return first, list(inner.args["joins"])
-        if isinstance(inner, exp.Table):
-            return inner, []
-    return None
 
 
 def from_scope(select: exp.Select, ctx: BindContext) -> Scope:
@@ -617,8 +574,6 @@ def _join_cross(plan: object, conj: exp.Expression, owner: dict[str, str]) -> bo
             plan.right_keys.append(pair[1])
             return True
     return _join_cross(plan.left, conj, owner)
-
-
 
 
 # -- select list, ORDER BY, LIMIT -------------------------------------------------------------

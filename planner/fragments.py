@@ -232,7 +232,8 @@ class _Builder:
                       n.hint, self.ctx.session, self.ctx.fe_config)
         n.distribution = dist.kind
         n.bucket_right_keys = _covers(n.left_keys, n.right_keys, left.side.dist_columns)
-        preds = [f"{self.name(a)} = {self.name(b)}" for a, b in zip(n.left_keys, n.right_keys)]
+        eq = "<=>" if n.null_safe else "="
+        preds = [f"{self.name(a)} {eq} {self.name(b)}" for a, b in zip(n.left_keys, n.right_keys)]
         colocate = "colocate: true" if dist.kind == COLOCATE else f"colocate: false, reason: {dist.colocate_reason}"
         details = [f"join op: {op} ({dist.kind})", "hash predicates:", colocate]
         details += [f"  {p}" for p in preds]

@@ -28,9 +28,8 @@ outer value); one found only while planning a WHERE conjunct raises `NeedsUnnest
 binder plans the SELECT again with every subquery expression sent there (`force`).
 
 A correlated `x NOT IN (SELECT c ...)` is an anti join on the correlation equalities with the
-residual `x = c OR x IS NULL OR c IS NULL` (MySQL's NULL semantics per outer row). Shortcut: one
-correlated by non-equalities only is planned as NOT EXISTS (anti join on x = c), which differs
-from MySQL only when c or x is NULL.
+residual `x = c OR x IS NULL OR c IS NULL` (MySQL's NULL semantics per outer row); one
+correlated by non-equalities only goes to planner/apply_subqueries.py.
 """
 
 from __future__ import annotations
@@ -284,7 +283,7 @@ def _correlated_in(sub: exp.Select, split: _Split, column: str, negated: bool, o
     if not negated:
         return SemiJoin("left semi", plan, [column] + lkeys, [value] + rkeys, residual)
     if not lkeys:
-        return SemiJoin("left anti", plan, [column], [value], residual)  # the shortcut
+        raise NeedsUnnest()  # no equality to anti-join on: planner/apply_subqueries.py
     # NOT IN per outer row: removed by a correlated row whose value equals x or is NULL, and
     # by any correlated row when x is NULL (MySQL's NULL semantics, Doris's null-aware anti).
     x, v = exp.column(column, quoted=True), exp.column(value, quoted=True)
@@ -314,7 +313,8 @@ def plan_scalar_subqueries(select: exp.Select, scope: Scope, ctx, force: bool = 
     before: list[SubqueryJoin] = []
     after: list[SubqueryJoin] = []
     for node in _scalar_nodes(select, force):
-        in_where = where is not None and _under(node, where)
+        # In WHERE or in an aggregate's argument: evaluated per row, below the aggregation.
+        in_where = where is not None and _under(node, where) or _in_aggregate(node, select)
         joined = None
         if isinstance(node, exp.Exists):
             joined = _uncorrelated_exists(node, scope, ctx)
@@ -358,12 +358,23 @@ def _scalar_nodes(select: exp.Select, force: bool = False) -> list[exp.Expressio
                 continue
             out.append(n)
             continue
-        if isinstance(n.parent, (exp.From, exp.Join, exp.In, exp.Exists, exp.Any, exp.All)):
+        if isinstance(n.parent, (exp.From, exp.Join, exp.Exists, exp.Any, exp.All)) \
+                or (isinstance(n.parent, exp.In) and n.arg_key == "query"):
             continue
         if isinstance(n, exp.Subquery) and not isinstance(n.this, exp.Query):
             continue  # a parenthesized join
         out.append(n)
     return out
+
+
+def _in_aggregate(node: exp.Expression, select: exp.Select) -> bool:
+    parent = node.parent
+    while parent is not None and parent is not select:
+        if isinstance(parent, exp.AggFunc) and not (isinstance(parent.parent, exp.Window)
+                                                    and parent.arg_key == "this"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _under(node: exp.Expression, ancestor: exp.Expression) -> bool:

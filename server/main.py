@@ -145,8 +145,12 @@ class DorisServer(MysqlServer):
             await connection.start()
         except (ConnectionError, asyncio.IncompleteReadError, ConnectionClosed):
             pass
-        except Exception:  # noqa: BLE001 - a malformed handshake ends this connection only
-            log.info("connection %d: bad handshake", connection_id, exc_info=True)
+        except asyncio.CancelledError:
+            # The server is stopping: ending the connection is the point. Re-raised, the
+            # cancellation would reach asyncio's stream callback and be logged as an error.
+            pass
+        except Exception as e:  # noqa: BLE001 - a malformed handshake ends this connection only
+            log.info("connection %d: bad handshake: %s: %s", connection_id, type(e).__name__, e)
         finally:
             writer.close()
             await self.control.remove(connection_id)

@@ -148,6 +148,6 @@ class DorisSession(BaseSession):
                 break
             except Exception as e:  # the connection loop boundary: log, report 1105
                 log.exception("internal error running %r", text[:500])
-                out.append(InternalError(f"Unexpected exception: {type(e).__name__}: {e}"))
+                out.append(InternalError.of(e, text))
                 break
         return out

@@ -41,7 +41,11 @@ class AggInput:
     arguments' Project leaves them, see executor/run.py), and the row count."""
 
     def __init__(self, columns: dict, num_rows: int):
-        self.columns, self.num_rows = columns, num_rows
+        # A NULL literal argument (`COUNT(DISTINCT NULL)`) has Arrow's null type, which the
+        # grouped kernels do not take: an all-NULL TINYINT column means the same.
+        self.columns = {n: v.cast(pa.int8()) if not isinstance(v, Unscaled)
+                        and pa.types.is_null(v.type) else v for n, v in columns.items()}
+        self.num_rows = num_rows
 
     @classmethod
     def of(cls, table: pa.Table) -> AggInput:

@@ -288,4 +288,4 @@ def _report(e: Exception):
     if hasattr(e, "client_message") and hasattr(e, "code"):
         return e
     logging.getLogger(__name__).exception("internal error while streaming a result")
-    return InternalError(f"Unexpected exception: {type(e).__name__}: {e}")
+    return InternalError.of(e)
