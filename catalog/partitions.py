@@ -156,7 +156,7 @@ def _scalar(t: DataType, text: str) -> pa.Scalar:
 def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Array:
     """Vectorised `row >= bound` as tuples; NULL is the minimum."""
     n = len(cols[0])
-    result = pa.array([True] * n) if not bound else None
+    result = pa.array([True] * n, pa.bool_()) if not bound else None
     for i in range(len(bound) - 1, -1, -1):
         if bound[i] is MAX:
             here_gt, here_eq = pa.nulls(n, pa.bool_()).fill_null(False), pa.nulls(n, pa.bool_()).fill_null(False)
@@ -164,7 +164,7 @@ def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Ar
             v = _scalar(types[i], bound[i])
             here_gt = pc.fill_null(pc.greater(cols[i], v), False)
             here_eq = pc.fill_null(pc.equal(cols[i], v), False)
-        tail = result if result is not None else pa.array([True] * n)
+        tail = result if result is not None else pa.array([True] * n, pa.bool_())
         result = pc.or_(here_gt, pc.and_(here_eq, tail))
     return result
 

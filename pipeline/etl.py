@@ -51,12 +51,13 @@ def table_of(spec: dict) -> OlapTable:
 
 def load_options(spec: dict) -> StreamLoadOptions:
     """The load's clauses as the Stream Load options the shared conversion code reads."""
-    o = StreamLoadOptions()
-    o.column_separator = spec["column_separator"]
+    # Stream Load's own header parsing: hex separators (\x01), ratio and strict mode checks
+    o = StreamLoadOptions.from_headers({
+        "column_separator": spec["column_separator"],
+        "max_filter_ratio": str(spec["max_filter_ratio"]),
+        "strict_mode": "true" if spec.get("strict_mode") else "false",
+        "partitions": ",".join(spec.get("partitions") or [])})
     o.line_delimiter = "\n"  # Spark's text source has already split lines at the delimiter
-    o.max_filter_ratio = float(spec["max_filter_ratio"])
-    o.strict_mode = bool(spec.get("strict_mode"))
-    o.partitions = list(spec.get("partitions") or [])
     derived = [f"{name} = {sql}" for name, sql in spec.get("set") or []]
     sources = list(spec.get("columns") or [])
     if derived and not sources:  # no column list: the file holds the other table columns

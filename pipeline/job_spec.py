@@ -15,6 +15,7 @@ import sqlglot
 
 from catalog.errors import AnalysisError, CodedDdlError
 from catalog.load_statements import LoadStmt
+from server.http.load_options import StreamLoadOptions
 
 
 def build_spec(catalog, db: str, stmt: LoadStmt, job_id: int, txn_id: int,
@@ -42,11 +43,14 @@ def build_spec(catalog, db: str, stmt: LoadStmt, job_id: int, txn_id: int,
     for f in desc.files:
         if not f.startswith(("file://", "/", "hdfs://", "s3a://")):
             raise AnalysisError(f"Invalid file path: {f}")
+    # Stream Load's separator rules: hex (\x01) and escapes decoded, an empty one refused
+    seps = StreamLoadOptions.from_headers({"column_separator": desc.column_separator,
+                                           "line_delimiter": desc.line_delimiter})
     master = resource_props.get("spark.master", "local[*]")
     return {
         "job_id": job_id, "txn_id": txn_id, "label": stmt.label, "db": db,
         "table": table_dict, "files": list(desc.files), "format": desc.format,
-        "column_separator": desc.column_separator, "line_delimiter": desc.line_delimiter,
+        "column_separator": seps.column_separator, "line_delimiter": seps.line_delimiter,
         "columns": list(desc.columns) if desc.columns else None,
         "set": [list(p) for p in desc.set_exprs], "where": desc.where,
         "partitions": list(desc.partitions), "max_filter_ratio": max_filter_ratio,

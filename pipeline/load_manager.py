@@ -64,6 +64,7 @@ class LoadManager:
         self._threads: dict[int, threading.Thread] = {}
         self._spark = None
         self._spark_master = None
+        self._session_lock = threading.Lock()
 
     # -- start-up ------------------------------------------------------------------------------
     def recover(self) -> None:
@@ -209,7 +210,7 @@ class LoadManager:
 
     def _session(self, spec: dict):
         from pipeline.spark_load import session_for
-        with self._lock:
+        with self._session_lock:  # not self._lock: CANCEL LOAD must not wait for Spark to start
             if self._spark is not None and self._spark_master != spec["master"]:
                 if any(t.is_alive() and t is not threading.current_thread()
                        for t in self._threads.values()):
@@ -222,7 +223,7 @@ class LoadManager:
             return self._spark
 
     def stop(self) -> None:
-        with self._lock:
+        with self._session_lock:
             if self._spark is not None:
                 self._spark.stop()
                 self._spark = None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -61,7 +62,7 @@ def spark_load(server, conn, db: str, csv_path: Path, rows: int) -> dict:
                 '"spark.master" = "local[2]", "spark.driver.memory" = "2g")')
     began = time.perf_counter()
     _exec(conn, f'LOAD LABEL {db}.spark_bench (DATA INFILE("file://{csv_path}") INTO TABLE lo_spark '
-                f'COLUMNS TERMINATED BY "\\x01") WITH RESOURCE "bench_spark" '
+                f'COLUMNS TERMINATED BY "\\\\x01") WITH RESOURCE "bench_spark" '
                 f'PROPERTIES ("timeout" = "7200")')
     while True:
         row = _exec(conn, 'SHOW LOAD WHERE LABEL = "spark_bench"')[-1]
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         _log(f"result: {json.dumps(report['result'])}")
     finally:
         server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(report, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))

@@ -107,3 +107,16 @@ def test_load_options_columns(tmp_path, columns, sets, expect):
     spec = build_spec(cat, "db", stmt, 1, 1, {}, 0, str(tmp_path), {}, "UTC")
     names = [n for n, _ in etl.load_options(spec).columns]
     assert names == expect
+
+
+def test_hex_separator_and_a_batch_of_bad_lines(tmp_path):
+    cat = _catalog(tmp_path)
+    stmt = LoadStmt("db", "l", [DataDescription(["file:///x"], "t", column_separator="\\x01")], "r")
+    spec = build_spec(cat, "db", stmt, 1, 1, {}, 1.0, str(tmp_path), {}, "UTC")
+    assert spec["column_separator"] == "\x01"
+    good = pa.RecordBatch.from_arrays([pa.array(["1\x01a\x012", "2\x01b\x013"])], ["value"])
+    bad = pa.RecordBatch.from_arrays([pa.array(["1,a,2", "2"])], ["value"])  # no field splits
+    out = pa.Table.from_batches(list(etl.convert(spec)(iter([good, bad]))))
+    stats = out.filter(pa.compute.equal(out.column("__pb"), -1))
+    assert stats.column("__filtered").to_pylist() == [0, 2]
+    assert out.filter(pa.compute.greater_equal(out.column("__pb"), 0)).num_rows == 2
