@@ -22,6 +22,7 @@ from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.decorrelate import unnest
+from planner.doris_aggregates import lift as lift_doris_aggregates
 from planner.factor_or import factor_or
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
@@ -51,7 +52,7 @@ class BindContext:
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     """The logical plan of a query and its result columns; scans read only what it uses."""
-    plan, cols = _bind_query(node, ctx)
+    plan, cols = _bind_query(lift_doris_aggregates(node), ctx)
     prune_columns(plan, [c.internal for c in cols])
     prune_join_columns(plan, [c.internal for c in cols])
     return plan, cols
