@@ -8,6 +8,7 @@ window detection treat them as aggregates; `agg_call` gives their `AggCall`.
     bitmap_union_count(b), bitmap_union(b)  union of BITMAP values per group (count / BITMAP)
     hll_union_agg(hll_hash(x))            count_distinct(x)
     hll_union_agg(h), hll_union(h), hll_raw_agg(h)  union of HLL values (cardinality / HLL)
+    group_bit_or(x), group_bit_and(x), group_bit_xor(x)  bitwise reductions (BIGINT)
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class DorisAgg(exp.Expression, exp.AggFunc):
 
 
 NAMES = {"ndv", "bitmap_union_count", "bitmap_union", "bitmap_union_int", "hll_union_agg",
-         "hll_union", "hll_raw_agg"}
+         "hll_union", "hll_raw_agg", "group_bit_or", "group_bit_and", "group_bit_xor"}
 
 
 def lift(tree: exp.Expression) -> exp.Expression:
