@@ -59,6 +59,7 @@ DORIS_VARIABLES = {
     "broadcast_row_count_limit": (int, 30000000, True),
     "broadcast_hashtable_mem_limit_percentage": (float, 0.2, True),
     "auto_broadcast_join_threshold": (float, 0.8, True),
+    "enable_unique_key_partial_update": (_bool, False, True),
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}
