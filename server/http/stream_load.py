@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from catalog.errors import DorisError, LabelAlreadyUsed
 from catalog.load import load_table
+from catalog.partial_update import complete_partial_columns
 from catalog.partitions import partition_index
 from executor.expressions import EvalContext, evaluate, evaluate_predicate
 from executor.expressions.casts import cast_value
@@ -118,6 +119,8 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
         return
     rows = data.filter(pa.array(selected & ~rejects.mask)) if data.num_columns else data
     write_start = time.monotonic()
+    if opts.partial_columns:
+        rows = complete_partial_columns(catalog, db, table.name, rows)
     loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label)
     reply.update(TxnId=txn_id, Status="Success", Message="OK", NumberLoadedRows=loaded,
                  WriteDataTimeMs=int((time.monotonic() - write_start) * 1000))
