@@ -121,7 +121,10 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
     write_start = time.monotonic()
     if opts.partial_columns:
         rows = complete_partial_columns(catalog, db, table.name, rows)
-    loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label)
+    temps = [p.partition_id for p in _target_partitions(table, opts)
+             if p.name.lower() in {n.lower() for n in opts.partitions}] \
+        if opts.temporary_partitions else None
+    loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label, temps)
     reply.update(TxnId=txn_id, Status="Success", Message="OK", NumberLoadedRows=loaded,
                  WriteDataTimeMs=int((time.monotonic() - write_start) * 1000))
 
@@ -168,13 +171,21 @@ def _zero(t: pa.DataType) -> object:
     return 0
 
 
+def _target_partitions(table, opts: StreamLoadOptions) -> list:
+    """The partitions rows are routed among: the table's, or with the `temporary_partitions`
+    header its temporary ones (catalog/temp_partitions.py)."""
+    if opts.temporary_partitions:
+        return sorted(table.temp_partitions.values(), key=lambda p: p.partition_id)
+    return table.sorted_partitions()
+
+
 def _check_partitions(table, data: pa.Table, opts: StreamLoadOptions, rejects: _Rejects,
                       source: pa.Table) -> None:
     info = table.partition_info
     if info.kind == "UNPARTITIONED" or not all(c in data.column_names for c in info.columns):
         return
-    parts = table.sorted_partitions()
-    index = partition_index(table, data)
+    parts = _target_partitions(table, opts)
+    index = partition_index(table, data, parts)
     rejects.add(pc.is_null(index), lambda i: "no partition for this tuple", source)
     if opts.partitions:
         wanted = {p.lower() for p in opts.partitions}

@@ -46,3 +46,21 @@ def test_sequence_column_decides_across_loads(server, fresh_db):
         assert reply["Status"] == "Success", reply
     assert _rows(server, fresh_db, "SELECT id, v, ver FROM s ORDER BY id") == [
         (1, "b", 2), (2, "y", 10)]
+
+
+def test_load_into_a_temporary_partition(server, fresh_db):
+    _exec(server, fresh_db,
+          "CREATE TABLE t (d DATE NOT NULL, k INT NOT NULL) DUPLICATE KEY(d, k) "
+          "PARTITION BY RANGE(d) (PARTITION p1 VALUES LESS THAN ('2024-02-01')) "
+          "DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ('replication_num' = '1')",
+          "INSERT INTO t VALUES ('2024-01-05', 1)",
+          "ALTER TABLE t ADD TEMPORARY PARTITION tp1 VALUES [('2024-01-01'), ('2024-02-01'))")
+    status, reply = _put(server, fresh_db, "t", b"2024-01-09,9\n2024-03-01,8\n",
+                         {"column_separator": ",", "temporary_partitions": "tp1",
+                          "max_filter_ratio": "0.5"})
+    assert reply["Status"] == "Success" and reply["NumberLoadedRows"] == 1, reply
+    assert _rows(server, fresh_db, "SELECT k FROM t") == [(1,)]
+    assert _rows(server, fresh_db, "SELECT k FROM t TEMPORARY PARTITION (tp1)") == [(9,)]
+    _exec(server, fresh_db, "ALTER TABLE t REPLACE PARTITION (p1) WITH TEMPORARY PARTITION (tp1)"
+          " PROPERTIES ('strict_range' = 'false')")
+    assert _rows(server, fresh_db, "SELECT k FROM t") == [(9,)]
