@@ -23,7 +23,7 @@ from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
-from catalog.unique_model import analyze_merge_on_write
+from catalog.unique_model import analyze_merge_on_write, analyze_sequence
 from catalog.names import check_column_name, check_table_name
 from catalog.partitions import check_list_values, check_range, validate_bound
 from catalog.statements import CreateTableStmt, PartitionDesc
@@ -31,7 +31,7 @@ from catalog.values import parse_value
 from storage.types import DataType
 
 DEFAULT_BUCKETS = 10  # BUCKETS AUTO: Doris sizes by data volume; an empty table gets this.
-_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING")
+_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL")
 
 
 def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
@@ -62,12 +62,15 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
                 raise AnalysisError(f"Key column[{c.name}] should not specify aggregate type.")
             if c.type.kind in ("FLOAT", "DOUBLE"):  # Nereids ColumnDefinition.validate
                 raise AnalysisError("Float or double can not used as a key, use decimal instead.")
+            if c.type.is_object:
+                raise AnalysisError(f"Key column can not set complex type:{c.name}")
             if c.type.kind in _NO_KEY_KINDS:
                 raise AnalysisError(f"String Type should not be used in key column[{c.name}]")
         elif keys_type == AGG_KEYS and not c.aggregation:
             raise AnalysisError(f"AGG_KEYS table should specify aggregate type for non-key column[{c.name}]")
         elif keys_type != AGG_KEYS and c.aggregation:
             raise AnalysisError(f"{keys_type} table should not specify aggregate type for non-key column[{c.name}]")
+        _check_aggregation_type(c)
         aggregation = c.aggregation
         if keys_type == UNIQUE_KEYS and not is_key:
             aggregation = "REPLACE"
@@ -80,6 +83,23 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
         columns.append(Column(c.name, c.type, is_key, aggregation, nullable, c.default,
                               c.comment, c.auto_increment))
     return keys_type, columns
+
+
+# AggregateType.checkCompatibility: which aggregation each object type takes, and back.
+_OBJECT_AGGREGATION = {"BITMAP": "BITMAP_UNION", "HLL": "HLL_UNION"}
+
+
+def _check_aggregation_type(c) -> None:
+    agg = c.aggregation
+    if agg is None or agg in ("REPLACE", "REPLACE_IF_NOT_NULL") and not c.type.is_object:
+        return
+    fits = _OBJECT_AGGREGATION.get(c.type.kind) == agg if c.type.is_object or \
+        agg in _OBJECT_AGGREGATION.values() else agg in ("SUM", "MAX", "MIN")
+    if agg in ("SUM",) and not c.type.is_numeric:
+        fits = False
+    if not fits:
+        raise AnalysisError(f"Aggregate type {agg} is not compatible with primitive type "
+                            f"{c.type.desc_sql()}")
 
 
 def _implicit_keys(stmt: CreateTableStmt) -> tuple[str, list[str]]:
@@ -234,6 +254,7 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
     table.indexes[base_index_id] = MaterializedIndexMeta(
         base_index_id, stmt.name, [c.name for c in columns], keys_type)
     analyze_merge_on_write(table.properties, keys_type)  # unique_model.py
+    analyze_sequence(table.properties, keys_type, columns)
     analyze_bloom_filter(table.properties, columns, keys_type)  # index_rules.py
     table.table_indexes = create_table_indexes(stmt.indexes, columns, keys_type)
     return table

@@ -26,7 +26,8 @@ AGG_KEYS = "AGG_KEYS"
 UNIQUE_KEYS = "UNIQUE_KEYS"
 DUP_KEYS = "DUP_KEYS"
 KEYS_SQL = {AGG_KEYS: "AGGREGATE KEY", UNIQUE_KEYS: "UNIQUE KEY", DUP_KEYS: "DUPLICATE KEY"}
-AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL", "BITMAP_UNION",
+                "HLL_UNION")
 
 
 @dataclass
@@ -288,7 +289,14 @@ class OlapTable:
             index.keys_type, tuple(n for n in bloom if n in names),
             float(self.properties.get("bloom_filter_fpp", "0.05")),
             {i.columns[0]: i.index_id for i in self.table_indexes
-             if i.index_type == "BITMAP" and i.columns[0] in names})
+             if i.index_type == "BITMAP" and i.columns[0] in names},
+            self._sequence_column(names))
+
+    def _sequence_column(self, names: set[str]) -> str | None:
+        """`function_column.sequence_col` (catalog/unique_model.py), if this index has it."""
+        col = self.properties.get("function_column.sequence_col")
+        found = self.column(col) if col else None
+        return found.name if found is not None and found.name in names else None
 
     def to_dict(self) -> dict:
         return {"table_id": self.table_id, "name": self.name,

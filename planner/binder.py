@@ -23,6 +23,7 @@ from catalog import information_schema
 from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
+from planner.doris_aggregates import lift as lift_doris_aggregates
 from planner.factor_or import factor_or
 from planner.join_syntax import nested_join, subqueries_out_of_on, using_columns, using_condition
 from planner.naming import NameGen, output_name
@@ -56,7 +57,7 @@ class BindContext:
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     """The logical plan of a query and its result columns; scans read only what it uses."""
-    plan, cols = _bind_query(node, ctx)
+    plan, cols = _bind_query(lift_doris_aggregates(node), ctx)
     prune_columns(plan, [c.internal for c in cols])
     plan = select_rollups(plan, ctx.catalog)  # needs the pruned columns and the aggregates
     prune_join_columns(plan, [c.internal for c in cols])

@@ -65,6 +65,7 @@ DORIS_VARIABLES = {
                                        "character_set_results,character_set_connection", True),
     "session_track_state_change": (_bool, False, True),
     "session_track_transaction_info": (str, "OFF", True),
+    "enable_unique_key_partial_update": (_bool, False, True),
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}

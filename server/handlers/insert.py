@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from catalog.errors import AnalysisError, NotSupported
 from catalog.load import load_table
+from catalog.partial_update import complete_partial_columns
 from planner.partition_selection import find_partition, names_of
 from server.handlers.context import StatementContext
 from server.handlers.query import eval_context, run_query
@@ -140,6 +141,8 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table,
           label: str | None = None, partition_ids: list[int] | None = None) -> OkResult:
     """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database."""
+    if ctx.session.variables.get("enable_unique_key_partial_update"):
+        data = complete_partial_columns(ctx.catalog, db, table, data)
     rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None), label,
                               partition_ids)
     label = label or f"insert_{uuid.uuid4().hex[:16]}"

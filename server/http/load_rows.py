@@ -118,13 +118,21 @@ def _zero(t: pa.DataType) -> object:
     return 0
 
 
+def target_partitions(table, opts: StreamLoadOptions) -> list:
+    """The partitions rows are routed among: the table's, or with the `temporary_partitions`
+    header its temporary ones (catalog/temp_partitions.py)."""
+    if opts.temporary_partitions:
+        return sorted(table.temp_partitions.values(), key=lambda p: p.partition_id)
+    return table.sorted_partitions()
+
+
 def check_partitions(table, data: pa.Table, opts: StreamLoadOptions, rejects: Rejects,
                       source: pa.Table) -> None:
     info = table.partition_info
     if info.kind == "UNPARTITIONED" or not all(c in data.column_names for c in info.columns):
         return
-    parts = table.sorted_partitions()
-    index = partition_index(table, data)
+    parts = target_partitions(table, opts)
+    index = partition_index(table, data, parts)
     rejects.add(pc.is_null(index), lambda i: "no partition for this tuple", source)
     if opts.partitions:
         wanted = {p.lower() for p in opts.partitions}

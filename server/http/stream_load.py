@@ -27,10 +27,11 @@ from datetime import datetime
 
 from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed
 from catalog.load import load_table, prepare_load
+from catalog.partial_update import complete_partial_columns
 from executor.expressions import EvalContext
 from server.http.error_log import ErrorLogStore
 from server.http.load_options import StreamLoadOptions
-from server.http.load_rows import prepare_rows
+from server.http.load_rows import prepare_rows, target_partitions
 from server.http.load_source import read_source
 from server.http.two_phase import PreparedTxns
 
@@ -92,11 +93,16 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
         return
     rows = prepared.rows
     write_start = time.monotonic()
+    if opts.partial_columns:
+        rows = complete_partial_columns(catalog, db, table.name, rows)
+    temps = [p.partition_id for p in target_partitions(table, opts)
+             if p.name.lower() in {n.lower() for n in opts.partitions}] \
+        if opts.temporary_partitions else None
     if two_phase is not None:
-        prepared = prepare_load(catalog, db, table.name, rows, ctx.now, opts.label)
+        prepared = prepare_load(catalog, db, table.name, rows, ctx.now, opts.label, temps)
         two_phase.add(prepared)
         loaded, txn_id = prepared.num_rows, prepared.txn_id
     else:
-        loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label)
+        loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label, temps)
     reply.update(TxnId=txn_id, Status="Success", Message="OK", NumberLoadedRows=loaded,
                  WriteDataTimeMs=int((time.monotonic() - write_start) * 1000))

@@ -94,7 +94,7 @@ def parse_column_def(cur: TokenCursor) -> ColumnDef:
         if cur.accept("KEY"):
             continue
         word = cur.peek().text.upper()
-        if word in AGGREGATIONS or word in ("BITMAP_UNION", "HLL_UNION", "QUANTILE_UNION"):
+        if word in AGGREGATIONS or word == "QUANTILE_UNION":
             cur.next()
             if word not in AGGREGATIONS:
                 raise AnalysisError(f"Aggregate type {word} is not supported yet")
