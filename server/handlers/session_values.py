@@ -43,7 +43,10 @@ def _function_name(node: exp.Expression) -> str | None:
 
 def _replace(node: exp.Expression, ctx: StatementContext) -> exp.Expression:
     if isinstance(node, exp.SessionParameter):
-        return _literal(ctx.session.variables.get(node.name))
+        variables = ctx.session.variables
+        if str(node.args.get("kind") or "").upper() == "GLOBAL":  # @@global.x
+            variables = variables.global_variables
+        return _literal(variables.get(node.name))
     name = _function_name(node)
     if name in _FUNCTIONS and not getattr(node, "expressions", None):
         return _literal(_FUNCTIONS[name](ctx))

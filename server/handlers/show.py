@@ -64,9 +64,18 @@ def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 
 
 def _variables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    """Doris's four columns: Variable_name, Value, Default_Value, Changed (1 when the value
+    differs from the default); GLOBAL shows the global values."""
     keep = like_filter(_like(stmt))
-    rows = [(k, "" if v is None else _var_text(v)) for k, v in ctx.session.variables.list() if keep(k)]
-    return text_columns(["Variable_name", "Value"], rows)
+    session = ctx.session.variables
+    variables = session.global_variables if stmt.args.get("global_") else session
+    rows = []
+    for k, v in variables.list():
+        if keep(k):
+            default = session.default(k)
+            rows.append((k, "" if v is None else _var_text(v),
+                         "" if default is None else _var_text(default), int(v != default)))
+    return text_columns(["Variable_name", "Value", "Default_Value", "Changed"], rows)
 
 
 def _var_text(v) -> str:
