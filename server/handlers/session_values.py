@@ -18,11 +18,12 @@ _FUNCTIONS = {
     "CONNECTION_ID": lambda ctx: ctx.session.connection_id,
     "VERSION": lambda ctx: ctx.session.variables.get("version"),
     "LAST_QUERY_ID": lambda ctx: "",
+    "CURRENT_CATALOG": lambda ctx: "internal",  # the one catalog (catalog/multi_catalog.py)
 }
 
 
 _NODE_FUNCTIONS = {exp.CurrentUser: "CURRENT_USER", exp.CurrentSchema: "DATABASE",
-                   exp.CurrentVersion: "VERSION"}
+                   exp.CurrentVersion: "VERSION", exp.CurrentCatalog: "CURRENT_CATALOG"}
 
 
 def _literal(value) -> exp.Expression:

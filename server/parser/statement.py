@@ -19,7 +19,7 @@ from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.create_table import parse_create_table
-from server.parser.clients import CLIENT_PARSERS
+from server.parser.clients import CLIENT_PARSERS, resolve_catalogs
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.tokens import TokenCursor, tokenize
@@ -50,7 +50,7 @@ def parse_statement(text: str, tokens: list) -> object:
                 return stmt
             cur.i = 0  # a form this parser leaves alone (ALTER TABLE ADD COLUMN, ...)
     text, tokens, label = _insert_label(text, cur.tokens)
-    stmt = parse_sqlglot(_join_hints_as_comments(text, tokens))
+    stmt = resolve_catalogs(parse_sqlglot(_join_hints_as_comments(text, tokens)))
     if label is not None:
         stmt.meta["label"] = label  # server/handlers/insert.py gives it to the load
     return stmt
