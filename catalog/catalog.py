@@ -32,6 +32,7 @@ from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
+from catalog.views import APPLY as VIEW_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -351,4 +352,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
+    **VIEW_APPLY,  # views: create (or replace), drop
 }

@@ -8,8 +8,11 @@ from catalog.errors import DorisError, NotSupported
 from catalog.multi_catalog import INTERNAL, INTERNAL_COMMENT, INTERNAL_ID, check_catalog
 from server.handlers.context import StatementContext
 from server.handlers.show import like_filter
+from sqlglot import exp
+
+from server.handlers import views
 from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, SetTransactionStmt,
-                                   ShowCatalogsStmt, SwitchCatalogStmt)
+                                   ShowCatalogsStmt, ShowCreateViewStmt, SwitchCatalogStmt)
 from server.results import OkResult, RowsResult, text_columns
 
 # Catalog types Doris creates with CREATE CATALOG (none of them exists in minidoris).
@@ -61,4 +64,6 @@ CLIENT_HANDLERS = {
     ShowCatalogsStmt: show_catalogs,
     CreateCatalogStmt: create_catalog,
     DropCatalogStmt: drop_catalog,
+    ShowCreateViewStmt: lambda stmt, ctx: views.show_create_view(stmt.db, stmt.name, ctx),
+    exp.Alter: views.alter_view,  # ALTER VIEW v AS <query>
 }

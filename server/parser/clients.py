@@ -7,6 +7,7 @@ statement.py:_OWN_PARSERS):
     SHOW CATALOGS [LIKE 'p']
     CREATE CATALOG [IF NOT EXISTS] c [WITH RESOURCE r] [COMMENT 'c'] [PROPERTIES (...)]
     DROP CATALOG [IF EXISTS] c
+    SHOW CREATE VIEW [catalog.][db.]v
     SHOW [FULL] TABLES FROM | IN catalog.db [LIKE 'p' | WHERE ...]   (sqlglot reads `db` only)
 
 `resolve_catalogs(tree)` checks and drops the catalog of every three-part table name
@@ -53,6 +54,19 @@ class CreateCatalogStmt:
     name: str
     if_not_exists: bool = False
     properties: dict = field(default_factory=dict)
+
+
+@dataclass
+class ShowCreateViewStmt:
+    db: str | None
+    name: str
+
+
+def _show_create_view(cur) -> object:
+    cur.expect("SHOW", "CREATE", "VIEW")
+    db, name = cur.qualified_name()
+    cur.expect_end()
+    return ShowCreateViewStmt(db, name)
 
 
 @dataclass
@@ -135,6 +149,7 @@ CLIENT_PARSERS = (
     (("SHOW", "CATALOGS"), _show_catalogs),
     (("CREATE", "CATALOG"), _create_catalog),
     (("DROP", "CATALOG"), _drop_catalog),
+    (("SHOW", "CREATE", "VIEW"), _show_create_view),
     (("SHOW", "TABLES"), _show_tables),
     (("SHOW", "FULL", "TABLES"), _show_tables),
     (("SET", "TRANSACTION"), _set_transaction),
