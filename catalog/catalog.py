@@ -37,6 +37,7 @@ from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog import rollup_job
+from catalog.views import APPLY as VIEW_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -377,4 +378,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
     **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
+    **VIEW_APPLY,  # views: create (or replace), drop
 }

@@ -172,7 +172,23 @@ def _tables(catalog, variables) -> list[dict]:
                      "DATA_FREE": 0, "CREATE_TIME": datetime.fromtimestamp(t.create_time),
                      "TABLE_COLLATION": "utf8mb4_0900_bin", "CREATE_OPTIONS": "",
                      "TABLE_COMMENT": t.comment})
+    for db in catalog.dbs.values():
+        for v in db.views.values():  # catalog/views.py
+            if not visible_tbl(db.name, v["name"]):
+                continue
+            rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
+                         "TABLE_NAME": v["name"], "TABLE_TYPE": "VIEW", "ENGINE": "",
+                         "TABLE_ROWS": 0, "TABLE_COLLATION": "utf8mb4_0900_bin",
+                         "TABLE_COMMENT": v.get("comment", "")})
     return rows
+
+
+def _views(catalog, variables) -> list[dict]:
+    return [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name, "TABLE_NAME": v["name"],
+             "VIEW_DEFINITION": v["sql"], "CHECK_OPTION": "NONE", "IS_UPDATABLE": "NO",
+             "DEFINER": "root@%", "SECURITY_TYPE": "DEFINER", "CHARACTER_SET_CLIENT": "utf8mb4",
+             "COLLATION_CONNECTION": "utf8mb4_0900_bin"}
+            for db in catalog.dbs.values() for v in db.views.values()]
 
 
 def _columns(catalog, variables) -> list[dict]:
@@ -215,5 +231,5 @@ def _variables(catalog, variables) -> list[dict]:
 _BUILDERS: dict[str, Callable] = {
     "SCHEMATA": _schemata, "TABLES": _tables, "COLUMNS": _columns, "PARTITIONS": _partitions,
     "ENGINES": _engines, "CHARACTER_SETS": _charsets, "COLLATIONS": _collations,
-    "GLOBAL_VARIABLES": _variables, "SESSION_VARIABLES": _variables,
+    "GLOBAL_VARIABLES": _variables, "SESSION_VARIABLES": _variables, "VIEWS": _views,
 }

@@ -330,14 +330,17 @@ class Database:
     db_id: int
     name: str
     tables: dict[str, OlapTable] = field(default_factory=dict)  # names are case-sensitive
+    views: dict[str, dict] = field(default_factory=dict)  # name -> view (catalog/views.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"db_id": self.db_id, "name": self.name,
-                "tables": [t.to_dict() for t in self.tables.values()]}
+                "tables": [t.to_dict() for t in self.tables.values()],
+                "views": list(self.views.values())}
 
     @staticmethod
     def from_dict(d: dict) -> Database:
         db = Database(d["db_id"], d["name"])
+        db.views = {v["name"]: v for v in d.get("views", [])}
         for t in d["tables"]:
             table = OlapTable.from_dict(t)
             db.tables[table.name] = table

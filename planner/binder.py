@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from catalog.catalog import Catalog
 from catalog import information_schema
+from planner.views import view_query
 from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
@@ -307,6 +308,10 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     if db_name and db_name.lower() == information_schema.NAME:
         return _bind_information_schema(node, scope, ctx)
     with ctx.catalog.lock:
+        view = ctx.catalog.get_db(db_name).views.get(node.name) if db_name else None
+        if view is not None:  # a view: its query, bound in the view's database
+            return bind_derived(view_query(view), node.alias or node.name, scope,
+                                replace(ctx, db=db_name, ctes={}))
         table = ctx.catalog.get_table(db_name, node.name)
         alias = node.alias or node.name
         tablets = []

@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from catalog import access, information_schema
 from catalog.errors import DorisError, InternalError, UnknownDatabase
+from catalog.multi_catalog import database_name
 from executor.expressions.errors import ExpressionError
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
@@ -86,6 +87,11 @@ class DorisSession(BaseSession):
             self.loop.call_soon_threadsafe(self.connection.kill, KillKind.CONNECTION)
 
     async def use(self, database: str) -> None:
+        try:
+            database = database_name(database)  # `internal.db`, as Doris 2.x clients send it
+        except DorisError as e:
+            self.database = None
+            raise MysqlError(e.client_message(), code=e.code) from None
         if database.lower() == information_schema.NAME:
             self.database = information_schema.NAME
             return

@@ -53,23 +53,35 @@ def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     db_name = stmt.text("db") or ctx.db
     keep = like_filter(_like(stmt))
+    views: set[str] = set()
     if db_name and db_name.lower() == information_schema.NAME:
         db_name, names = information_schema.NAME, [n for n in information_schema.table_names() if keep(n)]
     else:
         with ctx.catalog.lock:
             db = ctx.catalog.get_db(db_name)
-            db_name, names = db.name, sorted(n for n in db.tables
+            db_name, names = db.name, sorted(n for n in [*db.tables, *db.views]
                                              if keep(n) and visible_tbl(db.name, n))
+            views = set(db.views)
     header = f"Tables_in_{db_name}"
     if stmt.args.get("full"):
-        return text_columns([header, "Table_type"], [(n, "BASE TABLE") for n in names])
+        return text_columns([header, "Table_type"],
+                            [(n, "VIEW" if n in views else "BASE TABLE") for n in names])
     return text_columns([header], [(n,) for n in names])
 
 
 def _variables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    """Doris's four columns: Variable_name, Value, Default_Value, Changed (1 when the value
+    differs from the default); GLOBAL shows the global values."""
     keep = like_filter(_like(stmt))
-    rows = [(k, "" if v is None else _var_text(v)) for k, v in ctx.session.variables.list() if keep(k)]
-    return text_columns(["Variable_name", "Value"], rows)
+    session = ctx.session.variables
+    variables = session.global_variables if stmt.args.get("global_") else session
+    rows = []
+    for k, v in variables.list():
+        if keep(k):
+            default = session.default(k)
+            rows.append((k, "" if v is None else _var_text(v),
+                         "" if default is None else _var_text(default), int(v != default)))
+    return text_columns(["Variable_name", "Value", "Default_Value", "Changed"], rows)
 
 
 def _var_text(v) -> str:
@@ -213,6 +225,9 @@ _SHOW = {
 
 def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsResult:
     with ctx.catalog.lock:
+        if stmt.table in ctx.catalog.get_db(stmt.db or ctx.db).views:  # as Doris: the view's DDL
+            from server.handlers.views import show_create_view
+            return show_create_view(stmt.db, stmt.table, ctx)
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         text = show_create_table_sql(table)
     return text_columns(["Table", "Create Table"], [(table.name, text)])

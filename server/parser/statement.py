@@ -22,7 +22,7 @@ from server.parser.admin import PARTITION_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
 from server.parser.create_table import parse_create_table
 from server.parser.load import OWN_PARSERS as LOAD_PARSERS
-from server.parser.clients import CLIENT_PARSERS
+from server.parser.clients import CLIENT_PARSERS, resolve_catalogs
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
@@ -56,7 +56,7 @@ def parse_statement(text: str, tokens: list) -> object:
             cur.i = 0  # a form this parser leaves alone (ALTER TABLE ADD COLUMN, ...)
     text, tokens, label = _insert_label(text, cur.tokens)
     text = partition_names.rewrite(text, tokens)
-    stmt = parse_sqlglot(_join_hints_as_comments(text, tokenize(text)))
+    stmt = resolve_catalogs(parse_sqlglot(_join_hints_as_comments(text, tokenize(text))))
     if label is not None:
         stmt.meta["label"] = label  # server/handlers/insert.py gives it to the load
     return stmt
