@@ -59,6 +59,8 @@ class TabletOptions:
 
 
 class Tablet:
+    changes = 0  # published-rowset changes of all tablets (a hint for the compaction producer)
+
     def __init__(self, tablet_id: int, schema: TabletSchema, directory: str,
                  options: TabletOptions | None = None):
         self.tablet_id = tablet_id
@@ -159,6 +161,7 @@ class Tablet:
             self._published = sorted([*self._published, published],
                                      key=lambda r: r.start_version)
             self.generation += 1
+            Tablet.changes += 1
             self._pending.discard(meta.rowset_id)
             self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
         return published
@@ -205,6 +208,7 @@ class Tablet:
                     self._stale[r.rowset_id] = r
             self._published = sorted([*kept, output], key=lambda r: r.start_version)
             self.generation += 1
+            Tablet.changes += 1
             self._pending.discard(output.rowset_id)
         self.sweep_stale()
         return True
