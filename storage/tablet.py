@@ -48,7 +48,7 @@ from storage.segment import SegmentOptions, SegmentReader, side_index
 from storage.segment.reader import IndexOptions
 from storage.snapshot import TabletSnapshot, version_path
 from storage.stats import ScanStats
-from storage.tablet_reader import delete_conjunctions, read_rowsets, rows_only
+from storage.tablet_reader import delete_conjunctions, rows_only
 
 
 @dataclass
@@ -276,10 +276,6 @@ class Tablet:
         """Rows visible at `version` satisfying the predicates, `columns` in that order."""
         with self.capture(version) as snapshot:
             return snapshot.read(columns, predicates, stats)
-
-    def read_rowsets(self, rowsets: list[RowsetMeta], columns: list[str],
-                     predicates: list[ColumnPredicate], stats: ScanStats) -> pa.Table:
-        return read_rowsets(self, self.schema, rowsets, columns, predicates, stats)
 
     def scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                     columns: list[str], predicates: list[ColumnPredicate],
