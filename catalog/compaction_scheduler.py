@@ -12,7 +12,9 @@
       is prepared (catalog/compaction.py); its task asks `Permits` for its segments
       (total_permits_for_compaction_score; blocking, one submission at a time; a task asking
       more than the total runs once the pool is idle) and goes to the pool.
-      A round that finds every disk full sleeps up to 2 s or until a task ends.
+      A round that finds every disk full sleeps up to 2 s or until a task ends. A round after
+      one that produced nothing is skipped unless some tablet's rowsets changed or a second
+      has passed (time alone makes rowsets leave the skip window): idle rounds cost nothing.
     disable_auto_compaction (BE config, read every round) stops producing.
 
 `run_manual(ref, kind)` is the BE HTTP API's /api/compaction/run: prepared at once (an error
@@ -34,6 +36,7 @@ from catalog.compaction import (BASE, CUMULATIVE, CompactionError, CompactionTas
                                 execute_task, prepare_task, tablet_refs)
 from storage.compaction_policy import (CompactionConfig, base_score, calculate_cumulative_point,
                                        cumulative_score, promotion_size, tablet_view)
+from storage.tablet import Tablet
 
 if TYPE_CHECKING:
     from catalog.catalog import Catalog
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IDLE_WAIT_SECONDS = 2.0  # seed 002: a round with every disk full sleeps until a task ends or 2 s
+FULL_ROUND_SECONDS = 1.0  # with nothing changed, a round at least this often
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,13 @@ class CompactionScheduler:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
     def _run(self) -> None:
+        produced, seen, last_round = 1, -1, 0.0
         while not self._stop.is_set():
+            if not produced and Tablet.changes == seen and \
+                    time.monotonic() - last_round < FULL_ROUND_SECONDS:
+                self._stop.wait(self.config.min_interval_ms / 1000)
+                continue
+            seen, last_round = Tablet.changes, time.monotonic()
             produced, full = 0, False
             if not self.disabled():
                 try:

@@ -50,7 +50,7 @@ from storage.segment import SegmentOptions, SegmentReader, side_index
 from storage.segment.reader import IndexOptions
 from storage.snapshot import TabletSnapshot, version_path
 from storage.stats import ScanStats
-from storage.tablet_reader import delete_conjunctions, read_rowsets, rows_only
+from storage.tablet_reader import delete_conjunctions, rows_only
 
 
 @dataclass
@@ -61,6 +61,8 @@ class TabletOptions:
 
 
 class Tablet:
+    changes = 0  # published-rowset changes of all tablets (a hint for the compaction producer)
+
     def __init__(self, tablet_id: int, schema: TabletSchema, directory: str,
                  options: TabletOptions | None = None):
         self.tablet_id = tablet_id
@@ -183,6 +185,7 @@ class Tablet:
             self._published = sorted([*self._published, published],
                                      key=lambda r: r.start_version)
             self.generation += 1
+            Tablet.changes += 1
             self._pending.discard(meta.rowset_id)
             self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
         return published
@@ -229,6 +232,7 @@ class Tablet:
                     self._stale[r.rowset_id] = r
             self._published = sorted([*kept, output], key=lambda r: r.start_version)
             self.generation += 1
+            Tablet.changes += 1
             self._pending.discard(output.rowset_id)
         self.sweep_stale()
         return True
@@ -296,10 +300,6 @@ class Tablet:
         """Rows visible at `version` satisfying the predicates, `columns` in that order."""
         with self.capture(version) as snapshot:
             return snapshot.read(columns, predicates, stats)
-
-    def read_rowsets(self, rowsets: list[RowsetMeta], columns: list[str],
-                     predicates: list[ColumnPredicate], stats: ScanStats) -> pa.Table:
-        return read_rowsets(self, self.schema, rowsets, columns, predicates, stats)
 
     def scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                     columns: list[str], predicates: list[ColumnPredicate],
