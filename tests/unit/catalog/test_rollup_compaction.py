@@ -5,9 +5,10 @@ change, a restart sees the compacted state; compaction waits while an ADD ROLLUP
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
 import pyarrow as pa
+
+from test_compaction import open_catalog
 
 from catalog.catalog import Catalog
 from catalog.compaction import compact_all
@@ -15,17 +16,11 @@ from catalog.load import load_table
 from catalog.rollup_job import RollupJob
 from server.parser.create_table import parse_create_table
 from server.parser.tokens import TokenCursor
-from storage import ScanStats, StorageEngine
+from storage import ScanStats
 
 DDL = ("CREATE TABLE t (k1 INT NOT NULL, k2 INT NOT NULL, v BIGINT SUM) AGGREGATE KEY(k1, k2) "
        "DISTRIBUTED BY HASH(k1) BUCKETS 1 ROLLUP (r (k2, v)) "
        'PROPERTIES ("replication_num" = "1")')
-
-
-def open_catalog(path: Path) -> Catalog:
-    cat = Catalog(path / "meta", StorageEngine(str(path / "storage")), backend_num=1)
-    cat.open()
-    return cat
 
 
 def rollup_tablet(cat: Catalog):
