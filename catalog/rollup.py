@@ -4,7 +4,8 @@
 AddRollupClause.analyze + MaterializedViewHandler.checkAndPrepareMaterializedView, with their
 messages) and returns the `MaterializedIndexMeta` it describes:
 
-- every column exists in the base index; no column twice; the name is new;
+- every column exists in the base index; no column twice; the name is new; the column list and
+  keys are not those of an existing index;
 - AGGREGATE / UNIQUE tables: a rollup keeps each column's key flag and aggregation type; keys
   come before values; at least one key; a UNIQUE table's rollup, or one with a REPLACE value,
   holds every key of the base;
@@ -56,11 +57,31 @@ def analyze_rollup(table: OlapTable, desc: RollupDesc, index_id: int,
     columns = [_base_column(table, c) for c in desc.columns]
     if table.keys_type == DUP_KEYS:
         key_count = _dup_key_count(table, desc, columns)
-        return MaterializedIndexMeta(index_id, desc.name, columns, DUP_KEYS, key_count,
-                                     properties=dict(desc.properties))
-    _check_aggregate_rollup(table, columns)
-    return MaterializedIndexMeta(index_id, desc.name, columns, table.keys_type,
-                                 properties=dict(desc.properties))
+        index = MaterializedIndexMeta(index_id, desc.name, columns, DUP_KEYS, key_count,
+                                      properties=dict(desc.properties))
+    else:
+        _check_aggregate_rollup(table, columns)
+        index = MaterializedIndexMeta(index_id, desc.name, columns, table.keys_type,
+                                      properties=dict(desc.properties))
+    _check_new_column_set(table, index)
+    return index
+
+
+def _check_new_column_set(table: OlapTable, index: MaterializedIndexMeta) -> None:
+    """A rollup with the column list and keys of an existing index would never be chosen over
+    it (minidoris's message: Doris's source has no such check that we found)."""
+    probe = -1  # a key no real index has (ids of new indexes are allocated later)
+    table.indexes[probe] = index
+    try:
+        def shape(index_id: int) -> list[tuple]:
+            return [(c.name, c.is_key, c.aggregation) for c in table.index_columns(index_id)]
+        mine = shape(probe)
+        for other_id, other in table.indexes.items():
+            if other_id != probe and shape(other_id) == mine:
+                raise DdlError(f"Rollup index[{index.name}] has the same columns and keys as "
+                               f"index[{other.name}]")
+    finally:
+        del table.indexes[probe]
 
 
 def _base_column(table: OlapTable, name: str) -> str:

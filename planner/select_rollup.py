@@ -2,8 +2,12 @@
 
 Runs once a query is bound and its scans pruned to the columns it uses (`bind_query`). For each
 scan, `_usage` reads what the plan does with the scan's columns: when the scan sits under an
-Aggregate through Filter / Project nodes only, which columns feed which aggregate function, which
-are grouping keys and which appear in predicates; otherwise every column is used as is.
+Aggregate through Filter / Project / inner-join nodes only (Doris: "if there is Join ... the
+type of Join needs to be Inner join"), which columns feed which aggregate function, which are
+grouping keys and which appear in predicates and join keys; otherwise every column is used as
+is. Under joins an aggregate must read only this scan's columns (MIN / MAX / COUNT DISTINCT of
+another relation excepted: they ignore repeated rows), else pre-aggregating it would change the
+joined row counts.
 
     pre-aggregation   DUPLICATE tables: ON. AGGREGATE / UNIQUE tables: ON when every value
                       column is read only through its own aggregation (SUM over a SUM column,
@@ -15,7 +19,8 @@ are grouping keys and which appear in predicates; otherwise every column is used
                       and, without any aggregate above, rollups with all the base's keys (their
                       rows are the base's rows); a materialized view that aggregates a
                       DUPLICATE table serves only aggregates it can answer (SUM/MIN/MAX of its
-                      columns, COUNT(x) as the SUM of its `mv_count_x`), never COUNT(*).
+                      columns, COUNT(x) as the SUM of its `mv_count_x`, SUM(a * b) as the SUM
+                      of its computed column of the same text), never COUNT(*).
     choice            the longest prefix-index match: the index's short key columns (at most
                       3, 36 bytes, cut after the first VARCHAR) in order, counting those with
                       an `=`/`IN` predicate and stopping after the first with a range predicate;
@@ -25,7 +30,7 @@ are grouping keys and which appear in predicates; otherwise every column is used
 The scan then reads the chosen index's tablets for the same partitions and buckets; EXPLAIN
 shows `TABLE: db.t(index)`, `PREAGGREGATION` and `rollup: index`. A COUNT(x) answered by a
 materialized view becomes SUM(mv_count_x), wrapped in IFNULL(.., 0) for an aggregate without
-GROUP BY (an empty input counts 0).
+GROUP BY (an empty input counts 0); SUM(a * b) reads the view's computed column.
 """
 
 from __future__ import annotations
