@@ -74,6 +74,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.engine.remove_unknown_tablets(known)
         for tid in known:
             self.engine.remove_orphans(tid)
+        self.engine.remove_unreferenced_load_files()
         log.info("catalog opened: %d databases, %d journal entries replayed", len(self.dbs), replayed)
 
     def _load_state(self, state: dict) -> None:
@@ -329,7 +330,8 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         p = table.partitions[r["partition"]]
         version = versions[r["partition"]]
         tablet = p.tablets[r["tablet"]]
-        if any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"] for x in tablet.rowsets):
+        if cat.replaying and any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"]
+                                 for x in tablet.rowsets):
             continue
         tablet.rowsets.append({"meta": r["meta"], "version": version})
         if not cat.replaying:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from mysql_mimic.variables import SYSTEM_VARIABLES, GlobalVariables, SessionVariables
 
+from catalog.group_commit import check_mode
+
 DORIS_VERSION = "doris-2.1.7-minidoris-0.1.0"
 
 
@@ -56,6 +58,7 @@ DORIS_VARIABLES = {
     "default_tmp_storage_engine": (str, "olap", True),
     "resource_group": (str, "normal", True),
     "group_concat_max_len": (int, 2147483646, True),
+    "group_commit": (check_mode, "off_mode", True),  # catalog/group_commit.py
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}

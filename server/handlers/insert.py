@@ -52,7 +52,10 @@ def _column_array(values: list) -> pa.Array:
     return pa.array(values)
 
 
-def _values_table(values: exp.Values, names: list[str], ctx: StatementContext) -> pa.Table:
+def _values_table(values: exp.Values, names: list[str], ctx: StatementContext,
+                  literal_only: list | None = None) -> pa.Table:
+    """The VALUES rows as columns; `literal_only` (a one-item list) is set False when a value
+    is an expression (such an INSERT is not group-committed, as in Doris)."""
     rows = values.expressions
     width = len(names)
     columns: list[list] = [[] for _ in range(width)]
@@ -65,6 +68,8 @@ def _values_table(values: exp.Values, names: list[str], ctx: StatementContext) -
                 columns[i].append(_literal(item))
             except _NotLiteral:
                 columns[i].append(_evaluate_constant(item, ctx))
+                if literal_only:
+                    literal_only[0] = False
     return pa.Table.from_arrays([_column_array(c) for c in columns], names=names)
 
 
@@ -91,14 +96,15 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     db = table_expr.db or ctx.db
     names = _target_columns(ctx, db, table_expr.name, names)
     source = stmt.expression
+    literal_only = [isinstance(source, exp.Values)]
     if isinstance(source, exp.Values):
-        data = _values_table(source, names, ctx)
+        data = _values_table(source, names, ctx, literal_only)
     else:
         result, _ = run_query(source, ctx)
         if result.num_columns != len(names):
             raise AnalysisError("Column count doesn't match value count")
         data = result.rename_columns(names)
-    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"))
+    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), literal_only[0])
 
 
 def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
@@ -109,7 +115,7 @@ def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
         raise AnalysisError("Column count doesn't match value count")
     data = pa.Table.from_arrays([v if isinstance(v, pa.Array) else _column_array(v)
                                  for v in stmt.values], names=names)
-    return _load(ctx, db, stmt.table, data, stmt.label)
+    return _load(ctx, db, stmt.table, data, stmt.label, group_commit=True)
 
 
 def _target_columns(ctx: StatementContext, db: str | None, table: str,
@@ -120,8 +126,18 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
 
 
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table,
-          label: str | None = None) -> OkResult:
-    """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database."""
+          label: str | None = None, group_commit: bool = False) -> OkResult:
+    """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database.
+
+    With the session's `group_commit` on and a statement that may be grouped (literal VALUES,
+    no label), the rows join the table's group commit instead (catalog/group_commit.py)."""
+    mode = ctx.session.variables.get("group_commit") if ctx.session is not None else "off_mode"
+    manager = getattr(ctx.session.services, "group_commit", None) if ctx.session else None
+    if group_commit and label is None and mode != "off_mode" and manager is not None:
+        done = manager.submit(db, table, data, mode, ctx.now.replace(tzinfo=None))
+        return OkResult(affected_rows=done.rows,
+                        info=f"{{'label':'{done.label}', 'status':'PREPARE', "
+                             f"'txnId':'{done.txn_id}'}}")
     rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None), label)
     label = label or f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows

@@ -70,7 +70,8 @@ def _handler_class(service: HttpService) -> type:
             time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
             reply = run_stream_load(service.services.catalog, service.errors, unquote(m.group(1)),
-                                    unquote(m.group(2)), headers, body, time_zone)
+                                    unquote(m.group(2)), headers, body, time_zone,
+                                    service.services.group_commit)
             self._reply(200, reply)
 
         do_POST = do_PUT

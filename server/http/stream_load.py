@@ -11,7 +11,9 @@ The life of a stream load (`run_stream_load`):
     leaves rows unselected (not counted as filtered);
  4. when filtered / (total - unselected) exceeds `max_filter_ratio` the load fails and writes
     nothing; otherwise the remaining rows go through `catalog.load.load_table` (routing,
-    buckets, rowsets, one journaled publish that also takes the label).
+    buckets, rowsets, one journaled publish that also takes the label), or, with the header
+    `group_commit: sync_mode | async_mode` and no label, join the table's group commit
+    (catalog/group_commit.py; the reply carries the group's Label and TxnId, GroupCommit true).
 The reply is Doris's JSON (TxnId, Label, Status, Message, NumberTotalRows, NumberLoadedRows,
 NumberFilteredRows, NumberUnselectedRows, LoadBytes, LoadTimeMs, ...), with an ErrorURL listing
 the rejected rows when there are any.
@@ -58,7 +60,8 @@ class _Rejects:
 
 
 def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
-                    headers: dict[str, str], body: bytes, time_zone: str) -> dict:
+                    headers: dict[str, str], body: bytes, time_zone: str,
+                    group_commit=None) -> dict:
     started = time.monotonic()
     headers = {k.lower(): v for k, v in headers.items()}
     reply = {"TxnId": -1, "Label": headers.get("label") or str(uuid.uuid4()),
@@ -69,8 +72,11 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
              "WriteDataTimeMs": 0, "CommitAndPublishTimeMs": 0}
     try:
         opts = StreamLoadOptions.from_headers(headers)
+        grouped = opts.group_commit != "off_mode" and opts.label is None and \
+            group_commit is not None  # a labelled load is never grouped (Doris)
         opts.label = reply["Label"]
-        _load(catalog, errors, db, table_name, opts, body, time_zone, reply)
+        _load(catalog, errors, db, table_name, opts, body, time_zone, reply,
+              group_commit if grouped else None)
     except LabelAlreadyUsed as e:
         reply.update(Status="Label Already Exists", ExistingJobStatus="FINISHED",
                      Message=e.client_message())
@@ -81,7 +87,7 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
 
 
 def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: StreamLoadOptions,
-          body: bytes, time_zone: str, reply: dict) -> None:
+          body: bytes, time_zone: str, reply: dict, group_commit=None) -> None:
     with catalog.lock:
         table = catalog.get_table(db, table_name)
         db = catalog.get_db(db).name
@@ -118,7 +124,12 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
         return
     rows = data.filter(pa.array(selected & ~rejects.mask)) if data.num_columns else data
     write_start = time.monotonic()
-    loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label)
+    if group_commit is not None:
+        done = group_commit.submit(db, table.name, rows, opts.group_commit, ctx.now)
+        reply.update(GroupCommit=True, Label=done.label)
+        loaded, txn_id = done.rows, done.txn_id
+    else:
+        loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label)
     reply.update(TxnId=txn_id, Status="Success", Message="OK", NumberLoadedRows=loaded,
                  WriteDataTimeMs=int((time.monotonic() - write_start) * 1000))
 
