@@ -89,19 +89,22 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
     part_idx = np.asarray(route_rows(table, full).to_numpy(zero_copy_only=False), dtype=np.int64)
     buckets = _buckets(table, full, parts, part_idx)
     txn_id = txn_id or catalog.begin_txn()
+    shape = _storage_shape(table)
     # Rowsets are written without any lock (pending, invisible); only the publish serialises.
     rowsets = write_rowsets(catalog.engine, table, parts, full, part_idx, buckets, txn_id)
     try:
         with _table_locks[table.table_id]:
             with catalog.lock:
-                _check_label(catalog, db_name, label)  # a concurrent load may have taken it
                 current = catalog.get_table(db_name, table_name)
                 touched = {pid for pid, _, _ in rowsets}
-                if current is not table or not touched <= set(table.partitions):
+                if current is not table or not touched <= set(table.partitions) or \
+                        _storage_shape(current) != shape:
                     raise AnalysisError(f"Table {table_name} changed during the load; "
                                         "load again")
                 versions = {pid: table.partitions[pid].visible_version + 1 for pid in touched}
-                catalog.publish(db_name, table.name, txn_id, versions, rowsets, label)
+            # The label is checked again (and held) by the publish; its fsync runs without the
+            # catalog lock.
+            catalog.publish(db_name, table.name, txn_id, versions, rowsets, label)
     except BaseException:
         for _, tid, meta in rowsets:
             if catalog.engine.has_tablet(tid):
@@ -150,6 +153,13 @@ def write_rowsets(engine: StorageEngine, table: OlapTable, parts: list, full: pa
             engine.get_tablet(tid).abort_rowset(meta)
         raise
     return rowsets
+
+
+def _storage_shape(table: OlapTable) -> tuple:
+    """What the rowsets a load wrote depend on: the indexes (base, rollups) and the optional
+    indexes their segments carry. A load whose table changed shape meanwhile is refused."""
+    return (tuple(table.indexes), tuple(i.index_id for i in table.table_indexes),
+            table.properties.get("bloom_filter_columns"))
 
 
 def _check_label(catalog: Catalog, db_name: str, label: str | None) -> None:
