@@ -293,8 +293,8 @@ class Tablet:
         if schema.merges_on_read and len(snapshot) > 1:
             result = self._merge_read(schema, snapshot, deletes, columns, predicates, stats)
         else:
-            result = self._concat([self._scan(schema, rs, deletes, columns, predicates, stats)
-                                   for rs in snapshot], columns)
+            result = self._concat(self._scan_all(schema, snapshot, deletes, columns, predicates,
+                                                 stats), columns)
         stats.rows_returned += result.num_rows
         return result
 
@@ -310,6 +310,34 @@ class Tablet:
             parts.append(seg.scan(columns, predicates, stats, later, IndexOptions(bloom, bitmap)))
         return self._concat(parts, columns)
 
+    def _scan_all(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,
+                  columns: list[str], predicates: list[ColumnPredicate],
+                  stats: ScanStats) -> list[pa.Table]:
+        """Each rowset's rows, in version order; a run of consecutive load file slices (small
+        loads) with no DELETE between them is scanned as one table (one filter pass)."""
+        parts: list[pa.Table] = []
+        run: list[RowsetMeta] = []
+
+        def flush_run() -> None:
+            if len(run) == 1:
+                parts.append(self._scan(schema, run[0], deletes, columns, predicates, stats))
+            elif run:
+                later = [conj for v, conj in deletes if v > run[0].end_version]
+                rows = pa.concat_tables([self._segments(rs)[0].table for rs in run])
+                parts.append(LoadFileReader(rows, schema).scan(columns, predicates, stats, later))
+            run.clear()
+
+        for rs in snapshot:
+            if rs.load_file is None or (run and any(
+                    run[-1].end_version < v <= rs.end_version for v, _ in deletes)):
+                flush_run()
+            if rs.load_file is None:
+                parts.append(self._scan(schema, rs, deletes, columns, predicates, stats))
+            else:
+                run.append(rs)
+        flush_run()
+        return parts
+
     def _merge_read(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,
                     columns: list[str], predicates: list[ColumnPredicate],
                     stats: ScanStats) -> pa.Table:
@@ -319,8 +347,7 @@ class Tablet:
         values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds)])
                   if not schema.column(c).is_key]
         read_columns = [*keys, *values]
-        parts = [self._scan(schema, rs, deletes, read_columns, key_preds, stats)
-                 for rs in snapshot]
+        parts = self._scan_all(schema, snapshot, deletes, read_columns, key_preds, stats)
         table = self._concat(parts, read_columns)
         merged = merge_sorted(sort_by_key(table, keys), keys, aggregations(schema, values))
         stats.rows_merged += table.num_rows - merged.num_rows
