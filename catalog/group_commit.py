@@ -45,6 +45,7 @@ from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError
 from catalog.load import complete_columns, load_table
 from catalog.partitions import route_rows
+from storage.load_file import fsync_directory as _fsync_dir
 
 log = logging.getLogger(__name__)
 
@@ -318,10 +319,3 @@ def _wal_order(name: str) -> tuple:
     parts = name.split(".")
     return (parts[0], int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0)
 
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

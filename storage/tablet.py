@@ -44,6 +44,7 @@ from storage.arrays import contiguous
 from storage.compaction import STALE_SWEEP_SECONDS, merge_rows
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
+from storage.load_file import fsync_directory as _fsync_directory
 from storage.memtable import aggregations, flush, sort_by_key
 from storage.merge import merge_sorted
 from storage.page_cache import DISABLED, PageCache
@@ -451,11 +452,3 @@ def _project(table: pa.Table, columns: list[str]) -> pa.Table:
     if not columns:
         return _rows_only(table.num_rows)
     return pa.Table.from_arrays([table.column(c) for c in columns], names=list(columns))
-
-
-def _fsync_directory(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
