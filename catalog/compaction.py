@@ -44,14 +44,16 @@ def compact_table(cat: Catalog, db_name: str, table: OlapTable,
     done = 0
     for pid, tid in [(p.partition_id, tid) for p in list(table.partitions.values())
                      for tid in list(p.tablets)]:
-        with table_lock(table.table_id):
-            if _compact_tablet(cat, db_name, table, pid, tid, min_deltas):
-                done += 1
+        if _compact_tablet(cat, db_name, table, pid, tid, min_deltas,
+                           table_lock(table.table_id)):
+            done += 1
     return done
 
 
 def _compact_tablet(cat: Catalog, db_name: str, table: OlapTable, pid: int, tid: int,
-                    min_deltas: int) -> bool:
+                    min_deltas: int, lock) -> bool:
+    """The merge runs without the table's load lock (loads keep publishing); only the swap's
+    journal entry takes it. A swap whose inputs are gone by then changes nothing."""
     partition = table.partitions.get(pid)
     if partition is None or tid not in partition.tablets or not cat.engine.has_tablet(tid):
         return False
@@ -60,8 +62,10 @@ def _compact_tablet(cat: Catalog, db_name: str, table: OlapTable, pid: int, tid:
     if inputs is None:
         return False
     output = tablet.compact(inputs, cat.begin_txn())
-    cat.log_compaction({"db": db_name, "table": table.name, "partition": pid, "tablet": tid,
-                        "inputs": [r.rowset_id for r in inputs], "meta": output.to_dict()})
+    with lock:
+        cat.log_compaction({"db": db_name, "table": table.name, "partition": pid, "tablet": tid,
+                            "inputs": [r.rowset_id for r in inputs],
+                            "meta": output.to_dict()})
     return True
 
 
