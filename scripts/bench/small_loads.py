@@ -98,6 +98,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--settle", type=float, default=60)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--config", default=None, help="config file for the started server")
+    ap.add_argument("--skip-queries", action="store_true", help="load rates only")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     log = lambda msg: print(msg, flush=True)  # noqa: E731
@@ -107,9 +109,12 @@ def main() -> int:
     statements = [sql for start in range(0, n, args.rows)
                   for _, sql in insert_statements("lineorder", lineorder.slice(start, args.rows))]
     duck = data.duckdb(threads=2)
-    duck_times = {q: timed(lambda: run_duckdb(duck, query_text("ssb", q)), args.runs)
-                  for q in query_names("ssb")}
-    srv = ServerProcess(Path(tempfile.mkdtemp(prefix="small-loads-")) / "data").start()
+    duck_times = {} if args.skip_queries else {
+        q: timed(lambda: run_duckdb(duck, query_text("ssb", q)), args.runs)
+        for q in query_names("ssb")}
+    extra = ("--config", args.config) if args.config else ()
+    srv = ServerProcess(Path(tempfile.mkdtemp(prefix="small-loads-")) / "data",
+                        extra_args=extra).start()
     result: dict = {"statements": len(statements), "rows": n, "rows_per_statement": args.rows}
     try:
         conn = srv.connect()
@@ -125,12 +130,17 @@ def main() -> int:
         result["off_rows_per_s"] = n / seconds
         log(f"group commit off: {len(statements)} INSERTs of {args.rows} rows: "
             f"{n / seconds:,.0f} rows/s")
-        once = query_round(conn, duck, "once", args.runs, duck_times)
-        after = query_round(conn, duck, "off", args.runs, duck_times)
-        time.sleep(args.settle)
-        settled = query_round(conn, duck, "off", args.runs, duck_times)
-        for label, qs in (("loaded once", once), ("right after", after),
-                          (f"after {args.settle:.0f} s", settled)):
+        if args.skip_queries:
+            args.settle = 0
+        once = {} if args.skip_queries else query_round(conn, duck, "once", args.runs, duck_times)
+        rounds = []
+        if not args.skip_queries:
+            rounds.append(("loaded once", once))
+            rounds.append(("right after", query_round(conn, duck, "off", args.runs, duck_times)))
+            time.sleep(args.settle)
+            rounds.append((f"after {args.settle:.0f} s",
+                           query_round(conn, duck, "off", args.runs, duck_times)))
+        for label, qs in rounds:
             g = geomean(q["ratio"] for q in qs.values())
             vs_once = geomean(qs[k]["seconds"] / once[k]["seconds"] for k in qs)
             bad = [k for k, q in qs.items() if not q["ok"]]
