@@ -7,7 +7,8 @@ again with the same functions (`_APPLY`). Storage tablets follow the catalog: cr
 creates its tablets, dropping one drops them, publishing a load makes its rowsets visible.
 
 Concurrency: one re-entrant lock guards the catalog's state; readers take a snapshot (the table
-object and each partition's visible version) under the lock and read storage without it.
+object and each partition's visible version) under the lock and read storage without it. A
+publish journals (fsync) without the lock and applies under it (`_log_outside_lock`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from catalog.create_table import new_table, plan_partitions, replication_num
 from catalog.dynamic_partition import prepare_create
 from catalog.rollup import analyze_rollup
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
-                            UnknownDatabase, UnknownTable)
+                            UnknownDatabase, UnknownTable, LabelAlreadyUsed)
 from catalog.journal import Journal
 from catalog.names import check_database_name
 from catalog.model import Database, OlapTable, Partition, TabletMeta
@@ -64,6 +65,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.auth = Auth()  # users, roles, privileges (catalog/auth.py), journaled through _log
         self.auth.log, self.auth.lock = self._log, self.lock  # one lock: no lock-order cycle
         self.max_tablet_version_num = 2000  # BE config: loads refused beyond it (-235)
+        self._unapplied = 0  # publish entries journaled, not yet applied (no checkpoint then)
+        self._labels_in_flight: set[tuple[str, str]] = set()  # (db, label) being published
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:
@@ -86,6 +89,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.engine.remove_unknown_tablets(known)
         for tid in known:
             self.engine.remove_orphans(tid)
+        self.engine.remove_unreferenced_load_files()
         log.info("catalog opened: %d databases, %d journal entries replayed", len(self.dbs), replayed)
 
     def _load_state(self, state: dict) -> None:
@@ -130,8 +134,31 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         with self.lock:
             self.journal.append(op, data)
             _APPLY[op](self, data)
-            if self.journal.entries_since_image >= self.edit_log_roll_num:
-                self.journal.checkpoint(self.state())
+            self._maybe_checkpoint()
+
+    def _maybe_checkpoint(self) -> None:
+        """Under the lock: roll the journal into an image when due, unless an entry is journaled
+        but not applied (the image would claim it and miss it)."""
+        if self._unapplied == 0 and self.journal.entries_since_image >= self.edit_log_roll_num:
+            self.journal.checkpoint(self.state())
+
+    def _log_outside_lock(self, op: str, data: Any) -> None:
+        """`_log` for publishes: the fsync happens without the catalog lock, so readers taking
+        snapshots and other tables' loads do not wait for it; the entry is applied under the
+        lock right after. The caller holds the table's load lock, so entries of one table are
+        applied in journal order; entries of different tables commute."""
+        with self.lock:
+            self._unapplied += 1
+        try:
+            self.journal.append(op, data)
+        except BaseException:
+            with self.lock:
+                self._unapplied -= 1
+            raise
+        with self.lock:
+            self._unapplied -= 1
+            _APPLY[op](self, data)
+            self._maybe_checkpoint()
 
     def label_txn(self, db_name: str, label: str) -> int | None:
         """The transaction that used `label` in the database, if one did."""
@@ -285,8 +312,26 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 partition_versions: dict[int, int],
                 rowsets: list[tuple[int, int, RowsetMeta]], label: str | None = None) -> None:
         """Make a load visible: new partition versions and (partition, tablet, rowset) at once;
-        the load's label, when it has one, is taken by the same journal entry."""
-        self._log("publish", {
+        the load's label, when it has one, is taken by the same journal entry. Call with the
+        table's load lock held and without the catalog lock (the fsync runs outside it)."""
+        key = (db_name, label)
+        if label is not None:
+            with self.lock:
+                used = self.labels.get(db_name, {}).get(label)
+                if used is not None or key in self._labels_in_flight:
+                    raise LabelAlreadyUsed(label, used if used is not None else txn_id)
+                self._labels_in_flight.add(key)
+        try:
+            self._publish_entry(db_name, table_name, txn_id, partition_versions, rowsets, label)
+        finally:
+            if label is not None:
+                with self.lock:
+                    self._labels_in_flight.discard(key)
+
+    def _publish_entry(self, db_name: str, table_name: str, txn_id: int,
+                       partition_versions: dict[int, int],
+                       rowsets: list[tuple[int, int, RowsetMeta]], label: str | None) -> None:
+        self._log_outside_lock("publish", {
             "db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
             "label": label,
             "partitions": {str(k): v for k, v in partition_versions.items()},
@@ -344,15 +389,19 @@ def _apply_drop_table(cat: Catalog, data: dict) -> None:
 
 def _apply_publish(cat: Catalog, data: dict) -> None:
     cat.last_txn_id = max(cat.last_txn_id, data.get("txn_id", 0))
+    db = cat.dbs.get(data["db"])
+    table = db.tables.get(data["table"]) if db is not None else None
+    if table is None:
+        return  # dropped between this entry's fsync and its apply (journal order: before)
     if data.get("label"):
         cat.labels.setdefault(data["db"], {})[data["label"]] = data["txn_id"]
-    table = cat.dbs[data["db"]].tables[data["table"]]
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:
         p = table.any_partition(r["partition"])
         version = versions[r["partition"]]
         tablet = p.tablets[r["tablet"]]
-        if any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"] for x in tablet.rowsets):
+        if cat.replaying and any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"]
+                                 for x in tablet.rowsets):
             continue
         tablet.rowsets.append({"meta": r["meta"], "version": version})
         if not cat.replaying:

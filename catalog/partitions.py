@@ -169,6 +169,44 @@ def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Ar
     return result
 
 
+def _as_int64(arr: pa.Array) -> np.ndarray | None:
+    """Integers, dates and datetimes as comparable int64 values (None for other types)."""
+    t = arr.type
+    if pa.types.is_date32(t):
+        arr = arr.cast(pa.int32())
+    elif pa.types.is_timestamp(t):
+        arr = arr.cast(pa.int64())
+    elif not pa.types.is_integer(t) or t == pa.uint64():
+        return None
+    return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _single_column_range(parts: list[Partition], col: pa.Array,
+                         dtype: DataType) -> pa.Array | None:
+    """The range lookup as one binary search when the partition column is one integer, date
+    or datetime column without NULLs; None to take the general way."""
+    values = _as_int64(col) if not col.null_count else None
+    if values is None or not len(values):
+        return None
+    lows, highs = [], []
+    for p in parts:
+        low = _as_int64(pa.array([_scalar(dtype, p.lower[0])])) if p.lower else None
+        high = _as_int64(pa.array([_scalar(dtype, p.upper[0])])) \
+            if p.upper and p.upper[0] is not MAX else None
+        lows.append(np.iinfo(np.int64).min if low is None else int(low[0]))
+        highs.append(np.iinfo(np.int64).max if high is None else int(high[0]))
+    if values.max() == np.iinfo(np.int64).max:
+        return None
+    highs_arr = np.array(highs, dtype=np.int64)
+    if np.any(np.diff(highs_arr) <= 0):
+        return None  # not sorted by upper bound: the general way
+    idx = np.searchsorted(highs_arr, values, side="right")
+    inside = idx < len(parts)
+    idx = np.minimum(idx, len(parts) - 1)
+    inside &= values >= np.array(lows, dtype=np.int64)[idx]
+    return pa.array(idx.astype(np.int32), mask=~inside)
+
+
 def route_rows(table: OlapTable, data: pa.Table, parts: list[Partition] | None = None) -> pa.Array:
     """For each row, the index into `parts` (default `table.sorted_partitions()`) it belongs to.
 
@@ -203,6 +241,10 @@ def partition_index(table: OlapTable, data: pa.Table,
             f"{table.name}` to see the currently partitions of this table. ", 5083)
     cols = [data.column(c).combine_chunks() for c in info.columns]
     types = partition_types(table)
+    if info.kind == "RANGE" and len(cols) == 1:
+        found = _single_column_range(parts, cols[0], types[0])
+        if found is not None:
+            return found
     target = pa.nulls(n, pa.int32())
     for idx, p in enumerate(parts):
         if info.kind == "RANGE":

@@ -11,6 +11,7 @@ from mysql_mimic.variables import SYSTEM_VARIABLES, GlobalVariables, SessionVari
 from server.system_variables import bool_value
 from server.system_variables import (FLAGS, MORE_DORIS_VARIABLES, READ_ONLY,
                                      DorisGlobalVariables, DorisSessionVariables)
+from catalog.group_commit import check_mode
 
 DORIS_VERSION = "doris-2.1.7-minidoris-0.1.0"
 
@@ -68,6 +69,7 @@ DORIS_VARIABLES = {
     "session_track_state_change": (_bool, False, True),
     "session_track_transaction_info": (str, "OFF", True),
     "enable_unique_key_partial_update": (_bool, False, True),
+    "group_commit": (check_mode, "off_mode", True),  # catalog/group_commit.py
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}

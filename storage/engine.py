@@ -3,6 +3,7 @@
 Owns the directory layout and the tablet registry:
 
     <root_dir>/data/<tablet_id>/<rowset_id>_<segment_no>.dat
+    <root_dir>/data/loads/<txn_id>_<index_id>.arrow     small loads' rows (load_file.py)
 
 Identifiers in paths are integers only, never user strings. The engine keeps no metadata of its
 own: the catalog journals tablet schemas and published rowsets, and at start-up calls
@@ -16,7 +17,9 @@ import os
 import shutil
 import threading
 
+from storage import load_file
 from storage.errors import StorageError
+from storage.load_file import LoadFiles
 from storage.page_cache import PageCache
 from storage.rowset import DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta
 from storage.schema import TabletSchema
@@ -34,8 +37,9 @@ class StorageEngine:
         self.data_dir = os.path.join(root_dir, "data")
         os.makedirs(self.data_dir, exist_ok=True)
         self.page_cache = PageCache(page_cache_bytes)  # 0: no page cache
+        self.load_files = LoadFiles(os.path.join(self.data_dir, load_file.DIRECTORY))
         self.options = TabletOptions(SegmentOptions(page_size, short_key_interval),
-                                     max_segment_size, self.page_cache)
+                                     max_segment_size, self.page_cache, self.load_files)
         self._tablets: dict[int, Tablet] = {}
         self._lock = threading.Lock()
 
@@ -85,6 +89,10 @@ class StorageEngine:
     def remove_orphans(self, tablet_id: int) -> list[str]:
         """Delete files of the tablet's unpublished, not-in-flight rowsets; returns their names."""
         return self.get_tablet(tablet_id).remove_orphans()
+
+    def remove_unreferenced_load_files(self) -> list[str]:
+        """At start-up, once every tablet is restored: delete load files no rowset reads."""
+        return self.load_files.remove_unreferenced()
 
     def remove_unknown_tablets(self, keep: set[int]) -> list[int]:
         """Delete tablet directories the catalog does not know (a drop interrupted by a

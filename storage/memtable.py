@@ -10,6 +10,7 @@ memtable is a skip list filled row by row; here the whole batch is one Arrow tab
               so rows with equal keys keep their load order
     aggregate AGG_KEYS / UNIQUE_KEYS: merge.merge_sorted (last row wins for REPLACE/UNIQUE);
               DUP_KEYS: nothing
+    flush_grouped  the same for the rows of many tablets at once, sorted by (tablet, key)
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import pyarrow.compute as pc
 from storage.errors import StorageError
 from storage.merge import merge_sorted
 from storage.schema import TabletSchema
+
+GROUP_COLUMN = "__tablet"
 
 
 def conform(data: pa.Table, schema: TabletSchema) -> pa.Table:
@@ -62,3 +65,15 @@ def flush(data: pa.Table, schema: TabletSchema) -> pa.Table:
     if schema.merges_on_read:
         table = merge_sorted(table, schema.key_names, aggregations(schema, schema.names))
     return table
+
+
+def flush_grouped(data: pa.Table, schema: TabletSchema, group: pa.Array) -> tuple[pa.Table, pa.Array]:
+    """`flush` of the rows of many tablets at once: `group` names each row's tablet (int64);
+    rows come out sorted by (group, key) and merged within a group. Returns (rows, groups)."""
+    table = conform(data, schema).append_column(GROUP_COLUMN, group)
+    keys = [GROUP_COLUMN, *schema.key_names]
+    table = sort_by_key(table, keys)
+    if schema.merges_on_read:
+        table = merge_sorted(table, keys, aggregations(schema, schema.names))
+    groups = table.column(GROUP_COLUMN)
+    return table.drop_columns([GROUP_COLUMN]), groups

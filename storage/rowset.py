@@ -6,7 +6,9 @@ memtable as segment files. Files live in the tablet's directory, named by intege
     <root>/data/<tablet_id>/<rowset_id>_<segment_no>.dat
 
 A rowset is written "pending" (files on disk, no version) and becomes visible when the tablet
-publishes it at a version [v, v]. A DELETE adds a *delete rowset*: no rows and no files, only
+publishes it at a version [v, v]. A small load's rowset may instead be a slice of a load
+file shared by the load's tablets (`load_file`, `load_offset`: storage/load_file.py).
+A DELETE adds a *delete rowset*: no rows and no files, only
 `delete_predicate` (a conjunction of column predicates, JSON form): reads at versions >= v
 remove the rows of older rowsets that match it (seed 002's delete versions).
 
@@ -45,6 +47,8 @@ class RowsetMeta:
     end_version: int | None = None
     delete_predicate: list[dict] | None = None  # ColumnPredicate.to_dict() of each conjunct
     creation_time: float = 0.0  # unix seconds when written (the compaction skip window)
+    load_file: str | None = None  # rows are a slice of this load file (storage/load_file.py)
+    load_offset: int = 0  # ... starting at this row
 
     @property
     def is_published(self) -> bool:
@@ -70,6 +74,8 @@ class RowsetMeta:
              "creation_time": self.creation_time}
         if self.delete_predicate is not None:
             d["delete_predicate"] = list(self.delete_predicate)
+        if self.load_file is not None:
+            d["load_file"], d["load_offset"] = self.load_file, self.load_offset
         return d
 
     @staticmethod
@@ -78,7 +84,8 @@ class RowsetMeta:
                           int(d["num_rows"]), int(d["data_size"]), list(d.get("segments", [])),
                           list(d.get("segment_rows", [])), d.get("start_version"),
                           d.get("end_version"), d.get("delete_predicate"),
-                          float(d.get("creation_time", 0.0)))
+                          float(d.get("creation_time", 0.0)), d.get("load_file"),
+                          int(d.get("load_offset", 0)))
 
 
 def segment_file_name(rowset_id: int, segment_no: int) -> str:

@@ -8,6 +8,8 @@ versions and the optional indexes' files.
     adopt_rowset(files, rows, txn) segment files written elsewhere (Spark Load) moved in as
                              a pending rowset
     write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
+    adopt_load_slice(...)    a pending rowset whose rows are a slice of a small load's load file
+                             (storage/load_file.py: one file for all the tablets of the load)
     publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
     compact(inputs, txn)     consecutive rowsets merged into one pending rowset spanning their
                              versions (storage/compaction.py); replace_rowsets swaps it in and
@@ -40,6 +42,8 @@ from storage.arrays import contiguous
 from storage.compaction import merge_rows
 from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
+from storage.load_file import LoadFileReader, LoadFiles
+from storage.load_file import fsync_directory as _fsync_directory
 from storage.memtable import flush
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
@@ -58,6 +62,7 @@ class TabletOptions:
     segment: SegmentOptions
     max_segment_size: int = DEFAULT_MAX_SEGMENT_SIZE
     page_cache: PageCache = DISABLED  # decoded pages shared by the engine's tablets
+    load_files: LoadFiles | None = None  # the engine's load files (small loads' slices)
 
 
 class Tablet:
@@ -76,6 +81,8 @@ class Tablet:
         self._stale: dict[int, RowsetMeta] = {}  # compacted away, files kept while held
         self._holders: Counter[int] = Counter()  # rowset id -> snapshots holding it
         self._readers: dict[int, list[SegmentReader]] = {}
+        self._load_slices: dict[int, str] = {}  # rowset id -> load file it reads
+        self._ids: tuple[list, set[int]] = (self._published, set())  # ids of that list
         self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
         self.compaction = CompactionState()  # cumulative point, last success/failure times
         self.scans = 0  # snapshots taken: the producer's scan frequency
@@ -122,6 +129,47 @@ class Tablet:
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, sum(segment_rows), size, names,
                           list(segment_rows))
 
+    def adopt_load_slice(self, name: str, offset: int, num_rows: int, size: int,
+                         txn_id: int) -> RowsetMeta:
+        """A pending rowset of rows [offset, offset + num_rows) of the load file `name` (written
+        and fsynced by the caller, rows sorted and merged for this tablet's schema)."""
+        rowset_id = self._allocate_rowset_id()
+        self._hold_load_file(name, rowset_id)
+        return RowsetMeta(rowset_id, self.tablet_id, txn_id, num_rows, size,
+                          load_file=name, load_offset=offset)
+
+    def abort_rowset(self, meta: RowsetMeta) -> None:
+        """Forget a pending rowset that will never be published (its load failed)."""
+        with self._lock:
+            self._pending.discard(meta.rowset_id)
+        if meta.load_file is None:
+            self._remove_rowset_files(meta.rowset_id)
+        self._release_load_files([meta.rowset_id])
+
+    def _hold_load_file(self, name: str, rowset_id: int) -> None:
+        files = self._load_files()
+        files.acquire(name, self.tablet_id, rowset_id)
+        with self._lock:
+            self._load_slices[rowset_id] = name
+
+    def _release_load_files(self, rowset_ids) -> None:
+        with self._lock:
+            released = [(i, self._load_slices.pop(i)) for i in rowset_ids if i in self._load_slices]
+        for rowset_id, name in released:
+            self._load_files().release(name, self.tablet_id, rowset_id)
+
+    def _published_ids(self) -> set[int]:
+        """Ids of the published rowsets (call under the lock); cached per published list,
+        which is replaced, never mutated."""
+        if self._ids[0] is not self._published:
+            self._ids = (self._published, {r.rowset_id for r in self._published})
+        return self._ids[1]
+
+    def _load_files(self) -> LoadFiles:
+        if self.options.load_files is None:
+            raise StorageError(f"Tablet {self.tablet_id} has no load file directory")
+        return self.options.load_files
+
     def write_delete(self, predicates: list[ColumnPredicate], txn_id: int) -> RowsetMeta:
         """A pending delete rowset: rows of older versions matching all `predicates` go away."""
         if not predicates:
@@ -149,6 +197,8 @@ class Tablet:
         dtype = self.schema.column(column).type
         written = 0
         for rs in self.rowsets():
+            if rs.load_file is not None:  # a load file slice is scanned without indexes
+                continue
             for segment_no, reader in enumerate(self._segments(rs)):
                 if reader.columns[column].has_bitmap_index:
                     continue
@@ -165,10 +215,26 @@ class Tablet:
             raise StorageError(f"Rowset {meta.rowset_id} belongs to tablet {meta.tablet_id}, "
                                f"not {self.tablet_id}")
         missing = [s for s in meta.segments if not os.path.exists(self._path(s))]
+        if meta.load_file is not None and not self._load_files().exists(meta.load_file):
+            missing.append(meta.load_file)
         # A compacted rowset (restored at start-up) keeps its version range [start, version].
         start = meta.start_version if meta.end_version == version and \
             meta.start_version is not None else version
+        if meta.load_file is not None and not missing:
+            self._hold_load_file(meta.load_file, meta.rowset_id)
         with self._lock:
+            last = self._published[-1] if self._published else None
+            if last is not None and last.end_version < start and not missing and \
+                    meta.rowset_id not in self._published_ids():
+                # The common case, a load after every published version: append.
+                published = meta.published_at(version)
+                published.start_version = start
+                ids = self._published_ids() | {meta.rowset_id}
+                self._published = [*self._published, published]
+                self._ids = (self._published, ids)
+                self._pending.discard(meta.rowset_id)
+                self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
+                return published
             for rs in self._published:
                 if rs.rowset_id == meta.rowset_id:
                     if rs.start_version == start:
@@ -244,6 +310,7 @@ class Tablet:
             for rowset_id in doomed:
                 del self._stale[rowset_id]
                 self._readers.pop(rowset_id, None)
+        self._release_load_files(doomed)
         removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id in doomed]
         for name in removed:
             os.remove(self._path(name))
@@ -314,10 +381,45 @@ class Tablet:
             parts.append(seg.scan(columns, predicates, stats, later, IndexOptions(bloom, bitmap)))
         return self.concat(parts, columns)
 
+    def scan_all(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,
+                 columns: list[str], predicates: list[ColumnPredicate],
+                 stats: ScanStats) -> list[pa.Table]:
+        """Each rowset's rows, in version order; a run of consecutive load file slices (small
+        loads) with no DELETE between them is scanned as one table (one filter pass)."""
+        parts: list[pa.Table] = []
+        run: list[RowsetMeta] = []
+
+        def flush_run() -> None:
+            if len(run) == 1:
+                parts.append(self.scan_rowset(schema, run[0], deletes, columns, predicates,
+                                              stats))
+            elif run:
+                later = [conj for v, conj in deletes if v > run[0].end_version]
+                rows = pa.concat_tables([self._segments(rs)[0].table for rs in run])
+                parts.append(LoadFileReader(rows, schema).scan(columns, predicates, stats, later))
+            run.clear()
+
+        for rs in snapshot:
+            if rs.load_file is None or (run and any(
+                    run[-1].end_version < v <= rs.end_version for v, _ in deletes)):
+                flush_run()
+            if rs.load_file is None:
+                parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats))
+            else:
+                run.append(rs)
+        flush_run()
+        return parts
+
     def _segments(self, rowset: RowsetMeta) -> list[SegmentReader]:
         with self._lock:
             readers = self._readers.get(rowset.rowset_id)
-        if readers is None:
+        if readers is None and rowset.load_file is not None:
+            rows = self._load_files().table(rowset.load_file).slice(rowset.load_offset,
+                                                                     rowset.num_rows)
+            readers = [LoadFileReader(rows, self.schema)]
+            with self._lock:
+                readers = self._readers.setdefault(rowset.rowset_id, readers)
+        elif readers is None:
             readers = [SegmentReader(self._path(s), self.tablet_id, self.options.page_cache)
                        for s in rowset.segments]
             with self._lock:
@@ -363,7 +465,10 @@ class Tablet:
         return removed
 
     def destroy(self) -> None:
-        """Remove the tablet's directory and everything in it."""
+        """Remove the tablet's directory and everything in it (and its load file slices)."""
+        with self._lock:
+            held = list(self._load_slices)
+        self._release_load_files(held)
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def _files(self) -> dict[str, tuple[int, int]]:
@@ -388,9 +493,3 @@ class Tablet:
                 os.remove(self._path(name))
 
 
-def _fsync_directory(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -49,8 +49,8 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
     if schema.merges_on_read and len(data) > 1:
         result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
     else:
-        result = tablet.concat([tablet.scan_rowset(schema, rs, deletes, columns, predicates,
-                                                   stats) for rs in data], columns)
+        result = tablet.concat(tablet.scan_all(schema, data, deletes, columns, predicates,
+                                               stats), columns)
     stats.rows_returned += result.num_rows
     return result
 
@@ -65,8 +65,7 @@ def _merge_read(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], de
     values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds), *seq])
               if not schema.column(c).is_key]
     read_columns = [*keys, *values]
-    parts = [tablet.scan_rowset(schema, rs, deletes, read_columns, key_preds, stats)
-             for rs in data]
+    parts = tablet.scan_all(schema, data, deletes, read_columns, key_preds, stats)
     table = tablet.concat(parts, read_columns)
     merged = merge_sorted(sort_by_key(table, schema.merge_order()), keys,
                           aggregations(schema, values))

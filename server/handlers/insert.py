@@ -54,7 +54,10 @@ def _column_array(values: list) -> pa.Array:
     return pa.array(values)
 
 
-def _values_table(values: exp.Values, names: list[str], ctx: StatementContext) -> pa.Table:
+def _values_table(values: exp.Values, names: list[str], ctx: StatementContext,
+                  literal_only: list | None = None) -> pa.Table:
+    """The VALUES rows as columns; `literal_only` (a one-item list) is set False when a value
+    is an expression (such an INSERT is not group-committed, as in Doris)."""
     rows = values.expressions
     width = len(names)
     columns: list[list] = [[] for _ in range(width)]
@@ -67,6 +70,8 @@ def _values_table(values: exp.Values, names: list[str], ctx: StatementContext) -
                 columns[i].append(_literal(item))
             except _NotLiteral:
                 columns[i].append(_evaluate_constant(item, ctx))
+                if literal_only:
+                    literal_only[0] = False
     return pa.Table.from_arrays([_column_array(c) for c in columns], names=names)
 
 
@@ -92,14 +97,16 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     names = _target_columns(ctx, db, table_expr.name, names)
     partition_ids = _target_partitions(ctx, db, table_expr)
     source = stmt.expression
+    literal_only = [isinstance(source, exp.Values)]
     if isinstance(source, exp.Values):
-        data = _values_table(source, names, ctx)
+        data = _values_table(source, names, ctx, literal_only)
     else:
         result, _ = run_query(source, ctx)
         if result.num_columns != len(names):
             raise AnalysisError("Column count doesn't match value count")
         data = result.rename_columns(names)
-    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), partition_ids)
+    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), partition_ids,
+                 literal_only[0])
 
 
 def _target_partitions(ctx: StatementContext, db: str | None, table: exp.Table) -> list[int] | None:
@@ -128,7 +135,7 @@ def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
         raise AnalysisError("Column count doesn't match value count")
     data = pa.Table.from_arrays([v if isinstance(v, pa.Array) else _column_array(v)
                                  for v in stmt.values], names=names)
-    return _load(ctx, db, stmt.table, data, stmt.label)
+    return _load(ctx, db, stmt.table, data, stmt.label, group_commit=True)
 
 
 def _target_columns(ctx: StatementContext, db: str | None, table: str,
@@ -139,10 +146,25 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
 
 
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table,
-          label: str | None = None, partition_ids: list[int] | None = None) -> OkResult:
-    """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database."""
-    if ctx.session.variables.get("enable_unique_key_partial_update"):
+          label: str | None = None, partition_ids: list[int] | None = None,
+          group_commit: bool = False) -> OkResult:
+    """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database.
+
+    With the session's `group_commit` on and a statement that may be grouped (literal VALUES,
+    no label, no PARTITION clause, no partial update), the rows join the table's group commit
+    instead (catalog/group_commit.py)."""
+    partial = ctx.session is not None and \
+        ctx.session.variables.get("enable_unique_key_partial_update")
+    if partial:
         data = complete_partial_columns(ctx.catalog, db, table, data)
+    mode = ctx.session.variables.get("group_commit") if ctx.session is not None else "off_mode"
+    manager = getattr(ctx.session.services, "group_commit", None) if ctx.session else None
+    if group_commit and label is None and mode != "off_mode" and manager is not None \
+            and partition_ids is None and not partial:
+        done = manager.submit(db, table, data, mode, ctx.now.replace(tzinfo=None))
+        return OkResult(affected_rows=done.rows,
+                        info=f"{{'label':'{done.label}', 'status':'PREPARE', "
+                             f"'txnId':'{done.txn_id}'}}")
     rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None), label,
                               partition_ids)
     label = label or f"insert_{uuid.uuid4().hex[:16]}"

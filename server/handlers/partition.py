@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from catalog import group_commit
 from catalog import partition_ddl
 from catalog.dynamic_properties import PREFIX
 from catalog.dynamic_scheduler import SHOW_COLUMNS
@@ -37,6 +38,12 @@ def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> O
         if len(bloom) != len(stmt.properties):
             raise NotSupported("ALTER TABLE SET of bloom filter properties must be alone")
         set_bloom_filter_properties(ctx.catalog, stmt.db or ctx.db, stmt.table, bloom)
+        return OkResult()
+    grouped = group_commit.check_properties(stmt.properties)
+    if grouped:
+        if len(grouped) != len(stmt.properties):
+            raise NotSupported("ALTER TABLE SET of group commit properties must be alone")
+        group_commit.set_properties(ctx.catalog, stmt.db or ctx.db, stmt.table, grouped)
         return OkResult()
     others = [k for k in stmt.properties if not k.startswith(PREFIX)]
     if others:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import sqlglot
 from sqlglot import exp
 
+from catalog.group_commit import check_mode
 from catalog.errors import AnalysisError
 
 _FORMATS = ("csv", "csv_with_names", "csv_with_names_and_types", "json")
@@ -41,12 +42,19 @@ class StreamLoadOptions:
     read_json_by_line: bool = False
     strip_outer_array: bool = False
     partial_columns: bool = False  # merge-on-write partial update (catalog/partial_update.py)
+    group_commit: str = "off_mode"  # header group_commit: catalog/group_commit.py
 
     @classmethod
     def from_headers(cls, headers: dict[str, str]) -> "StreamLoadOptions":
         h = {k.lower(): v for k, v in headers.items()}
         o = cls()
         o.label = h.get("label") or None
+        if h.get("group_commit", "").strip():
+            try:
+                o.group_commit = check_mode(h["group_commit"])
+            except ValueError:
+                raise AnalysisError(f"group_commit can only be [async_mode, sync_mode, "
+                                    f"off_mode], but got {h['group_commit']}") from None
         if "column_separator" in h:
             o.column_separator = _separator(h["column_separator"], "column_separator")
         if "line_delimiter" in h:

@@ -104,7 +104,8 @@ def _handler_class(service: HttpService) -> type:
             time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
             reply = run_stream_load(service.services.catalog, service.errors, db, table,
-                                    headers, body, time_zone, service.txns)
+                                    headers, body, time_zone, service.txns,
+                                    service.services.group_commit)
             self._reply(200, reply)
 
         def do_GET(self) -> None:

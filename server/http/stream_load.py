@@ -11,7 +11,9 @@ The life of a stream load (`run_stream_load`):
     leaves rows unselected (not counted as filtered);
  4. when filtered / (total - unselected) exceeds `max_filter_ratio` the load fails and writes
     nothing; otherwise the remaining rows go through `catalog.load.load_table` (routing,
-    buckets, rowsets, one journaled publish that also takes the label).
+    buckets, rowsets, one journaled publish that also takes the label), or, with the header
+    `group_commit: sync_mode | async_mode` and no label, join the table's group commit
+    (catalog/group_commit.py; the reply carries the group's Label and TxnId, GroupCommit true).
 With `two_phase_commit: true` the load stops after writing its rowsets (pre-committed, the
 label held) and `_stream_load_2pc` commits or aborts it (server/http/two_phase.py).
 The reply is Doris's JSON (TxnId, Label, Status, Message, NumberTotalRows, NumberLoadedRows,
@@ -38,7 +40,7 @@ from server.http.two_phase import PreparedTxns
 
 def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
                     headers: dict[str, str], body: bytes, time_zone: str,
-                    txns: PreparedTxns | None = None) -> dict:
+                    txns: PreparedTxns | None = None, group_commit=None) -> dict:
     started = time.monotonic()
     headers = {k.lower(): v for k, v in headers.items()}
     reply = {"TxnId": -1, "Label": headers.get("label") or str(uuid.uuid4()),
@@ -49,13 +51,16 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
              "WriteDataTimeMs": 0, "CommitAndPublishTimeMs": 0}
     try:
         opts = StreamLoadOptions.from_headers(headers)
+        grouped = opts.group_commit != "off_mode" and opts.label is None and \
+            group_commit is not None  # a labelled load is never grouped (Doris)
         opts.label = reply["Label"]
         two_phase = headers.get("two_phase_commit", "false").strip().lower() == "true"
         if two_phase and txns is None:
             raise AnalysisError("two phase commit is not available")
         reply["TwoPhaseCommit"] = "true" if two_phase else "false"
         _load(catalog, errors, db, table_name, opts, body, time_zone, reply,
-              txns if two_phase else None, txns)
+              txns if two_phase else None, txns,
+              group_commit if grouped and not two_phase else None)
     except LabelAlreadyUsed as e:
         reply.update(Status="Label Already Exists", Message=e.client_message(),
                      ExistingJobStatus="PRECOMMITTED" if e.txn_id < 0 else "FINISHED")
@@ -67,7 +72,7 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
 
 def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: StreamLoadOptions,
           body: bytes, time_zone: str, reply: dict, two_phase: PreparedTxns | None = None,
-          txns: PreparedTxns | None = None) -> None:
+          txns: PreparedTxns | None = None, group_commit=None) -> None:
     with catalog.lock:
         table = catalog.get_table(db, table_name)
         db = catalog.get_db(db).name
@@ -102,6 +107,10 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
         prepared = prepare_load(catalog, db, table.name, rows, ctx.now, opts.label, temps)
         two_phase.add(prepared)
         loaded, txn_id = prepared.num_rows, prepared.txn_id
+    elif group_commit is not None and temps is None and not opts.partial_columns:
+        done = group_commit.submit(db, table.name, rows, opts.group_commit, ctx.now)
+        reply.update(GroupCommit=True, Label=done.label)
+        loaded, txn_id = done.rows, done.txn_id
     else:
         loaded, txn_id = load_table(catalog, db, table.name, rows, ctx.now, opts.label, temps)
     reply.update(TxnId=txn_id, Status="Success", Message="OK", NumberLoadedRows=loaded,

@@ -49,6 +49,11 @@ def _bulk(rows: list[str], copies: int = 400) -> str:
     ["(1, 'a\\'b')", "(2.5, 'c\\nd')"],                     # escapes; int and decimal mixed
     ["(1, 'x')", "('2', NULL)"],                               # a quoted number among numbers
     ["(99999999999999999999, 'big')", "(1, 'small')"],         # beyond BIGINT
+    ["(1,'a,b')", "(2,'c')"],                                  # a comma inside a string
+    ["(1,'x),(y')", "(2,'z')"],                                # a row break inside a string
+    ["(1,'x) , (y')", "(2,'')"],                               # ... with spaces; an empty one
+    ["(1,'a\nb')", "(2,'it''s')"],                            # escapes: the general way
+    ["( 1 ,  'p' )", "(-3,'q')"],                              # spaces around values
 ])
 def test_bulk_way_agrees_with_token_way(rows):
     from server.parser.fast_values import _token_columns
@@ -62,6 +67,8 @@ def test_bulk_way_agrees_with_token_way(rows):
     _bulk(["(1, now())"]),                       # an expression
     _bulk(["(1, 2)"]) + "; select 1",           # a second statement
     _bulk(["(1, 2)"]) + ",",                     # dangling comma
+    _bulk(["(1, 2)", "()"]),                     # an empty row
+    _bulk(["(1, 2)", "(3, x)"]),                 # a bare word
 ])
 def test_bulk_way_falls_back(sql):
     assert parse_fast_insert(sql) is None
