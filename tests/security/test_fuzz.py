@@ -55,7 +55,7 @@ def fuzz_server(tmp_path_factory):
 
 def _alive(srv) -> None:
     assert srv.running, f"server died:\n{srv.log_tail()}"
-    with srv.connect(connect_timeout=5, read_timeout=20).cursor() as cur:
+    with srv.connect(connect_timeout=20, read_timeout=30).cursor() as cur:
         cur.execute("SELECT count(*) FROM guard.s")
         assert cur.fetchall()[0][0] == len(SENTINEL)
 
@@ -92,7 +92,7 @@ def test_fuzz_statements(fuzz_server):
     conn = connect(fuzz_server.host, fuzz_server.port, "fz", user="fuzzer", password="fz",
                    read_timeout=30)
 
-    @settings(FUZZ, max_examples=1500)
+    @settings(FUZZ, max_examples=1000)
     @given(sql=statements)
     def case(sql):
         nonlocal conn
@@ -137,18 +137,18 @@ def _raw_session(srv, handshake: bytes | None) -> socket.socket:
     """A socket past the handshake (a real login) or, with `handshake`, right after the
     server's greeting with the given bytes sent as the client's reply."""
     if handshake is None:
-        conn = connect(srv.host, srv.port, None, connect_timeout=5, read_timeout=5)
+        conn = connect(srv.host, srv.port, None, connect_timeout=20, read_timeout=20)
         sock = conn._sock  # noqa: SLF001 - the test drives the socket itself from here
         conn._sock = None
         return sock
-    sock = socket.create_connection((srv.host, srv.port), timeout=5)
+    sock = socket.create_connection((srv.host, srv.port), timeout=20)
     sock.recv(4096)  # greeting
     sock.sendall(handshake)
     return sock
 
 
 def test_fuzz_protocol_packets(fuzz_server):
-    @settings(FUZZ, max_examples=400)
+    @settings(FUZZ, max_examples=300)
     @given(p=packets)
     def case(p):
         command, body, length, seq, truncate, in_handshake = p
@@ -242,7 +242,7 @@ def test_fuzz_stream_load(fuzz_server):
         cur.execute("SELECT count(*) FROM fz.t")
         before = cur.fetchall()[0][0]
 
-    @settings(FUZZ, max_examples=300)
+    @settings(FUZZ, max_examples=200)
     @given(body=bodies, headers=st.dictionaries(st.sampled_from(sorted(HEADER_VALUES)),
                                                 st.just(None), max_size=4).flatmap(
         lambda keys: st.fixed_dictionaries({k: HEADER_VALUES[k] for k in keys})))
