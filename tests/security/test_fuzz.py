@@ -88,7 +88,7 @@ statements = st.one_of(
 COUNTS = {"statements": 0, "packets": 0, "stream_loads": 0}
 
 
-def test_fuzz_statements(fuzz_server):
+def test_fuzz_statements(fuzz_server, capsys):
     conn = connect(fuzz_server.host, fuzz_server.port, "fz", user="fuzzer", password="fz",
                    read_timeout=30)
 
@@ -113,7 +113,8 @@ def test_fuzz_statements(fuzz_server):
 
     case()
     _alive(fuzz_server)
-    print(f"fuzz: {COUNTS['statements']} statements")
+    with capsys.disabled():  # the count shows in CI's output
+        print("\n" + f"fuzz: {COUNTS['statements']} statements")
 
 
 # -- raw protocol packets --------------------------------------------------------------------------
@@ -147,7 +148,7 @@ def _raw_session(srv, handshake: bytes | None) -> socket.socket:
     return sock
 
 
-def test_fuzz_protocol_packets(fuzz_server):
+def test_fuzz_protocol_packets(fuzz_server, capsys):
     @settings(FUZZ, max_examples=300)
     @given(p=packets)
     def case(p):
@@ -175,7 +176,8 @@ def test_fuzz_protocol_packets(fuzz_server):
 
     case()
     _alive(fuzz_server)
-    print(f"fuzz: {COUNTS['packets']} raw packets")
+    with capsys.disabled():  # the count shows in CI's output
+        print("\n" + f"fuzz: {COUNTS['packets']} raw packets")
 
 
 def test_oversized_and_out_of_order_packets_are_refused(fuzz_server):
@@ -236,7 +238,7 @@ def _put(srv, body: bytes, headers: dict) -> tuple[int, dict]:
         return e.code, json.loads(e.read())
 
 
-def test_fuzz_stream_load(fuzz_server):
+def test_fuzz_stream_load(fuzz_server, capsys):
     loaded = 0
     with fuzz_server.connect().cursor() as cur:
         cur.execute("SELECT count(*) FROM fz.t")
@@ -264,4 +266,5 @@ def test_fuzz_stream_load(fuzz_server):
         after = cur.fetchall()[0][0]
     # Statements of the other fuzz test may have written too: only compare this test's window.
     assert after - before == loaded, (before, after, loaded)
-    print(f"fuzz: {COUNTS['stream_loads']} stream loads ({loaded} rows loaded)")
+    with capsys.disabled():  # the count shows in CI's output
+        print("\n" + f"fuzz: {COUNTS['stream_loads']} stream loads ({loaded} rows loaded)")
