@@ -30,6 +30,7 @@ from catalog.statements import CreateTableStmt, PartitionDesc
 from catalog.values import parse_value
 from storage.types import DataType
 
+MAX_BUCKET_NUM_PER_PARTITION = 768  # Doris's FE config of that name, default 768
 DEFAULT_BUCKETS = 10  # BUCKETS AUTO: Doris sizes by data volume; an empty table gets this.
 _NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL")
 
@@ -126,9 +127,18 @@ def _implicit_keys(stmt: CreateTableStmt) -> tuple[str, list[str]]:
     return DUP_KEYS, keys
 
 
+def check_bucket_num(buckets: int) -> int:
+    """Doris's max_bucket_num_per_partition (768): a typo like BUCKETS 10000000 must not make
+    millions of tablets."""
+    if buckets > MAX_BUCKET_NUM_PER_PARTITION:
+        raise AnalysisError(f"Number of buckets {buckets} exceeds the maximum allowed value "
+                            f"({MAX_BUCKET_NUM_PER_PARTITION}), see max_bucket_num_per_partition")
+    return buckets
+
+
 def analyze_distribution(stmt: CreateTableStmt, keys_type: str,
                          columns: list[Column]) -> DistributionInfo:
-    buckets = stmt.buckets or DEFAULT_BUCKETS
+    buckets = check_bucket_num(stmt.buckets or DEFAULT_BUCKETS)
     if stmt.distribution_kind is None:
         if keys_type == DUP_KEYS:
             return DistributionInfo("RANDOM", [], buckets, auto_buckets=True)

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from catalog.catalog import Catalog
-from catalog.create_table import plan_partitions, replication_num
+from catalog.create_table import check_bucket_num, plan_partitions, replication_num
 from catalog.dynamic_partition import DynamicPlan
 from catalog.dynamic_properties import PREFIX, DynamicProperty, analyze, read
 from catalog.errors import CodedDdlError, DdlError
@@ -80,7 +80,7 @@ def _buckets(table: OlapTable, stmt: AddPartitionStmt) -> int:
         return default.buckets
     if stmt.buckets <= 0:
         raise DdlError("Cannot assign hash distribution buckets less than 1")
-    return stmt.buckets
+    return check_bucket_num(stmt.buckets)
 
 
 def _replicas(cat: Catalog, table: OlapTable, properties: dict[str, str]) -> int:

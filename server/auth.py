@@ -75,6 +75,7 @@ class DorisIdentity(IdentityProvider):
 
     def decide(self, username: str, scramble: bytes, nonce: bytes):
         self.refusal_code = None
+        scramble = scramble[:20]  # a native-password scramble is 20 bytes (see limits.py)
         user = self.auth.find_login(username, self.remote_ip)
         if user is None or not _scramble_ok(user.password, scramble, nonce):
             self.session.access = None

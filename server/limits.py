@@ -82,11 +82,12 @@ class BoundedStream:
     mysql-mimic's MysqlStream is compiled (mypyc) and cannot be subclassed, so this wraps one
     and hands every other attribute to it (reads and writes alike)."""
 
-    _OWN = ("inner", "max_packet")
+    _OWN = ("inner", "max_packet", "reads")
 
     def __init__(self, reader, writer, max_packet: Callable[[], int]):
         object.__setattr__(self, "inner", MysqlStream(reader, writer))
         object.__setattr__(self, "max_packet", max_packet)
+        object.__setattr__(self, "reads", 0)
 
     def __getattr__(self, name: str):
         return getattr(self.inner, name)
@@ -113,6 +114,12 @@ class BoundedStream:
             if length:
                 data += await self._exactly(length)
             if length < 0xFFFFFF:
+                self.reads += 1
+                if self.reads == 1 or data[:1] in (b"\x04", b"\x11"):
+                    # The handshake response, COM_FIELD_LIST and COM_CHANGE_USER are parsed
+                    # with mysql-mimic's read_str_null, which loops forever (on the event loop)
+                    # when a string has no terminator: NULs at the end bound it.
+                    data += b"\x00" * 4
                 return bytes(data)
 
     async def _exactly(self, n: int) -> bytes:

@@ -105,7 +105,11 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
     plan, columns, env, snapshots = _plan(stmt, ctx)
     batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots,
                         ctx.session)
-    first = next(batches)
+    first = next(batches, None)
+    if first is None:  # no batch at all (e.g. LIMIT 0 over a constant ORDER BY): empty, typed
+        first = pa.Table.from_arrays(
+            [pa.array([], type=c.type.arrow() if c.type is not None else pa.null())
+             for c in columns], names=[c.name for c in columns])
     result_cols = []
     for i, (info, field) in enumerate(zip(columns, first.schema)):
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \

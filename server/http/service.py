@@ -103,9 +103,15 @@ def _handler_class(service: HttpService) -> type:
                 return
             time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
-            reply = run_stream_load(service.services.catalog, service.errors, db, table,
-                                    headers, body, time_zone, service.txns,
-                                    service.services.group_commit)
+            try:
+                reply = run_stream_load(service.services.catalog, service.errors, db, table,
+                                        headers, body, time_zone, service.txns,
+                                        service.services.group_commit)
+            except Exception as e:  # noqa: BLE001 - the request boundary: a Fail reply, logged
+                log.exception("stream load into %s.%s failed", db, table)
+                reply = {"Status": "Fail", "Label": headers.get("label", ""),
+                         "Message": f"errCode = 2, detailMessage = {type(e).__name__}: {e}",
+                         "NumberLoadedRows": 0}
             self._reply(200, reply)
 
         def do_GET(self) -> None:

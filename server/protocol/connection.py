@@ -74,6 +74,24 @@ class DorisConnection(Connection):
         if getattr(self.session, "access", None) is None:
             self.stream.writer.close()
 
+    async def handle_field_list(self, data: bytes) -> None:
+        """COM_FIELD_LIST (the mysql CLI's auto-rehash): SHOW COLUMNS through the session in a
+        worker thread, privileges checked; mysql-mimic's version ran on the event loop and a
+        hostile table name could stall every connection."""
+        com = packets.parse_com_field_list(self.client_charset, data)
+        table = com.table.replace("`", "``")
+        like = com.wildcard.rstrip("\x00").replace("'", "''")
+        sql = f"SHOW COLUMNS FROM `{table}`" + (f" LIKE '{like}'" if like else "")
+        result = (await asyncio.to_thread(self.session.execute, sql))[-1]
+        if isinstance(result, Exception):
+            await self.stream.write(self.error_packet(result))
+            return
+        rows = [r for b in result.batches for r in zip(*(c.to_pylist() for c in b.columns))]
+        self.stream.write_many([packets.make_column_definition_41(
+            server_charset=self.server_charset, table=com.table, name=str(r[0]),
+            is_com_field_list=True, default=r[4]) for r in rows])
+        await self.stream.write(self.ok_or_eof())
+
     async def handle_query(self, data: bytes) -> None:
         com_query = packets.parse_com_query(
             capabilities=self.capabilities, client_charset=self.client_charset, data=data)
