@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import sys
 import urllib.error
 import urllib.request
 import uuid
@@ -134,7 +135,13 @@ class DorisDataSource(DataSource):
         return ", ".join(f"`{n}` {spark_type(t)}" for n, t in self._columns())
 
     def reader(self, schema) -> "DorisReader":
-        return DorisReader(dict(self.options), schema)
+        # PySpark refuses a reader with pushFilters when spark.sql.python.filterPushdown.enabled
+        # is false, and does not tell reader() the setting: its planning worker holds it in the
+        # caller's local `enable_pushdown` (PySpark 4.x). Without it, a reader without pushdown
+        # (doris.filter.query still filters on the server).
+        caller = sys._getframe(1).f_locals
+        cls = DorisPushdownReader if caller.get("enable_pushdown") is True else DorisReader
+        return cls(dict(self.options), schema)
 
     def writer(self, schema, overwrite: bool) -> "DorisWriter":
         if overwrite:
@@ -199,14 +206,6 @@ class DorisReader(DataSourceReader):
         self.schema = schema
         self.pushed: list[str] = []
 
-    def pushFilters(self, filters):
-        for f in filters:
-            sql = filter_sql(f)
-            if sql is None:
-                yield f
-            else:
-                self.pushed.append(sql)
-
     def query_sql(self) -> str:
         db, table = _identifier(self.options)
         fields = ", ".join(_quote(f.name) for f in self.schema.fields)
@@ -240,6 +239,19 @@ class DorisReader(DataSourceReader):
                           {"Content-Type": "application/json"}) as resp:
             for batch in pa.ipc.open_stream(resp):
                 yield _conform(batch, target)
+
+
+class DorisPushdownReader(DorisReader):
+    """The reader when Spark pushes filters: each one Doris can evaluate joins the plan's WHERE
+    (so the server prunes partitions and buckets with it); the others stay with Spark."""
+
+    def pushFilters(self, filters):
+        for f in filters:
+            sql = filter_sql(f)
+            if sql is None:
+                yield f
+            else:
+                self.pushed.append(sql)
 
 
 def _conform(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:

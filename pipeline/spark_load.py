@@ -43,7 +43,8 @@ def session_for(master: str, conf: dict[str, str], app_name: str = "minidoris-sp
     builder = builder.config("spark.ui.enabled", "false") \
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "65536") \
         .config("spark.speculation", "false") \
-        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.showConsoleProgress", "false") \
+        .config("spark.sql.files.maxPartitionBytes", str(16 << 20))  # several convert tasks
     for k, v in conf.items():
         if k.startswith("spark.") and k != "spark.master":
             builder = builder.config(k, v)

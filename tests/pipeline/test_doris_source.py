@@ -85,6 +85,17 @@ def test_filter_pushdown_prunes_the_plan(spark, server, db):
     assert sorted(r.k for r in df3.collect()) == [29, 291]  # s of 290 is NULL
 
 
+def test_read_without_pushdown_enabled(spark, server, db):
+    # Spark's default (filterPushdown disabled): the same rows, Spark filters, nothing pruned
+    spark.conf.set("spark.sql.python.filterPushdown.enabled", "false")
+    try:
+        df = _reader(spark, server, db).filter("k = 42").select("k", "s")
+        assert [tuple(r) for r in df.collect()] == [(42, "s42")]
+        assert df.rdd.getNumPartitions() == 9
+    finally:
+        spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+
+
 def test_read_is_a_snapshot(spark, server, db):
     from pipeline.source import DorisReader
     df = _reader(spark, server, db)
