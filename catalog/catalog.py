@@ -33,6 +33,7 @@ from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.views import APPLY as VIEW_APPLY
+from catalog.rename import APPLY as RENAME_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -353,4 +354,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
     **VIEW_APPLY,  # views: create (or replace), drop
+    **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
 }
