@@ -39,6 +39,7 @@ from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog import rollup_job
 from catalog.views import APPLY as VIEW_APPLY
+from catalog.rename import APPLY as RENAME_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -428,4 +429,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
     **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **VIEW_APPLY,  # views: create (or replace), drop
+    **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
 }

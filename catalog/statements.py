@@ -73,6 +73,7 @@ class CreateTableStmt:
     buckets: int | None = None  # None = AUTO / not given
     rollups: list[RollupDesc] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
+    query: str | None = None  # CREATE TABLE ... AS <query>: its text (columns come from it)
 
 
 @dataclass

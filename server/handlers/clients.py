@@ -12,7 +12,9 @@ from sqlglot import exp
 
 from server.handlers import views
 from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, SetTransactionStmt,
-                                   ShowCatalogsStmt, ShowCreateViewStmt, SwitchCatalogStmt)
+                                   RenameTableStmt, ReplaceTableStmt, ShowCatalogsStmt,
+                                   ShowCreateViewStmt, SwitchCatalogStmt)
+from catalog.rename import rename_table, replace_table
 from server.results import OkResult, RowsResult, text_columns
 
 # Catalog types Doris creates with CREATE CATALOG (none of them exists in minidoris).
@@ -66,4 +68,8 @@ CLIENT_HANDLERS = {
     DropCatalogStmt: drop_catalog,
     ShowCreateViewStmt: lambda stmt, ctx: views.show_create_view(stmt.db, stmt.name, ctx),
     exp.Alter: views.alter_view,  # ALTER VIEW v AS <query>
+    RenameTableStmt: lambda s, ctx: rename_table(ctx.catalog, s.db or ctx.db, s.name, s.new_name)
+    or OkResult(),
+    ReplaceTableStmt: lambda s, ctx: replace_table(ctx.catalog, s.db or ctx.db, s.name, s.other,
+                                                    s.swap) or OkResult(),
 }

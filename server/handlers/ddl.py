@@ -14,6 +14,13 @@ from server.results import OkResult
 
 
 def create_table(stmt: CreateTableStmt, ctx: StatementContext) -> OkResult:
+    if stmt.query is not None:  # CREATE TABLE ... AS <query>
+        from server.handlers.create_table_as import create_table_as
+        return create_table_as(stmt, ctx, _create_table)
+    return _create_table(stmt, ctx)
+
+
+def _create_table(stmt: CreateTableStmt, ctx: StatementContext) -> OkResult:
     # Dynamic partitions are created with the table, at the scheduler's clock.
     ctx.catalog.create_table(ctx.db, stmt, dynamic_now=ctx.dynamic.now(),
                              max_dynamic_partitions=ctx.dynamic.max_partitions())

@@ -8,6 +8,7 @@ statement.py:_OWN_PARSERS):
     CREATE CATALOG [IF NOT EXISTS] c [WITH RESOURCE r] [COMMENT 'c'] [PROPERTIES (...)]
     DROP CATALOG [IF EXISTS] c
     SHOW CREATE VIEW [catalog.][db.]v
+    ALTER TABLE t RENAME n | REPLACE WITH TABLE o [PROPERTIES ('swap' = 'true' | 'false')]
     SHOW [FULL] TABLES FROM | IN catalog.db [LIKE 'p' | WHERE ...]   (sqlglot reads `db` only)
 
 `resolve_catalogs(tree)` checks and drops the catalog of every three-part table name
@@ -67,6 +68,40 @@ def _show_create_view(cur) -> object:
     db, name = cur.qualified_name()
     cur.expect_end()
     return ShowCreateViewStmt(db, name)
+
+
+@dataclass
+class RenameTableStmt:
+    db: str | None
+    name: str
+    new_name: str
+
+
+@dataclass
+class ReplaceTableStmt:
+    db: str | None
+    name: str
+    other: str
+    swap: bool = True
+
+
+def _alter_table(cur) -> object | None:
+    """ALTER TABLE t RENAME n | REPLACE WITH TABLE o [PROPERTIES ('swap' = 'true')]; None for
+    the other ALTER TABLE forms (the next parser takes them)."""
+    cur.expect("ALTER", "TABLE")
+    db, name = cur.qualified_name()
+    if cur.accept("RENAME"):
+        if cur.is_word("COLUMN") or cur.is_word("ROLLUP") or cur.is_word("PARTITION"):
+            return None
+        new_name = cur.identifier("table name")
+        cur.expect_end()
+        return RenameTableStmt(db, name, new_name)
+    if cur.accept("REPLACE", "WITH", "TABLE"):
+        other = cur.identifier("table name")
+        props = {k.lower(): v for k, v in (cur.properties() if cur.accept("PROPERTIES") else {}).items()}
+        cur.expect_end()
+        return ReplaceTableStmt(db, name, other, props.get("swap", "true").lower() == "true")
+    return None
 
 
 @dataclass
@@ -150,6 +185,7 @@ CLIENT_PARSERS = (
     (("CREATE", "CATALOG"), _create_catalog),
     (("DROP", "CATALOG"), _drop_catalog),
     (("SHOW", "CREATE", "VIEW"), _show_create_view),
+    (("ALTER", "TABLE"), _alter_table),
     (("SHOW", "TABLES"), _show_tables),
     (("SHOW", "FULL", "TABLES"), _show_tables),
     (("SET", "TRANSACTION"), _set_transaction),

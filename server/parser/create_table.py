@@ -37,12 +37,21 @@ def parse_create_table(cur: TokenCursor) -> CreateTableStmt:
     if_not_exists = cur.accept("IF", "NOT", "EXISTS")
     db, name = cur.qualified_name()
     stmt = CreateTableStmt(db=db, name=name, columns=[], if_not_exists=if_not_exists)
-    if cur.is_word("LIKE") or cur.is_word("AS"):
-        raise AnalysisError("CREATE TABLE ... LIKE / AS SELECT is not supported yet")
-    _parse_elements(cur, stmt)
+    if cur.is_word("LIKE"):
+        raise AnalysisError("CREATE TABLE ... LIKE is not supported yet")
+    if cur.is_type(TokenType.L_PAREN) and not _starts_query(cur):
+        _parse_elements(cur, stmt)
     _parse_clauses(cur, stmt)
-    cur.expect_end()
+    if stmt.query is None:
+        if not stmt.columns:
+            raise cur.error("Expected ( or AS")
+        cur.expect_end()
     return stmt
+
+
+def _starts_query(cur: TokenCursor) -> bool:
+    """`CREATE TABLE t (SELECT ...)`: a parenthesised query, not a column list."""
+    return cur.is_word("SELECT", ahead=1) or cur.is_word("WITH", ahead=1)
 
 
 def _parse_elements(cur: TokenCursor, stmt: CreateTableStmt) -> None:
@@ -165,6 +174,9 @@ def _parse_clauses(cur: TokenCursor, stmt: CreateTableStmt) -> None:
             stmt.rollups = cur.paren_list(lambda: _parse_rollup(cur))
         elif cur.accept("PROPERTIES"):
             stmt.properties = cur.properties()
+        elif cur.accept("AS") or cur.is_type(TokenType.L_PAREN) or cur.is_word("SELECT"):
+            stmt.query = cur.rest_sql()  # CREATE TABLE ... AS <query> (ddl.create_table_as)
+            return
         else:
             raise cur.error("Unexpected clause in CREATE TABLE")
 
