@@ -24,6 +24,7 @@ from catalog import colocation
 from catalog.cluster import ClusterMixin
 from catalog.create_table import new_table, plan_partitions, replication_num
 from catalog.dynamic_partition import prepare_create
+from catalog.rollup import analyze_rollup
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
                             UnknownDatabase, UnknownTable)
 from catalog.journal import Journal
@@ -31,7 +32,12 @@ from catalog.names import check_database_name
 from catalog.model import Database, OlapTable, Partition, TabletMeta
 from catalog.partition_journal import APPLY as PARTITION_APPLY
 from catalog.index_journal import APPLY as INDEX_APPLY
+from catalog.temp_partition_journal import APPLY as TEMP_PARTITION_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
+from catalog.auth import Auth, catalog_apply as auth_apply
+from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
+from catalog import rollup_job
+from catalog.views import APPLY as VIEW_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -48,10 +54,15 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.next_id = 10000
         self.last_txn_id = 0
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
+        self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
+        self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
+        self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
         self.replaying = False  # True while the journal is replayed: storage is not touched
+        self.auth = Auth()  # users, roles, privileges (catalog/auth.py), journaled through _log
+        self.auth.log, self.auth.lock = self._log, self.lock  # one lock: no lock-order cycle
         self.max_tablet_version_num = 2000  # BE config: loads refused beyond it (-235)
 
     # -- start-up ------------------------------------------------------------------------------
@@ -71,7 +82,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         known: set[int] = set()
         for table in self.all_tables():
             self._restore_tablets(table)
-            known |= {tid for p in table.partitions.values() for tid in p.tablets}
+            known |= {tid for p in table.all_partitions() for tid in p.tablets}
         self.engine.remove_unknown_tablets(known)
         for tid in known:
             self.engine.remove_orphans(tid)
@@ -87,9 +98,14 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.backends = {b["backend_id"]: backend_ops.Backend.from_dict(b)
                          for b in state.get("backends", [])}
         self.colocation.load(state.get("colocation", []))
+        self.auth.load(state.get("auth"))
+        self.resources = dict(state.get("resources", {}))
+        self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
+        self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
+                           for j in state.get("alter_jobs", [])}
 
     def _restore_tablets(self, table: OlapTable) -> None:
-        for p in table.partitions.values():
+        for p in table.all_partitions():
             for index_id, tablet_ids in p.tablets_by_index.items():
                 schema = table.tablet_schema(index_id)
                 for tid in tablet_ids:
@@ -101,7 +117,10 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
                 "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
-                "colocation": self.colocation.to_dict()}
+                "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
+                "resources": self.resources,
+                "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
+                "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()]}
 
     def close(self) -> None:
         self.journal.close()
@@ -187,6 +206,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                     return
                 raise TableExists(stmt.name)
             table = new_table(stmt, self._alloc_id(), self._alloc_id())
+            for desc in stmt.rollups:  # CREATE TABLE ... ROLLUP (...): visible at once
+                index = analyze_rollup(table, desc, self._alloc_id())
+                table.indexes[index.index_id] = index
             replicas = replication_num(stmt.properties)
             self._check_replication(replicas)
             table.properties["replication_num"] = str(replicas)
@@ -309,7 +331,7 @@ def _apply_create_table(cat: Catalog, data: dict) -> None:
 def _drop_tablets(cat: Catalog, table: OlapTable) -> None:
     if cat.replaying:
         return
-    for p in table.partitions.values():
+    for p in table.all_partitions():
         for tid in p.tablets:
             cat.engine.drop_tablet(tid)
 
@@ -327,7 +349,7 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
     table = cat.dbs[data["db"]].tables[data["table"]]
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:
-        p = table.partitions[r["partition"]]
+        p = table.any_partition(r["partition"])
         version = versions[r["partition"]]
         tablet = p.tablets[r["tablet"]]
         if any(x["meta"]["rowset_id"] == r["meta"]["rowset_id"] for x in tablet.rowsets):
@@ -336,7 +358,7 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         if not cat.replaying:
             cat.engine.get_tablet(r["tablet"]).publish(RowsetMeta.from_dict(r["meta"]), version)
     for pid, version in versions.items():
-        p = table.partitions[pid]
+        p = table.any_partition(pid)
         p.visible_version = max(p.visible_version, version)
         p.visible_version_time = data["time"]
 
@@ -350,6 +372,11 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **PARTITION_APPLY,  # add/drop partitions, truncate, table properties
     **backend_ops.APPLY,  # add/decommission/drop backends, replica moves
     **colocation.APPLY,  # colocation groups: join/leave, bucket sequences, bucket moves
+    **TEMP_PARTITION_APPLY,  # REPLACE PARTITION WITH TEMPORARY PARTITION, REPLACE WITH TABLE
     **INDEX_APPLY,  # bitmap indexes: add/drop (DELETE versions are "publish" entries)
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
+    **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
+    **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
+    **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
+    **VIEW_APPLY,  # views: create (or replace), drop
 }

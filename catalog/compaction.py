@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from catalog.errors import DorisError
+from catalog.rollup_job import running_job
 from catalog.model import OlapTable
 from storage.compaction_policy import (CompactionConfig, RowsetInfo, calculate_cumulative_point,
                                        pick_base_inputs, pick_cumulative_inputs, promotion_size,
@@ -126,6 +127,8 @@ def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
     """The inputs the policy picks for a `kind` compaction of the tablet, or None."""
     if not cat.engine.has_tablet(ref.tablet_id):
         return None
+    if running_job(cat, ref.table_id) is not None:
+        return None  # an ADD ROLLUP job reads the base tablets at its watershed version
     now = time.time() if now is None else now
     tablet = cat.engine.get_tablet(ref.tablet_id)
     state = tablet.compaction

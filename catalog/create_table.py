@@ -19,10 +19,11 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from catalog.errors import AnalysisError, DdlError, NotSupported
+from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
+from catalog.unique_model import analyze_merge_on_write, analyze_sequence
 from catalog.names import check_column_name, check_table_name
 from catalog.partitions import check_list_values, check_range, validate_bound
 from catalog.statements import CreateTableStmt, PartitionDesc
@@ -30,7 +31,7 @@ from catalog.values import parse_value
 from storage.types import DataType
 
 DEFAULT_BUCKETS = 10  # BUCKETS AUTO: Doris sizes by data volume; an empty table gets this.
-_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING")
+_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL")
 
 
 def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
@@ -59,12 +60,17 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
         if is_key:
             if c.aggregation:
                 raise AnalysisError(f"Key column[{c.name}] should not specify aggregate type.")
+            if c.type.kind in ("FLOAT", "DOUBLE"):  # Nereids ColumnDefinition.validate
+                raise AnalysisError("Float or double can not used as a key, use decimal instead.")
+            if c.type.is_object:
+                raise AnalysisError(f"Key column can not set complex type:{c.name}")
             if c.type.kind in _NO_KEY_KINDS:
-                raise AnalysisError(f"{_kind_name(c.type)} type should not be used in key column[{c.name}].")
+                raise AnalysisError(f"String Type should not be used in key column[{c.name}]")
         elif keys_type == AGG_KEYS and not c.aggregation:
             raise AnalysisError(f"AGG_KEYS table should specify aggregate type for non-key column[{c.name}]")
         elif keys_type != AGG_KEYS and c.aggregation:
             raise AnalysisError(f"{keys_type} table should not specify aggregate type for non-key column[{c.name}]")
+        _check_aggregation_type(c)
         aggregation = c.aggregation
         if keys_type == UNIQUE_KEYS and not is_key:
             aggregation = "REPLACE"
@@ -79,8 +85,21 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
     return keys_type, columns
 
 
-def _kind_name(t: DataType) -> str:
-    return {"STRING": "String", "FLOAT": "Float", "DOUBLE": "Double"}.get(t.kind, t.kind)
+# AggregateType.checkCompatibility: which aggregation each object type takes, and back.
+_OBJECT_AGGREGATION = {"BITMAP": "BITMAP_UNION", "HLL": "HLL_UNION"}
+
+
+def _check_aggregation_type(c) -> None:
+    agg = c.aggregation
+    if agg is None or agg in ("REPLACE", "REPLACE_IF_NOT_NULL") and not c.type.is_object:
+        return
+    fits = _OBJECT_AGGREGATION.get(c.type.kind) == agg if c.type.is_object or \
+        agg in _OBJECT_AGGREGATION.values() else agg in ("SUM", "MAX", "MIN")
+    if agg in ("SUM",) and not c.type.is_numeric:
+        fits = False
+    if not fits:
+        raise AnalysisError(f"Aggregate type {agg} is not compatible with primitive type "
+                            f"{c.type.desc_sql()}")
 
 
 def _implicit_keys(stmt: CreateTableStmt) -> tuple[str, list[str]]:
@@ -88,7 +107,9 @@ def _implicit_keys(stmt: CreateTableStmt) -> tuple[str, list[str]]:
         return AGG_KEYS, [c.name.lower() for c in stmt.columns if not c.aggregation]
     first = stmt.columns[0]
     if first.type.kind in _NO_KEY_KINDS:
-        raise AnalysisError(f"Data type of first column cannot be {first.type.kind}")
+        # Nereids CreateTableInfo.validate: no short key can be made.
+        raise AnalysisError("The olap table first column could not be float, double, string or "
+                            "array, struct, map, please use decimal or varchar instead.")
     keys, size = [], 0
     for c in stmt.columns[:3]:
         if c.type.kind in _NO_KEY_KINDS:
@@ -150,16 +171,24 @@ def replication_num(properties: dict[str, str]) -> int:
 def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> PartitionInfo:
     if stmt.partition_kind is None:
         return PartitionInfo()
-    names = []
+    # Nereids PartitionTableInfo.validatePartitionInfo / validatePartitionColumn, in its order.
+    names: list[str] = []
     for name in stmt.partition_columns:
         col = next((c for c in columns if c.name.lower() == name.lower()), None)
         if col is None:
-            raise AnalysisError(f"Partition column[{name}] does not exist in column list.")
+            raise AnalysisError(f"partition key {name} is not exists")
         if not col.is_key and col.aggregation:
-            # Duplicate tables' value columns have no aggregation type and may partition.
+            # Duplicate tables' value columns have no aggregation type and may partition;
+            # UNIQUE value columns are REPLACE columns here as in Doris.
             raise AnalysisError("The partition column could not be aggregated column")
-        if col.type.is_float or col.type.kind == "STRING" or col.type.kind == "DECIMAL":
+        if col.type.is_float:
+            raise AnalysisError("Floating point type column can not be partition column")
+        if col.type.kind == "STRING":
+            raise AnalysisError(f"String Type should not be used in partition column[{col.name}].")
+        if col.type.kind == "DECIMAL":
             raise AnalysisError(f"Invalid partition column type: {col.type.sql()}")
+        if col.name in names:
+            raise AnalysisError(f"Duplicated partition column {col.name}")
         names.append(col.name)
     if stmt.partition_kind == "RANGE" and any(d.kind == "IN" for d in stmt.partitions):
         raise AnalysisError("Only support LESS THAN or fixed range partition in RANGE partition")
@@ -214,10 +243,6 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
         check_column_name(c.name)
     if stmt.engine not in ("olap",):
         raise AnalysisError(f"Unknown engine name: {stmt.engine}")
-    if stmt.rollups:
-        # Parsed, but rollups (their tablets, loads and selection) do not exist yet: refuse
-        # rather than create a table without them.
-        raise NotSupported("ROLLUP in CREATE TABLE is not supported yet")
     if not stmt.columns:
         raise AnalysisError("Table should contain at least one column")
     keys_type, columns = analyze_columns(stmt)
@@ -228,6 +253,8 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
                       create_time=time.time())
     table.indexes[base_index_id] = MaterializedIndexMeta(
         base_index_id, stmt.name, [c.name for c in columns], keys_type)
+    analyze_merge_on_write(table.properties, keys_type)  # unique_model.py
+    analyze_sequence(table.properties, keys_type, columns)
     analyze_bloom_filter(table.properties, columns, keys_type)  # index_rules.py
     table.table_indexes = create_table_indexes(stmt.indexes, columns, keys_type)
     return table

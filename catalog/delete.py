@@ -19,13 +19,14 @@ gives every partition the delete version.
 from __future__ import annotations
 
 from catalog.catalog import Catalog
-from catalog.errors import AnalysisError, DdlError
+from catalog.errors import AnalysisError, DdlError, NotSupported
 from catalog.compaction import check_version_count
 from catalog.load import table_lock
 from catalog.model import AGG_KEYS, UNIQUE_KEYS, OlapTable
+from catalog.unique_model import is_merge_on_write
 from catalog.storage_statements import DeleteCondition, DeleteStmt
 from catalog.values import parse_value
-from storage import ColumnPredicate
+from storage import ColumnPredicate, ScanStats
 
 _COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
 
@@ -41,7 +42,8 @@ def analyze(table: OlapTable, conditions: list[DeleteCondition]) -> list[ColumnP
             raise AnalysisError(f"Unknown column '{cond.column}' in '{table.name}'")
         if col.type.is_float:
             raise AnalysisError(f"Column[{col.name}] type is float or double.")
-        if not col.is_key and table.keys_type in (AGG_KEYS, UNIQUE_KEYS):
+        if not col.is_key and (table.keys_type == AGG_KEYS or
+                               table.keys_type == UNIQUE_KEYS and not is_merge_on_write(table)):
             kind = "an aggregate table" if table.keys_type == AGG_KEYS else \
                 "an unique table without merge-on-write"
             raise AnalysisError("delete predicate on value column only supports Unique table "
@@ -51,6 +53,11 @@ def analyze(table: OlapTable, conditions: list[DeleteCondition]) -> list[ColumnP
             if col.name not in meta.columns:
                 raise AnalysisError(f"column {col.name} not found in materialized index "
                                     f"{meta.name}")
+            if meta.keys_type == AGG_KEYS and not next(
+                    c for c in table.index_columns(meta.index_id) if c.name == col.name).is_key:
+                # a materialized view aggregates it: its rows no longer hold single values
+                raise AnalysisError(f"Column[{col.name}] is not key column in materialized "
+                                    f"index {meta.name}")
         values = tuple(_value(col, text) for text in cond.values)
         if cond.op == "not_in":
             out.extend(ColumnPredicate(col.name, "!=", (v,)) for v in values)
@@ -80,12 +87,35 @@ def delete_rows(cat: Catalog, db_name: str | None, stmt: DeleteStmt) -> int:
             partitions = _partitions(table, stmt.partitions)
             check_version_count(cat, [tid for p in partitions for tid in p.tablets], "push data")
             txn_id = cat.begin_txn()
-            rowsets = [(p.partition_id, tid,
-                        cat.engine.get_tablet(tid).write_delete(predicates, txn_id))
+            by_key = _merge_on_write_keys(table, predicates)
+            rowsets = [(p.partition_id, tid, cat.engine.get_tablet(tid).write_delete(
+                           by_key(cat.engine.get_tablet(tid), p.visible_version), txn_id))
                        for p in partitions for tid in p.tablets]
             versions = {p.partition_id: p.visible_version + 1 for p in partitions}
         cat.publish(db, table.name, txn_id, versions, rowsets)
     return txn_id
+
+
+def _merge_on_write_keys(table: OlapTable, predicates: list[ColumnPredicate]):
+    """How each tablet's delete conjunction is made. A DELETE testing value columns of a
+    merge-on-write table removes the keys whose *current* row matches (Doris marks them in
+    the delete bitmap); a per-rowset predicate on the value would bring back the previous
+    version of a key. So the keys matching now become the tablet's predicate `key IN (...)`,
+    which removes every earlier version of them. One key column only (a conjunction of
+    column predicates cannot name a set of key tuples)."""
+    keys = [c.name for c in table.key_columns]
+    if not any(not table.column(p.column).is_key for p in predicates) \
+            or not is_merge_on_write(table):
+        return lambda tablet, version: predicates
+    if len(keys) != 1:
+        raise NotSupported("DELETE on value columns of a merge-on-write table with more than "
+                           "one key column is not supported yet")
+
+    def by_key(tablet, version: int) -> list[ColumnPredicate]:
+        found = tablet.read(version, keys, predicates, ScanStats()).column(0)
+        values = tuple(v for v in found.to_pylist() if v is not None)
+        return [ColumnPredicate(keys[0], "in", values)] if values else predicates
+    return by_key
 
 
 def _partitions(table: OlapTable, names: list[str] | None) -> list:

@@ -247,6 +247,8 @@ def prepare_create(table: OlapTable, now: datetime, max_partitions: int,
     an empty plan while the rule is disabled."""
     if not has_dynamic(table.properties):
         return None
+    if table.partition_info.kind != "RANGE":  # InternalCatalog.createOlapTable's check
+        raise DdlError("Only support dynamic partition properties on range partition table")
     given = {k: v for k, v in table.properties.items() if k.startswith(PREFIX)}
     for key in given:
         del table.properties[key]

@@ -133,3 +133,11 @@ class ResourceLimit(DorisError):
 
 class InternalError(DorisError):
     """A bug: logged with its traceback, reported as 1105."""
+
+    @classmethod
+    def of(cls, e: BaseException, statement: str = "") -> "InternalError":
+        """The error a client sees for an unexpected exception: which construct of its
+        statement could not be handled, never a bare Python exception name."""
+        what = f" '{statement[:120]}'" if statement else ""
+        return cls(f"Unsupported statement{what}: the server could not handle it "
+                   f"({type(e).__name__}: {e}); the error is logged")

@@ -42,6 +42,9 @@ FE_CONFIGS: tuple[ConfigSpec, ...] = (
     ConfigSpec("disable_colocate_relocate", "boolean", True, True),
     ConfigSpec("disable_colocate_balance", "boolean", True, True),
     ConfigSpec("tablet_schedule_interval_ms", "long", False, True),
+    ConfigSpec("alter_table_timeout_second", "int", True, True),
+    ConfigSpec("rollup_job_tablet_delay_ms", "long", True, True,
+               "minidoris only, a test hook: an ADD ROLLUP job waits this long per tablet"),
 )
 
 _INT_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}

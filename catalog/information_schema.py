@@ -14,6 +14,7 @@ from typing import Callable
 
 import pyarrow as pa
 
+from catalog.access import visible_db, visible_tbl
 from catalog.model import OlapTable
 
 NAME = "information_schema"
@@ -147,44 +148,63 @@ def build(name: str, catalog, variables: list[tuple[str, object]]) -> pa.Table:
     return pa.table(columns, schema=schema)
 
 
+def _visible_tables(catalog) -> list:
+    """(database, table) pairs the current user may see (catalog/access.py)."""
+    return [(db, t) for db in catalog.dbs.values() for t in db.tables.values()
+            if visible_tbl(db.name, t.name)]
+
+
 def _schemata(catalog, variables) -> list[dict]:
     return [{"CATALOG_NAME": "internal", "SCHEMA_NAME": n, "DEFAULT_CHARACTER_SET_NAME": "utf8mb4",
              "DEFAULT_COLLATION_NAME": "utf8mb4_0900_bin", "DEFAULT_ENCRYPTION": "NO"}
-            for n in [NAME, *sorted(catalog.dbs)]]
+            for n in [NAME, *sorted(catalog.dbs)] if visible_db(n)]
 
 
 def _tables(catalog, variables) -> list[dict]:
     rows = [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": NAME, "TABLE_NAME": n,
              "TABLE_TYPE": "SYSTEM VIEW", "ENGINE": "SYSTEM VIEW", "TABLE_ROWS": 0}
             for n in table_names()]
+    for db, t in _visible_tables(catalog):
+        rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
+                     "TABLE_NAME": t.name, "TABLE_TYPE": "BASE TABLE", "ENGINE": "Doris",
+                     "VERSION": 10, "ROW_FORMAT": "", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
+                     "DATA_LENGTH": 0, "MAX_DATA_LENGTH": 0, "INDEX_LENGTH": 0,
+                     "DATA_FREE": 0, "CREATE_TIME": datetime.fromtimestamp(t.create_time),
+                     "TABLE_COLLATION": "utf8mb4_0900_bin", "CREATE_OPTIONS": "",
+                     "TABLE_COMMENT": t.comment})
     for db in catalog.dbs.values():
-        for t in db.tables.values():
+        for v in db.views.values():  # catalog/views.py
+            if not visible_tbl(db.name, v["name"]):
+                continue
             rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
-                         "TABLE_NAME": t.name, "TABLE_TYPE": "BASE TABLE", "ENGINE": "Doris",
-                         "VERSION": 10, "ROW_FORMAT": "", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
-                         "DATA_LENGTH": 0, "MAX_DATA_LENGTH": 0, "INDEX_LENGTH": 0,
-                         "DATA_FREE": 0, "CREATE_TIME": datetime.fromtimestamp(t.create_time),
-                         "TABLE_COLLATION": "utf8mb4_0900_bin", "CREATE_OPTIONS": "",
-                         "TABLE_COMMENT": t.comment})
+                         "TABLE_NAME": v["name"], "TABLE_TYPE": "VIEW", "ENGINE": "",
+                         "TABLE_ROWS": 0, "TABLE_COLLATION": "utf8mb4_0900_bin",
+                         "TABLE_COMMENT": v.get("comment", "")})
     return rows
 
 
+def _views(catalog, variables) -> list[dict]:
+    return [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name, "TABLE_NAME": v["name"],
+             "VIEW_DEFINITION": v["sql"], "CHECK_OPTION": "NONE", "IS_UPDATABLE": "NO",
+             "DEFINER": "root@%", "SECURITY_TYPE": "DEFINER", "CHARACTER_SET_CLIENT": "utf8mb4",
+             "COLLATION_CONNECTION": "utf8mb4_0900_bin"}
+            for db in catalog.dbs.values() for v in db.views.values()]
+
+
 def _columns(catalog, variables) -> list[dict]:
-    return [r for db in catalog.dbs.values() for t in db.tables.values()
-            for r in _column_rows(db.name, t)]
+    return [r for db, t in _visible_tables(catalog) for r in _column_rows(db.name, t)]
 
 
 def _partitions(catalog, variables) -> list[dict]:
     rows = []
-    for db in catalog.dbs.values():
-        for t in db.tables.values():
-            for i, p in enumerate(t.sorted_partitions(), 1):
-                rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
-                             "TABLE_NAME": t.name, "PARTITION_NAME": p.name,
-                             "PARTITION_ORDINAL_POSITION": i,
-                             "PARTITION_METHOD": t.partition_info.kind,
-                             "PARTITION_EXPRESSION": ", ".join(t.partition_info.columns),
-                             "TABLE_ROWS": 0})
+    for db, t in _visible_tables(catalog):
+        for i, p in enumerate(t.sorted_partitions(), 1):
+            rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
+                         "TABLE_NAME": t.name, "PARTITION_NAME": p.name,
+                         "PARTITION_ORDINAL_POSITION": i,
+                         "PARTITION_METHOD": t.partition_info.kind,
+                         "PARTITION_EXPRESSION": ", ".join(t.partition_info.columns),
+                         "TABLE_ROWS": 0})
     return rows
 
 
@@ -211,5 +231,5 @@ def _variables(catalog, variables) -> list[dict]:
 _BUILDERS: dict[str, Callable] = {
     "SCHEMATA": _schemata, "TABLES": _tables, "COLUMNS": _columns, "PARTITIONS": _partitions,
     "ENGINES": _engines, "CHARACTER_SETS": _charsets, "COLLATIONS": _collations,
-    "GLOBAL_VARIABLES": _variables, "SESSION_VARIABLES": _variables,
+    "GLOBAL_VARIABLES": _variables, "SESSION_VARIABLES": _variables, "VIEWS": _views,
 }

@@ -26,7 +26,8 @@ AGG_KEYS = "AGG_KEYS"
 UNIQUE_KEYS = "UNIQUE_KEYS"
 DUP_KEYS = "DUP_KEYS"
 KEYS_SQL = {AGG_KEYS: "AGGREGATE KEY", UNIQUE_KEYS: "UNIQUE KEY", DUP_KEYS: "DUPLICATE KEY"}
-AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL", "BITMAP_UNION",
+                "HLL_UNION")
 
 
 @dataclass
@@ -54,20 +55,43 @@ class Column:
 
 @dataclass
 class MaterializedIndexMeta:
-    """A materialized index: the base index or a rollup; its own column order and keys."""
+    """A materialized index: the base index, a rollup or a synchronous materialized view.
+
+    `columns` is the index's column order; its first `key_count` columns are its keys (None:
+    the base table's key flags, as for the base index and rollups of AGG/UNIQUE tables).
+    `aggregations` overrides a column's aggregation type (a materialized view's SUM over a
+    duplicate table's column); `define_exprs` maps a column the base lacks to how it is
+    computed from base columns (Doris MV columns such as `mv_count_x`; see
+    catalog/index_rows.py). `state` is SHADOW while an ADD ROLLUP job builds it (loads write it,
+    queries never read it), NORMAL once it is visible."""
 
     index_id: int
     name: str
     columns: list[str]
     keys_type: str
+    key_count: int | None = None
+    state: str = "NORMAL"
+    aggregations: dict[str, str] = field(default_factory=dict)
+    define_exprs: dict[str, list[str]] = field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)
+    is_mv: bool = False
+    define_sql: str = ""
 
     def to_dict(self) -> dict:
         return {"index_id": self.index_id, "name": self.name, "columns": self.columns,
-                "keys_type": self.keys_type}
+                "keys_type": self.keys_type, "key_count": self.key_count, "state": self.state,
+                "aggregations": self.aggregations, "define_exprs": self.define_exprs,
+                "properties": self.properties, "is_mv": self.is_mv,
+                "define_sql": self.define_sql}
 
     @staticmethod
     def from_dict(d: dict) -> MaterializedIndexMeta:
-        return MaterializedIndexMeta(d["index_id"], d["name"], d["columns"], d["keys_type"])
+        return MaterializedIndexMeta(d["index_id"], d["name"], d["columns"], d["keys_type"],
+                                     d.get("key_count"), d.get("state", "NORMAL"),
+                                     dict(d.get("aggregations", {})),
+                                     {k: list(v) for k, v in d.get("define_exprs", {}).items()},
+                                     dict(d.get("properties", {})), d.get("is_mv", False),
+                                     d.get("define_sql", ""))
 
 
 @dataclass
@@ -198,6 +222,9 @@ class OlapTable:
     partitions: dict[int, Partition] = field(default_factory=dict)
     create_time: float = 0.0
     table_indexes: list[TableIndex] = field(default_factory=list)
+    # ALTER TABLE ADD TEMPORARY PARTITION: invisible to plain reads, loaded and read by name,
+    # swapped in by REPLACE PARTITION (catalog/temp_partitions.py).
+    temp_partitions: dict[int, Partition] = field(default_factory=dict)
 
     # -- lookups -------------------------------------------------------------------------------
     def column(self, name: str) -> Column | None:
@@ -215,12 +242,46 @@ class OlapTable:
     def sorted_partitions(self) -> list[Partition]:
         return sorted(self.partitions.values(), key=lambda p: p.partition_id)
 
+    def all_partitions(self) -> list[Partition]:
+        """Formal and temporary partitions: everything that owns tablets."""
+        return [*self.partitions.values(), *self.temp_partitions.values()]
+
+    def any_partition(self, partition_id: int) -> Partition:
+        p = self.partitions.get(partition_id)
+        return p if p is not None else self.temp_partitions[partition_id]
+    def index_by_name(self, name: str) -> MaterializedIndexMeta | None:
+        return next((i for i in self.indexes.values() if i.name == name), None)
+
+    def rollups(self, state: str | None = "NORMAL") -> list[MaterializedIndexMeta]:
+        """The indexes other than the base (only those in `state`, unless None)."""
+        return [i for i in self.indexes.values() if i.index_id != self.base_index_id
+                and (state is None or i.state == state)]
+
+    def index_columns(self, index_id: int | None = None) -> list[Column]:
+        """The columns of one materialized index, in its order, with its keys and aggregations."""
+        index = self.indexes[index_id or self.base_index_id]
+        out = []
+        for pos, name in enumerate(index.columns):
+            base = self.column(name)
+            if base is None:  # a materialized view's computed column (catalog/index_rows.py)
+                count = index.define_exprs[name][0] == "count"
+                base = Column(name, DataType(index.properties.get(f"type.{name}", "BIGINT")),
+                              False, None, not count, "0" if count else None)
+            is_key = base.is_key if index.key_count is None else pos < index.key_count
+            if is_key or index.keys_type == DUP_KEYS:
+                agg = None
+            else:
+                agg = index.aggregations.get(name, base.aggregation)
+            out.append(Column(base.name, base.type, is_key, agg, base.nullable, base.default,
+                              base.comment, base.auto_increment))
+        return out
+
     def tablet_schema(self, index_id: int | None = None) -> "TabletSchema":
         """The schema storage uses for tablets of one materialized index."""
         from storage.schema import TabletColumn, TabletSchema
 
         index = self.indexes[index_id or self.base_index_id]
-        cols = [c for c in (self.column(n) for n in index.columns) if c]
+        cols = self.index_columns(index.index_id)
         names = {c.name for c in cols}
         bloom = [n.strip() for n in self.properties.get("bloom_filter_columns", "").split(",")]
         return TabletSchema(
@@ -228,7 +289,14 @@ class OlapTable:
             index.keys_type, tuple(n for n in bloom if n in names),
             float(self.properties.get("bloom_filter_fpp", "0.05")),
             {i.columns[0]: i.index_id for i in self.table_indexes
-             if i.index_type == "BITMAP" and i.columns[0] in names})
+             if i.index_type == "BITMAP" and i.columns[0] in names},
+            self._sequence_column(names))
+
+    def _sequence_column(self, names: set[str]) -> str | None:
+        """`function_column.sequence_col` (catalog/unique_model.py), if this index has it."""
+        col = self.properties.get("function_column.sequence_col")
+        found = self.column(col) if col else None
+        return found.name if found is not None and found.name in names else None
 
     def to_dict(self) -> dict:
         return {"table_id": self.table_id, "name": self.name,
@@ -239,7 +307,8 @@ class OlapTable:
                 "indexes": [i.to_dict() for i in self.indexes.values()],
                 "partitions": [p.to_dict() for p in self.partitions.values()],
                 "create_time": self.create_time,
-                "table_indexes": [i.to_dict() for i in self.table_indexes]}
+                "table_indexes": [i.to_dict() for i in self.table_indexes],
+                "temp_partitions": [p.to_dict() for p in self.temp_partitions.values()]}
 
     @staticmethod
     def from_dict(d: dict) -> OlapTable:
@@ -251,6 +320,8 @@ class OlapTable:
         t.partitions = {p["partition_id"]: Partition.from_dict(p) for p in d["partitions"]}
         t.create_time = d.get("create_time", 0.0)
         t.table_indexes = [TableIndex.from_dict(i) for i in d.get("table_indexes", [])]
+        t.temp_partitions = {p["partition_id"]: Partition.from_dict(p)
+                             for p in d.get("temp_partitions", [])}
         return t
 
 
@@ -259,14 +330,17 @@ class Database:
     db_id: int
     name: str
     tables: dict[str, OlapTable] = field(default_factory=dict)  # names are case-sensitive
+    views: dict[str, dict] = field(default_factory=dict)  # name -> view (catalog/views.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"db_id": self.db_id, "name": self.name,
-                "tables": [t.to_dict() for t in self.tables.values()]}
+                "tables": [t.to_dict() for t in self.tables.values()],
+                "views": list(self.views.values())}
 
     @staticmethod
     def from_dict(d: dict) -> Database:
         db = Database(d["db_id"], d["name"])
+        db.views = {v["name"]: v for v in d.get("views", [])}
         for t in d["tables"]:
             table = OlapTable.from_dict(t)
             db.tables[table.name] = table

@@ -7,8 +7,8 @@ dropped or truncated partitions are dropped (their files deleted). During replay
 left alone (`Catalog.replaying`): the catalog restores tablets once from its final state.
 
     op                        data
-    add_partitions            {db, table, partitions: [Partition dict], next_id}
-    drop_partitions           {db, table, partition_ids: [id]}
+    add_partitions            {db, table, partitions: [Partition dict], next_id, [temporary]}
+    drop_partitions           {db, table, partition_ids: [id], [temporary]}
     truncate                  {db, table, replace: [{old: id, partition: Partition dict}], next_id}
     modify_table_properties   {db, table, set: {k: v}, remove: [k]}
 """
@@ -45,9 +45,10 @@ def _drop_tablets(cat: Catalog, p: Partition) -> None:
 
 def apply_add_partitions(cat: Catalog, data: dict) -> None:
     table = _table(cat, data)
+    into = table.temp_partitions if data.get("temporary") else table.partitions
     for d in data["partitions"]:
         p = Partition.from_dict(d)
-        table.partitions[p.partition_id] = p
+        into[p.partition_id] = p
         if _storage(cat):
             _create_tablets(cat, table, p)
     cat.next_id = max(cat.next_id, data["next_id"])
@@ -55,8 +56,9 @@ def apply_add_partitions(cat: Catalog, data: dict) -> None:
 
 def apply_drop_partitions(cat: Catalog, data: dict) -> None:
     table = _table(cat, data)
+    source = table.temp_partitions if data.get("temporary") else table.partitions
     for pid in data["partition_ids"]:
-        p = table.partitions.pop(pid, None)
+        p = source.pop(pid, None)
         if p is not None and _storage(cat):
             _drop_tablets(cat, p)
 

@@ -131,10 +131,21 @@ def validate_bound(types: list[DataType], bound: list, name: str) -> list:
     if len(bound) > len(types):
         raise DdlError(f"partition key desc list size[{len(bound)}] is not equal to partition "
                        f"column size[{len(types)}]")
+    # A trailing minimum ("0000-01-01", "-2147483648": what SHOW CREATE TABLE prints for a
+    # range starting at MIN) is the MIN padding itself; year 0 does not parse as a date.
+    end = len(bound)
+    while end and bound[end - 1] is not MAX and _is_min_text(types[end - 1], bound[end - 1]):
+        end -= 1
+    bound = bound[:end]
     for t, v in zip(types, bound):
         if v is not MAX:
             parse_value(t, v)
     return bound
+
+
+def _is_min_text(t: DataType, v: str) -> bool:
+    text = str(v).strip()
+    return text == _min_text(t) or t.kind == "DATETIME" and text == "0000-01-01"
 
 
 # -- routing ----------------------------------------------------------------------------------
@@ -145,7 +156,7 @@ def _scalar(t: DataType, text: str) -> pa.Scalar:
 def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Array:
     """Vectorised `row >= bound` as tuples; NULL is the minimum."""
     n = len(cols[0])
-    result = pa.array([True] * n) if not bound else None
+    result = pa.array([True] * n, pa.bool_()) if not bound else None
     for i in range(len(bound) - 1, -1, -1):
         if bound[i] is MAX:
             here_gt, here_eq = pa.nulls(n, pa.bool_()).fill_null(False), pa.nulls(n, pa.bool_()).fill_null(False)
@@ -153,30 +164,35 @@ def _ge_bound(cols: list[pa.Array], types: list[DataType], bound: list) -> pa.Ar
             v = _scalar(types[i], bound[i])
             here_gt = pc.fill_null(pc.greater(cols[i], v), False)
             here_eq = pc.fill_null(pc.equal(cols[i], v), False)
-        tail = result if result is not None else pa.array([True] * n)
+        tail = result if result is not None else pa.array([True] * n, pa.bool_())
         result = pc.or_(here_gt, pc.and_(here_eq, tail))
     return result
 
 
-def route_rows(table: OlapTable, data: pa.Table) -> pa.Array:
-    """For each row, the index into `table.sorted_partitions()` it belongs to.
+def route_rows(table: OlapTable, data: pa.Table, parts: list[Partition] | None = None) -> pa.Array:
+    """For each row, the index into `parts` (default `table.sorted_partitions()`) it belongs to.
 
     Raises DataQualityError (the whole load fails) if any row fits no partition.
     """
-    target = partition_index(table, data)
+    target = partition_index(table, data, parts)
     if target.null_count:
-        info = table.partition_info
-        bad = pc.index(pc.is_null(target), True).as_py()
-        values = ", ".join(str(data.column(c)[bad].as_py()) for c in info.columns)
-        raise DataQualityError(
-            "Insert has filtered data in strict mode. First error: no partition for this tuple. "
-            f"tuple=({values})")
+        raise no_partition_error(table, data, pc.index(pc.is_null(target), True).as_py())
     return target
 
 
-def partition_index(table: OlapTable, data: pa.Table) -> pa.Array:
-    """For each row, the index into `table.sorted_partitions()` it belongs to, NULL for none."""
-    parts = table.sorted_partitions()
+def no_partition_error(table: OlapTable, data: pa.Table, row: int) -> DataQualityError:
+    """The strict load's failure for a row that fits no (selected) partition."""
+    values = ", ".join(str(data.column(c)[row].as_py()) for c in table.partition_info.columns)
+    return DataQualityError(
+        "Insert has filtered data in strict mode. First error: no partition for this tuple. "
+        f"tuple=({values})")
+
+
+def partition_index(table: OlapTable, data: pa.Table,
+                    parts: list[Partition] | None = None) -> pa.Array:
+    """For each row, the index into `parts` (default `table.sorted_partitions()`) it belongs
+    to, NULL for none."""
+    parts = table.sorted_partitions() if parts is None else parts
     info = table.partition_info
     n = data.num_rows
     if info.kind == "UNPARTITIONED":

@@ -51,6 +51,7 @@ class RollupDesc:
     columns: list[str]
     dup_keys: list[str] | None = None
     properties: dict[str, str] = field(default_factory=dict)
+    from_index: str | None = None  # ALTER TABLE ... ADD ROLLUP r (...) FROM idx
 
 
 @dataclass
@@ -213,3 +214,52 @@ class AdminCompactTableStmt:
     table: str
     partitions: list[str] | None
     compaction_type: str  # "base" | "cumulative" (checked by the parser)
+
+
+# -- rollups and synchronous materialized views (catalog/rollup.py, catalog/rollup_job.py) ----
+@dataclass
+class AddRollupStmt:
+    db: str | None
+    table: str
+    rollups: list[RollupDesc]
+
+
+@dataclass
+class DropRollupStmt:
+    db: str | None
+    table: str
+    names: list[str]
+    if_exists: bool = False
+    is_mv: bool = False  # DROP MATERIALIZED VIEW [IF EXISTS] mv ON t
+
+
+@dataclass
+class ShowAlterTableStmt:
+    kind: str  # ROLLUP | MATERIALIZED VIEW
+    db: str | None
+
+
+@dataclass
+class CancelAlterTableStmt:
+    kind: str  # ROLLUP | MATERIALIZED VIEW
+    db: str | None
+    table: str
+    job_ids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class CreateMaterializedViewStmt:
+    name: str
+    query: object  # the sqlglot SELECT
+    sql: str
+    if_not_exists: bool = False
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class AdminWaitAlterStmt:
+    """minidoris-only `ADMIN WAIT ALTER TABLE [FROM db]`: block until the database's ADD ROLLUP
+    / CREATE MATERIALIZED VIEW jobs are done (what Doris's regression suites poll SHOW ALTER
+    TABLE ROLLUP for); golden scripts use it."""
+
+    db: str | None

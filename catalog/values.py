@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from catalog.errors import DataQualityError, DdlError
+from executor.expressions.temporal import parse_datetime  # the one string -> date parser
 from storage.types import DataType
 
 _INT_RANGE = {
@@ -103,6 +104,9 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
     target = dtype.arrow()
     src = array.type
     try:
+        if (pa.types.is_string(src) or pa.types.is_large_string(src)) and \
+                dtype.kind in ("DATE", "DATETIME"):
+            return _parse_temporal(array, dtype, column)
         if pa.types.is_string(src) or pa.types.is_large_string(src):
             array = _prepare_text(array, dtype)
             if pa.types.is_decimal(target):
@@ -130,6 +134,21 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
         return pc.cast(array, target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
         raise _fail(column, dtype, _describe_cast_error(array, dtype, e)) from None
+
+
+def _parse_temporal(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
+    """Text as Doris's string -> DATE/DATETIME cast reads it ('2024-1-2', '2024/01/02 3:4:5',
+    '20240102', '240102', ...; the parser is the executor's CAST); a value it cannot read fails
+    the load (strict mode). A DATE keeps the date part of a datetime text."""
+    parsed = parse_datetime(array)
+    bad = pc.and_(pc.is_null(parsed), pc.is_valid(array))
+    if pc.any(bad).as_py():
+        raise _fail(column, dtype, f"({_first_bad(array, bad)})")
+    if dtype.kind == "DATE":
+        return pc.cast(pc.floor_temporal(parsed, unit="day"), dtype.arrow(), safe=False)
+    if dtype.scale < 6:  # fractional digits past the column's scale are rounded off
+        parsed = pc.round_temporal(parsed, multiple=10 ** (6 - dtype.scale), unit="microsecond")
+    return pc.cast(parsed, dtype.arrow())
 
 
 def _prepare_text(array: pa.Array, dtype: DataType) -> pa.Array:

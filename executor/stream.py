@@ -72,7 +72,7 @@ def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
 
 def _limit(node: L.Limit, env: ExecEnv) -> Iterator[pa.Table]:
     skip, left = node.offset, node.limit
-    empty = None
+    empty, yielded = None, False
     for batch in stream(node.input, env):
         empty = batch.slice(0, 0)
         if skip:
@@ -82,10 +82,11 @@ def _limit(node: L.Limit, env: ExecEnv) -> Iterator[pa.Table]:
             batch = batch.slice(0, left)
             left -= batch.num_rows
         if batch.num_rows:
+            yielded = True
             yield batch
         if left == 0:
-            return
-    if empty is not None:
+            break
+    if empty is not None and not yielded:  # LIMIT 0 too: one empty batch carries the types
         yield empty
 
 

@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from catalog.errors import AnalysisError, NotSupported, UnknownColumn
 from planner import logical as L
+from planner.doris_aggregates import DorisAgg, agg_call as doris_agg_call
 from planner.naming import NameGen
 from planner.scope import Scope, referenced
 
@@ -223,6 +224,8 @@ def _agg_call(node: exp.AggFunc, out: str, argument) -> L.AggCall:
         return L.AggCall("count_distinct", argument(node.this), out)
     if isinstance(node, exp.GroupConcat):
         return _group_concat(node, out, argument)
+    if isinstance(node, DorisAgg):
+        return doris_agg_call(node, out, argument)
     for cls, func in _SIMPLE.items():
         if type(node) is cls:
             arg = node.this
@@ -246,7 +249,7 @@ def _group_concat(node: exp.GroupConcat, out: str, argument) -> L.AggCall:
     order: list = []
     distinct = False
     if isinstance(this, exp.Order):
-        order = [L.SortKey(argument(o.this), bool(o.args.get("desc"))) for o in this.expressions]
+        order = [L.SortKey.of(argument(o.this), o) for o in this.expressions]
         this = this.this
     if isinstance(this, exp.Distinct):
         distinct = True

@@ -7,7 +7,9 @@ The life of a SELECT in this module (`bind_query`):
     it is null-supplied by an outer join); equalities between the sides of a comma join become
     its hash keys; the rest filter above the joins;
  3. `planner.aggregation.plan_aggregation` for GROUP BY / aggregates / HAVING;
- 4. the select list, DISTINCT, ORDER BY (aliases, ordinals or expressions), LIMIT/OFFSET.
+ 4. the select list, DISTINCT, ORDER BY (aliases, ordinals or expressions), LIMIT/OFFSET;
+then (`bind_query`) column pruning, rollup selection (planner/select_rollup.py) and the joins'
+output columns.
 """
 
 from __future__ import annotations
@@ -18,24 +20,29 @@ from sqlglot import exp
 
 from catalog.catalog import Catalog
 from catalog import information_schema
+from planner.views import view_query
 from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
-from planner.decorrelate import unnest
+from planner.doris_aggregates import lift as lift_doris_aggregates
 from planner.factor_or import factor_or
+from planner.join_syntax import nested_join, subqueries_out_of_on, using_columns, using_condition
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
 from planner.place_semi_joins import is_relation, push_semi, relations_of, semi_join
 from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
+from planner.select_rollup import select_rollups
 from planner.pushdown import storage_predicates
+from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
 from planner.statistics import semi_selectivity
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
-from planner.subqueries import (NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
+from planner.split_aggregation import split_aggregation
+from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
 
@@ -51,8 +58,9 @@ class BindContext:
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     """The logical plan of a query and its result columns; scans read only what it uses."""
-    plan, cols = _bind_query(node, ctx)
+    plan, cols = _bind_query(lift_doris_aggregates(node), ctx)
     prune_columns(plan, [c.internal for c in cols])
+    plan = select_rollups(plan, ctx.catalog)  # needs the pruned columns and the aggregates
     prune_join_columns(plan, [c.internal for c in cols])
     return plan, cols
 
@@ -71,8 +79,12 @@ def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.
             return _bind_select(node, ctx, force_unnest=False)
         except NeedsUnnest:
             pass
+        except NeedsAggregateSplit:
+            node = split_aggregation(node, ctx)
         try:
             return _bind_select(node, ctx, force_unnest=True)
+        except NeedsAggregateSplit:
+            return _bind_select(split_aggregation(node, ctx), ctx, force_unnest=True)
         except NeedsUnnest:
             raise NotSupported("This correlated subquery is not supported yet") from None
     if isinstance(node, (exp.Union, exp.Intersect, exp.Except)):
@@ -83,18 +95,16 @@ def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.
 
 def _bind_select(select: exp.Select, ctx: BindContext,
                  force_unnest: bool) -> tuple[object, list[L.ResultColumnInfo]]:
-    select, names = unnest(select, ctx.catalog, ctx.db, set(ctx.ctes), force_unnest)
-    plan, cols = _bind_select_body(select, ctx)
+    plan, cols = _bind_select_body(select, ctx, force_unnest)
     _finalize_scans(plan, ctx)
-    if names is not None and len(names) == len(cols):
-        for c, name in zip(cols, names):
-            c.name = name
     return plan, cols
 
 
-def _bind_select_body(select: exp.Select, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
+def _bind_select_body(select: exp.Select, ctx: BindContext,
+                      force: bool = False) -> tuple[object, list[L.ResultColumnInfo]]:
+    select = subqueries_out_of_on(select)
     plan, scope, null_supplied = _bind_from(select, ctx)
-    select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx)
+    select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx, force)
     plan = _join_subqueries(plan, joins)
     # A subquery's relation is never filtered below its join: a filter under a ScalarSubquery
     # or under the inner side of an outer join would change what the outer rows see.
@@ -144,7 +154,8 @@ class _Flat:
 
 def _reorderable(joins: list[exp.Join]) -> bool:
     return all(not j.side and (j.kind or "").upper() in ("", "INNER", "CROSS")
-               and not j.args.get("using") and _join_hint(j) is None for j in joins)
+               and not j.args.get("using") and not j.args.get("method")
+               and _join_hint(j) is None for j in joins)
 
 
 def _bind_flat(from_: exp.From, joins: list[exp.Join], scope: Scope, ctx: BindContext) -> _Flat:
@@ -167,24 +178,35 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
     if from_ is None:
         return L.OneRow(), scope, set()
     joins = select.args.get("joins") or []
+    nested = nested_join(from_.this)
+    if nested is not None and not joins and _reorderable(nested[1]):
+        from_, joins = exp.From(this=nested[0]), nested[1]  # `FROM (a CROSS JOIN b)`
     if joins and _reorderable(joins):
         return _bind_flat(from_, joins, scope, ctx), scope, set()
-    plan = _bind_relation(from_.this, scope, ctx)
     null_supplied: set[str] = set()
-    for join in select.args.get("joins") or []:
+    plan = _bind_join_tree(from_.this, joins, scope, null_supplied, ctx)
+    return plan, scope, null_supplied
+
+
+def _bind_join_tree(first: exp.Expression, joins: list[exp.Join], scope: Scope,
+                    null_supplied: set[str], ctx: BindContext) -> object:
+    """`first JOIN ... JOIN ...` left-deep, its columns added to `scope`."""
+    plan = _bind_relation(first, scope, ctx, null_supplied)
+    for join in joins:
         right_scope = Scope()
-        right = _bind_relation(join.this, right_scope, ctx)
+        right = _bind_relation(join.this, right_scope, ctx, null_supplied)
         for c in right_scope.columns:
             if any(c.relation == x.relation for x in scope.columns):
                 raise AnalysisError(f"Not unique table/alias: '{c.relation}'")
         side = (join.side or "").upper()
         kind = (join.kind or "").upper()
-        if join.args.get("using"):
-            raise NotSupported("JOIN ... USING is not supported yet")
         left_scope = Scope(list(scope.columns))
         both = Scope(left_scope.columns + right_scope.columns)
         join_kind = _JOIN_KINDS.get((side, kind), "inner")
         on = join.args.get("on")
+        using = using_columns(join, left_scope, right_scope)
+        if using is not None:
+            on = using_condition(using, left_scope, right_scope, join_kind)
         if on is None:
             if join_kind != "inner":
                 raise AnalysisError(f"{side} {kind} JOIN requires an ON condition".replace("  ", " "))
@@ -203,7 +225,7 @@ def _bind_from(select: exp.Select, ctx: BindContext) -> tuple[object, Scope, set
             null_supplied.update(right_scope.relations())
         if join_kind in ("right outer", "full outer"):
             null_supplied.update(left_scope.relations())
-    return plan, scope, null_supplied
+    return plan
 
 
 def _join_hint(join: exp.Join) -> str | None:
@@ -223,10 +245,17 @@ _JOIN_KINDS = {
     ("RIGHT", "SEMI"): "right semi", ("RIGHT", "ANTI"): "right anti",
     ("", "SEMI"): "left semi", ("", "ANTI"): "left anti",
     ("", "INNER"): "inner", ("", "CROSS"): "inner", ("", ""): "inner",
+    ("", "STRAIGHT_JOIN"): "inner",
 }
 
 
-def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext) -> object:
+def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext,
+                   null_supplied: set[str] | None = None) -> object:
+    nested = nested_join(node)
+    if nested is not None:  # `(t1 JOIN t2 ON ...)`: a join tree, not a derived table
+        first, joins = nested
+        return _bind_join_tree(first, joins, scope,
+                               null_supplied if null_supplied is not None else set(), ctx)
     if isinstance(node, exp.Table) and not node.db and node.name.lower() == "dual":
         return L.OneRow()
     if isinstance(node, exp.Table) and not node.db and node.name in ctx.ctes:
@@ -279,10 +308,17 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     if db_name and db_name.lower() == information_schema.NAME:
         return _bind_information_schema(node, scope, ctx)
     with ctx.catalog.lock:
+        view = ctx.catalog.get_db(db_name).views.get(node.name) if db_name else None
+        if view is not None:  # a view: its query, bound in the view's database
+            return bind_derived(view_query(view), node.alias or node.name, scope,
+                                replace(ctx, db=db_name, ctes={}))
         table = ctx.catalog.get_table(db_name, node.name)
         alias = node.alias or node.name
         tablets = []
-        parts = table.sorted_partitions()
+        total = len(table.partitions)
+        parts = selected_partitions(table, node, db_name or "")
+        if parts is None:
+            parts = table.sorted_partitions()
         for p in parts:
             for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
                 # MVCC: the rowsets of the visible version, captured while the catalog lock
@@ -299,7 +335,7 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     bucket_counts = {p.buckets for p in parts}
     return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
                       num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
-                      partitions_total=len(parts), partitions_selected=len(parts),
+                      partitions_total=total, partitions_selected=len(parts),
                       keys_type=table.keys_type,
                       column_types={c.name: c.type for c in table.columns},
                       dist_columns=list(table.distribution.columns)
@@ -310,12 +346,16 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
                left_scope: Scope, right_scope: Scope) -> L.Join:
     left_names = {c.internal for c in left_scope.columns}
     right_names = {c.internal for c in right_scope.columns}
-    lkeys, rkeys, rest = [], [], []
+    lkeys, rkeys, rest, null_safe = [], [], [], []
     for conj in _conjuncts(on):
         pair = _key_pair(conj, left_names, right_names)
         if pair:
             lkeys.append(pair[0])
             rkeys.append(pair[1])
+            continue
+        pair = _key_pair(conj, left_names, right_names, exp.NullSafeEQ)
+        if pair:
+            null_safe.append((pair, conj))
             continue
         refs = referenced(conj)
         # A condition on the inner (non-preserved) side alone filters that side before joining.
@@ -325,6 +365,11 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
             left = L.Filter(left, conj)
         else:
             rest.append(conj)
+    if null_safe and not lkeys:  # `a <=> b` keys only: a join whose NULL keys match
+        residual = exp.and_(*rest) if rest else None
+        return L.Join(left, right, kind, [p[0] for p, _ in null_safe], [p[1] for p, _ in null_safe],
+                      residual, null_safe=True)
+    rest += [conj for _, conj in null_safe]
     residual = exp.and_(*rest) if rest else None
     if not lkeys:
         if kind != "inner":
@@ -333,8 +378,9 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
     return L.Join(left, right, kind, lkeys, rkeys, residual)
 
 
-def _key_pair(conj: exp.Expression, left: set[str], right: set[str]) -> tuple[str, str] | None:
-    if not isinstance(conj, exp.EQ):
+def _key_pair(conj: exp.Expression, left: set[str], right: set[str],
+              eq: type = exp.EQ) -> tuple[str, str] | None:
+    if type(conj) is not eq:
         return None
     a, b = conj.this, conj.expression
     if not (isinstance(a, exp.Column) and isinstance(b, exp.Column)):
@@ -474,7 +520,7 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
                 prune_partitions(plan, table)
                 plan.tablets_total = len(plan.tablets)
                 dist = table.distribution.columns if table.distribution.kind == "HASH" else []
-                buckets = {t.partition_id: table.partitions[t.partition_id].buckets
+                buckets = {t.partition_id: table.any_partition(t.partition_id).buckets
                            for t in plan.tablets}
             prune_buckets(plan, dist, buckets)
         return
@@ -536,8 +582,6 @@ def _join_cross(plan: object, conj: exp.Expression, owner: dict[str, str]) -> bo
     return _join_cross(plan.left, conj, owner)
 
 
-
-
 # -- select list, ORDER BY, LIMIT -------------------------------------------------------------
 def _expand_select_list(select: exp.Select, scope: Scope) -> list[tuple[str, exp.Expression, object]]:
     """(output name, unbound expression, declared type or None) per select item, * expanded."""
@@ -577,7 +621,7 @@ def _finish(select: exp.Select, plan: object, items: list, order_bound: list | N
                             "ORDER BY expression must appear in the select list with DISTINCT")
                     target = ctx.names.new("__s")
                     hidden.append(bound)
-            keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+            keys.append(L.SortKey.of(target, o))
     hidden_names = [k.name for k in keys if k.name not in names]
     plan = L.Project(plan, exprs + hidden, names + hidden_names)
     if select.args.get("distinct"):
@@ -605,7 +649,7 @@ def order_and_limit(node: exp.Expression, plan: object, cols: list[L.ResultColum
         if target is None:
             raise AnalysisError(f"ORDER BY term '{o.this.sql(dialect='doris')}' must be an output "
                                 f"column of the set operation")
-        keys.append(L.SortKey(target, bool(o.args.get("desc"))))
+        keys.append(L.SortKey.of(target, o))
     limit, offset = _limit(node)
     if keys:
         plan = L.Sort(plan, keys, None if limit is None else limit + offset)

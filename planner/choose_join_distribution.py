@@ -5,10 +5,15 @@
 2. BUCKET_SHUFFLE: the probe (left) side scans a hash-distributed table and the keys cover its
    distribution columns; only the build side moves, to the probe's buckets
    (session variable `enable_bucket_shuffle_join`).
-3. BROADCAST or PARTITIONED (shuffle), by cost: broadcast moves build bytes x probe instances,
-   shuffle moves probe bytes + build bytes. RIGHT/FULL OUTER and RIGHT SEMI/ANTI joins never
-   broadcast. Hints `JOIN [broadcast]` / `JOIN [shuffle]` override the choice (and turn
-   colocation off, as in Doris).
+3. BROADCAST or PARTITIONED (shuffle). As Nereids (RequestPropertyDeriver.visitPhysicalHashJoin,
+   JoinUtils.checkBroadcastJoinStats), broadcast is a candidate only when the build side is
+   small: at most `broadcast_row_count_limit` rows (30000000) and at most `exec_mem_limit` x
+   `broadcast_hashtable_mem_limit_percentage` (0.2) bytes; with the legacy planner
+   (`enable_nereids_planner` = false) the byte limit is `exec_mem_limit` x
+   `auto_broadcast_join_threshold` (0.8). Between the candidates the cost decides: broadcast
+   moves build bytes x probe instances, shuffle moves probe bytes + build bytes; a tie goes to
+   broadcast. RIGHT/FULL OUTER and RIGHT SEMI/ANTI joins never broadcast. Hints `JOIN
+   [broadcast]` / `JOIN [shuffle]` override the choice (and turn colocation off, as in Doris).
 
 When colocation is not used, the reason is recorded in Doris's words.
 """
@@ -65,11 +70,28 @@ def choose(left: SideInfo, right: SideInfo, join_kind: str, left_keys: list[str]
             hint is None and session.get("enable_bucket_shuffle_join", True)):
         if left.scan_table is not None and _covers(left_keys, right_keys, left.dist_columns):
             return JoinDistribution(BUCKET_SHUFFLE, reason)
-    if join_kind in _NO_BROADCAST:
+    if join_kind in _NO_BROADCAST or not _small_build_side(right, session):
         return JoinDistribution(SHUFFLE, reason)
     broadcast_cost = right.bytes * max(left.instances, 1)
     shuffle_cost = left.bytes + right.bytes
     return JoinDistribution(BROADCAST if broadcast_cost <= shuffle_cost else SHUFFLE, reason)
+
+
+# Doris 2.1's defaults of the session variables the broadcast limit reads.
+BROADCAST_DEFAULTS = {"broadcast_row_count_limit": 30000000,
+                      "broadcast_hashtable_mem_limit_percentage": 0.2,
+                      "auto_broadcast_join_threshold": 0.8,
+                      "exec_mem_limit": 2147483648, "enable_nereids_planner": True}
+
+
+def _small_build_side(right: SideInfo, session: dict) -> bool:
+    def get(name: str):
+        value = session.get(name)
+        return BROADCAST_DEFAULTS[name] if value is None else value
+    share = get("broadcast_hashtable_mem_limit_percentage") if get("enable_nereids_planner") \
+        else get("auto_broadcast_join_threshold")
+    return right.rows <= get("broadcast_row_count_limit") and \
+        right.bytes <= get("exec_mem_limit") * float(share)
 
 
 def _colocate_reason(left: SideInfo, right: SideInfo, left_keys: list[str],

@@ -136,7 +136,8 @@ class _Builder:
         with cat.lock:
             table = cat.get_table(n.db or None, n.table)
             part_ids = sorted({t.partition_id for t in n.tablets})
-            stats = scan_statistics(table, part_ids, table.base_index_id)
+            index_id = n.index_id or table.base_index_id
+            stats = scan_statistics(table, part_ids, index_id)
             dist = [n.output[n.columns.index(c)] for c in table.distribution.columns
                     if c in n.columns] if table.distribution.kind == "HASH" else []
         for c, internal in zip(n.columns, n.output):
@@ -144,15 +145,17 @@ class _Builder:
         tuple_id = self.new_tuple(n.table, [
             (c, n.column_types[c].sql(), *_nullable_and_id(table, c)) for c in n.columns])
         row_size = sum(_SLOT_BYTES.get(n.column_types[c].kind, 16) for c in n.columns)
-        preagg = "ON" if n.keys_type == "DUP_KEYS" else "OFF. Reason: No AggregateInfo"
-        details = [f"TABLE: {n.table}", f"PREAGGREGATION: {preagg}"]
+        preagg = n.preaggregation or ("ON" if n.keys_type == "DUP_KEYS"
+                                      else "OFF. Reason: No aggregate on scan.")
+        index_name = n.index_name or n.table
+        details = [f"TABLE: {n.db}.{n.table}({index_name}), PREAGGREGATION: {preagg}"]
         with cat.lock:
             data_parts = {pid for pid in part_ids
-                          if scan_statistics(table, [pid], table.base_index_id).rows}
-            total = sum(table.partitions[pid].buckets for pid in data_parts)
+                          if scan_statistics(table, [pid], index_id).rows}
+            total = sum(table.any_partition(pid).buckets for pid in data_parts)
         selected = sum(1 for t in n.tablets if t.partition_id in data_parts)
         details += [f"partitions={len(data_parts)}/{n.partitions_total}",
-                    f"rollup: {n.table}", f"buckets={selected}/{total}",
+                    f"rollup: {index_name}", f"buckets={selected}/{total}",
                     f"cardinality={stats.rows}", f"avgRowSize={float(row_size):.1f}",
                     f"numNodes={stats.backends}", f"tuple ids: {tuple_id}"]
         node = self.node("OlapScanNode", details, tuples=[tuple_id])
@@ -178,7 +181,7 @@ class _Builder:
         label = "PREDICATES" if child.node.name == "OlapScanNode" else "predicates"
         line = f"{label}: {self.text(n.condition)}"
         if child.node.name == "OlapScanNode":
-            child.node.details.insert(2, line)
+            child.node.details.insert(1, line)
             child.node.source = id(n)  # the scan's rows are the filtered rows
         else:
             child.node.details.insert(0, line)
@@ -229,7 +232,8 @@ class _Builder:
                       n.hint, self.ctx.session, self.ctx.fe_config)
         n.distribution = dist.kind
         n.bucket_right_keys = _covers(n.left_keys, n.right_keys, left.side.dist_columns)
-        preds = [f"{self.name(a)} = {self.name(b)}" for a, b in zip(n.left_keys, n.right_keys)]
+        eq = "<=>" if n.null_safe else "="
+        preds = [f"{self.name(a)} {eq} {self.name(b)}" for a, b in zip(n.left_keys, n.right_keys)]
         colocate = "colocate: true" if dist.kind == COLOCATE else f"colocate: false, reason: {dist.colocate_reason}"
         details = [f"join op: {op} ({dist.kind})", "hash predicates:", colocate]
         details += [f"  {p}" for p in preds]
@@ -337,7 +341,7 @@ class _Builder:
 
     def _Sort(self, n: L.Sort) -> _Open:
         child = self.visit(n.input)
-        order = ", ".join(f"{self.name(k.name)} {'DESC' if k.descending else 'ASC'}" for k in n.keys)
+        order = ", ".join(f"{self.name(k.name)} {k.explain()}" for k in n.keys)
         details = [f"order by: {order}"]
         if n.limit is not None:
             details += ["offset: 0", f"limit: {n.limit}"]
@@ -370,7 +374,7 @@ class _Builder:
             ex = self.exchange(child, partition)
             child = _Open(ex, partition, child.instances if keys else 1, child.side)
         order = [self.name(p) + " ASC" for p in first.partition_by] + [
-            f"{self.name(k.name)} {'DESC' if k.descending else 'ASC'}" for k in first.order_by]
+            f"{self.name(k.name)} {k.explain()}" for k in first.order_by]
         sort = self.node("SORT", [f"order by: {', '.join(order)}"] if order else [], [child.node])
         funcs = []
         for c in n.calls:
@@ -382,7 +386,7 @@ class _Builder:
             details.append(f"partition by: {keys}")
         if first.order_by:
             details.append("order by: " + ", ".join(
-                f"{self.name(k.name)} {'DESC' if k.descending else 'ASC'}" for k in first.order_by))
+                f"{self.name(k.name)} {k.explain()}" for k in first.order_by))
         kind, start, end = first.frame
         details.append(f"window: {kind.upper()} BETWEEN {_bound(start)} AND {_bound(end, True)}")
         node = self.node("ANALYTIC", details, [sort], child.node.tuple_ids + [self.new_tuple()])

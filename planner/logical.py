@@ -44,6 +44,9 @@ class OlapScan:
     tablets_total: int = 0       # tablets of the selected partitions before bucket pruning
     num_buckets: int = 0         # buckets per partition when all partitions agree, else 0
     dist_columns: list[str] = field(default_factory=list)  # HASH distribution columns
+    index_id: int = 0            # the materialized index read (planner/select_rollup.py)
+    index_name: str = ""         # ... its name ("" until chosen: the base index)
+    preaggregation: str = ""     # EXPLAIN's PREAGGREGATION text: ON | OFF. Reason: ...
 
 
 @dataclass
@@ -124,12 +127,31 @@ class Join:
     distribution: str | None = None   # set by planner/fragments.py: COLOCATE, BROADCAST, ...
     bucket_right_keys: list[str] | None = None  # right keys in the left's distribution order
     output: list[str] | None = None  # columns read above it (planner/prune_join_columns.py); None: all
+    null_safe: bool = False      # keys compare with <=> (NULL matches NULL): subquery joins
 
 
 @dataclass
 class SortKey:
     name: str
     descending: bool
+    nulls_first: bool | None = None  # None: Doris's default (first ascending, last descending)
+
+    @staticmethod
+    def of(name: str, ordered: exp.Ordered) -> "SortKey":
+        """The key of a sqlglot `Ordered` (its `nulls_first` is always resolved by the dialect)."""
+        desc = bool(ordered.args.get("desc"))
+        first = ordered.args.get("nulls_first")
+        return SortKey(name, desc, None if first is None or bool(first) == (not desc) else bool(first))
+
+    def nulls_at_start(self) -> bool:
+        return (not self.descending) if self.nulls_first is None else self.nulls_first
+
+    def explain(self) -> str:
+        """Doris's OrderByElement text: `NULLS FIRST|LAST` only when not the default."""
+        text = "DESC" if self.descending else "ASC"
+        if self.nulls_first is not None:
+            text += " NULLS FIRST" if self.nulls_first else " NULLS LAST"
+        return text
 
 
 @dataclass

@@ -165,5 +165,7 @@ def prune_partitions(scan: L.OlapScan, table: OlapTable) -> None:
     except TypeError:  # a predicate value that does not compare with the bounds: keep all
         return
     # A partition dropped since the scan was bound is gone with its tablets: not read.
+    # Temporary partitions (named in FROM) are kept: they are not pruned by range.
+    keep |= set(table.temp_partitions)
     scan.tablets = [t for t in scan.tablets if t.partition_id in keep]
     scan.partitions_selected = len({t.partition_id for t in scan.tablets})

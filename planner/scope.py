@@ -22,7 +22,7 @@ class ScopeColumn:
     name: str
     internal: str
     type: DataType | None = None
-    hidden: bool = False  # a subquery's column: bound by name, not part of `*`
+    hidden: bool = False  # a subquery's column, or the right one of a USING pair: not in `*`
 
 
 @dataclass
@@ -45,6 +45,9 @@ class Scope:
                 raise UnknownColumn(f"Unknown column '{name}' in '{relation}'")
             raise UnknownColumn(f"Unknown column '{name}' in 'table list'")
         if len(hits) > 1:
+            visible = [c for c in hits if not c.hidden]
+            if relation is None and len(visible) == 1:
+                return visible[0]  # the column of JOIN ... USING / NATURAL JOIN
             raise AnalysisError(f"Column '{name}' is ambiguous")
         return hits[0]
 

@@ -51,7 +51,7 @@ def scan_statistics(table: OlapTable, partition_ids: list[int], index_id: int) -
     rows = size = total = with_data = parts = 0
     backends: set[int] = set()
     for pid in partition_ids:
-        p = table.partitions[pid]
+        p = table.any_partition(pid)
         tablet_ids = p.tablets_by_index.get(index_id, [])
         r, s, w, b = _partition_rows(p, tablet_ids)
         rows, size, with_data = rows + r, size + s, with_data + w

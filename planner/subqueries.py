@@ -23,13 +23,13 @@
 A correlated subquery's WHERE is split (`_split`) into conjuncts on its own FROM, which stay in
 the derived table, and conjuncts reading outer columns; the inner columns those read become
 columns of the derived table (`__kN` keys, `__cN` residual inputs, `__vN` values), which are
-hidden from `*`. Any other shape raises `NeedsUnnest`: the binder then plans the whole SELECT
-through sqlglot's `unnest_subqueries` (planner/decorrelate.py).
+hidden from `*`. Any other shape goes to planner/apply_subqueries.py (evaluated per distinct
+outer value); one found only while planning a WHERE conjunct raises `NeedsUnnest`, and the
+binder plans the SELECT again with every subquery expression sent there (`force`).
 
 A correlated `x NOT IN (SELECT c ...)` is an anti join on the correlation equalities with the
-residual `x = c OR x IS NULL OR c IS NULL` (MySQL's NULL semantics per outer row). Shortcut: one
-correlated by non-equalities only is planned as NOT EXISTS (anti join on x = c), which differs
-from MySQL only when c or x is NULL.
+residual `x = c OR x IS NULL OR c IS NULL` (MySQL's NULL semantics per outer row); one
+correlated by non-equalities only goes to planner/apply_subqueries.py.
 """
 
 from __future__ import annotations
@@ -45,7 +45,13 @@ from planner.scope import Scope, ScopeColumn, conjuncts
 
 
 class NeedsUnnest(Exception):
-    """A subquery shape planned here is not: plan the SELECT through sqlglot's unnesting."""
+    """A subquery shape planned here is not: plan every subquery expression of the SELECT
+    through planner/apply_subqueries.py (`force`)."""
+
+
+class NeedsAggregateSplit(Exception):
+    """A correlated subquery above an aggregation: plan the aggregation as a derived table
+    first (planner/split_aggregation.py)."""
 
 
 @dataclass
@@ -58,9 +64,11 @@ class SubqueryJoin:
     right_keys: list[str]
     names: set[str]              # the columns it adds
     relation: str                # its alias
+    null_safe: bool = False      # keys compared with <=> (planner/apply_subqueries.py)
 
     def join(self, left: object) -> L.Join:
-        return L.Join(left, self.plan, self.kind, list(self.left_keys), list(self.right_keys))
+        return L.Join(left, self.plan, self.kind, list(self.left_keys), list(self.right_keys),
+                      null_safe=self.null_safe)
 
 
 @dataclass
@@ -225,7 +233,7 @@ def where_subquery(conj: exp.Expression, outer: Scope, ctx) -> SemiJoin | None:
     if not (isinstance(node, exp.In) and node.args.get("query") is not None):
         return None
     if not isinstance(node.this, exp.Column):
-        raise NotSupported("IN (subquery) on an expression is not supported yet")
+        raise NeedsUnnest()  # planner/apply_subqueries.py
     query = node.args["query"]
     sub = query.this if isinstance(query, exp.Subquery) else query
     if isinstance(sub, exp.Select):
@@ -275,7 +283,7 @@ def _correlated_in(sub: exp.Select, split: _Split, column: str, negated: bool, o
     if not negated:
         return SemiJoin("left semi", plan, [column] + lkeys, [value] + rkeys, residual)
     if not lkeys:
-        return SemiJoin("left anti", plan, [column], [value], residual)  # the shortcut
+        raise NeedsUnnest()  # no equality to anti-join on: planner/apply_subqueries.py
     # NOT IN per outer row: removed by a correlated row whose value equals x or is NULL, and
     # by any correlated row when x is NULL (MySQL's NULL semantics, Doris's null-aware anti).
     x, v = exp.column(column, quoted=True), exp.column(value, quoted=True)
@@ -286,46 +294,87 @@ def _correlated_in(sub: exp.Select, split: _Split, column: str, negated: bool, o
 
 
 # -- scalar subqueries (and uncorrelated EXISTS) anywhere in the SELECT -------------------------
-def plan_scalar_subqueries(select: exp.Select, scope: Scope, ctx
+def plan_scalar_subqueries(select: exp.Select, scope: Scope, ctx, force: bool = False
                            ) -> tuple[exp.Select, list[SubqueryJoin], list[SubqueryJoin]]:
-    """The SELECT with each scalar subquery replaced by a column of a relation to join: those
-    to join to the FROM, and those to cross-join above the aggregation. The relations' columns
-    are added to `scope` (hidden from `*`)."""
-    if not _scalar_nodes(select):
+    """The SELECT with each subquery expression replaced by columns of relations to join:
+    those to join to the FROM, and those to cross-join above the aggregation. The relations'
+    columns are added to `scope` (hidden from `*`). WHERE conjuncts `[NOT] EXISTS` and
+    `x [NOT] IN (SELECT ...)` stay for `where_subquery` unless `force`; the shapes planned
+    nowhere else go to planner/apply_subqueries.py (all of them with `force`)."""
+    from planner.apply_subqueries import apply_subquery
+    if not _scalar_nodes(select, force):
         return select, [], []
     select = select.copy()
     for item in select.expressions:  # keep the output names the subqueries give
-        if not isinstance(item, exp.Alias) and item.find(exp.Subquery, exp.Exists):
+        if not isinstance(item, exp.Alias) and item.find(exp.Subquery, exp.Exists, exp.Any, exp.All):
             item.replace(exp.Alias(this=item.copy(), alias=exp.to_identifier(output_name(item))))
     aggregating = is_aggregating(select)
     where = select.args.get("where")
     before: list[SubqueryJoin] = []
     after: list[SubqueryJoin] = []
-    for node in _scalar_nodes(select):
-        in_where = where is not None and _under(node, where)
+    for node in _scalar_nodes(select, force):
+        # In WHERE or in an aggregate's argument: evaluated per row, below the aggregation.
+        in_where = where is not None and _under(node, where) or _in_aggregate(node, select)
+        joined = None
         if isinstance(node, exp.Exists):
             joined = _uncorrelated_exists(node, scope, ctx)
-            if joined is None:
-                if in_where and _top_conjunct(node, where, negation=True):
-                    continue  # a semi / anti join (where_subquery)
-                raise NeedsUnnest()
-        else:
+            if joined is None and not force and in_where and _top_conjunct(node, where, True):
+                continue  # a semi / anti join (where_subquery)
+        elif isinstance(node, exp.Subquery):
             joined = _uncorrelated_scalar(node, scope, ctx)
-            if joined is None:
-                if aggregating and not in_where:
-                    raise NeedsUnnest()
-                rejects_null = in_where and _null_rejected(node, where)
-                joined = _correlated_scalar(node, scope, ctx, rejects_null)
-        join, replacement = joined
-        (after if aggregating and not in_where and join.kind == "cross" else before).append(join)
+            if joined is None and not force and not (aggregating and not in_where):
+                try:
+                    joined = _correlated_scalar(node, scope, ctx,
+                                                in_where and _null_rejected(node, where))
+                except NeedsUnnest:
+                    pass
+        if joined is not None:
+            join, replacement = joined
+            (after if aggregating and not in_where and join.kind == "cross" else before).append(join)
+            node.replace(replacement)
+            continue
+        if aggregating and not in_where:
+            raise NeedsAggregateSplit()
+        joins, replacement = apply_subquery(node, select, scope, ctx)
+        before += joins
         node.replace(replacement)
     return select, before, after
 
 
-def _scalar_nodes(select: exp.Select) -> list[exp.Expression]:
-    return [n for n in select.find_all(exp.Subquery, exp.Exists)
-            if n.parent_select is select
-            and not isinstance(n.parent, (exp.From, exp.Join, exp.In, exp.Exists))]
+def _scalar_nodes(select: exp.Select, force: bool = False) -> list[exp.Expression]:
+    """The subquery expressions of `select` itself (not of nested SELECTs, not derived
+    tables), except the WHERE conjuncts `where_subquery` plans (unless `force`)."""
+    from planner.apply_subqueries import is_apply_node
+    where = select.args.get("where")
+    out = []
+    for n in select.find_all(exp.Subquery, exp.Exists, exp.In, *_COMPARISONS, exp.NullSafeEQ):
+        if n.parent_select is not select:
+            continue
+        if isinstance(n, (exp.In, *_COMPARISONS, exp.NullSafeEQ)):
+            if not is_apply_node(n):
+                continue
+            if isinstance(n, exp.In) and not force and where is not None \
+                    and _top_conjunct(n, where, negation=True):
+                continue
+            out.append(n)
+            continue
+        if isinstance(n.parent, (exp.From, exp.Join, exp.Exists, exp.Any, exp.All)) \
+                or (isinstance(n.parent, exp.In) and n.arg_key == "query"):
+            continue
+        if isinstance(n, exp.Subquery) and not isinstance(n.this, exp.Query):
+            continue  # a parenthesized join
+        out.append(n)
+    return out
+
+
+def _in_aggregate(node: exp.Expression, select: exp.Select) -> bool:
+    parent = node.parent
+    while parent is not None and parent is not select:
+        if isinstance(parent, exp.AggFunc) and not (isinstance(parent.parent, exp.Window)
+                                                    and parent.arg_key == "this"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _under(node: exp.Expression, ancestor: exp.Expression) -> bool:

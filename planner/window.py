@@ -90,7 +90,7 @@ def plan_windows(plan: object, exprs: list[exp.Expression], names: NameGen
         func = node.this
         partition = [column_of(p) for p in node.args.get("partition_by") or []]
         order = node.args.get("order")
-        order_keys = [L.SortKey(column_of(o.this), bool(o.args.get("desc")))
+        order_keys = [L.SortKey.of(column_of(o.this), o)
                       for o in (order.expressions if order is not None else [])]
         frame = _frame(node, bool(order_keys))
         out = names.new("__win")

@@ -57,6 +57,13 @@ class Config:
     max_compaction_threads: int = 10
     max_tablet_version_num: int = 2000
     exec_threads: int = 2
+    # Accounts (catalog/auth.py): root's password as MySQL's double SHA-1 ('*' + 40 hex
+    # digits, what PASSWORD('x') returns), applied at start-up; empty keeps the journaled one.
+    initial_root_password: str = ""
+    qe_max_connection: int = 1024  # connections the server accepts at once
+    arrow_flight_sql_port: int = -1  # Arrow Flight SQL (server/flight_sql.py); -1 = off
+    alter_table_timeout_second: int = 86400
+    rollup_job_tablet_delay_ms: int = 0
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)

@@ -19,6 +19,12 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
 from server.handlers import admin, partition
 from server.handlers.context import StatementContext
 from server.handlers.storage_dispatch import STORAGE_HANDLERS
+from server.handlers.auth import AUTH_HANDLERS
+from server.privileges import check_statement
+from server.handlers.load import LOAD_HANDLERS
+from server.handlers.temp_partitions import HANDLERS as TEMP_PARTITION_HANDLERS
+from server.handlers.clients import CLIENT_HANDLERS
+from server.handlers.rollup import ROLLUP_HANDLERS
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -76,6 +82,11 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     AdminSetDynamicPartitionTimeStmt: admin.set_dynamic_partition_time,
     AdminCompactTableStmt: admin.compact_table,
     **STORAGE_HANDLERS,  # indexes, DELETE, SHOW QUERY PROFILE
+    **AUTH_HANDLERS,  # users, roles, GRANT/REVOKE, SHOW GRANTS/ROLES (server/handlers/auth.py)
+    **LOAD_HANDLERS,  # resources, Spark Load (LOAD LABEL, SHOW LOAD, CANCEL LOAD)
+    **TEMP_PARTITION_HANDLERS,  # temporary partitions, REPLACE PARTITION / WITH TABLE
+    **CLIENT_HANDLERS,  # SET TRANSACTION, catalogs (server/handlers/clients.py)
+    **ROLLUP_HANDLERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, materialized views
 }
 
 
@@ -83,4 +94,5 @@ def run_statement(stmt: object, ctx: StatementContext) -> OkResult | RowsResult:
     handler = HANDLERS.get(type(stmt))
     if handler is None:
         raise NotSupported(f"Unsupported statement: {type(stmt).__name__}")
+    check_statement(stmt, ctx)  # privileges (server/privileges.py), before anything runs
     return handler(stmt, ctx)

@@ -20,17 +20,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mysql_mimic import MysqlServer
-from mysql_mimic.stream import MysqlStream
+from mysql_mimic.stream import ConnectionClosed
 
 from catalog.catalog import Catalog
 from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
 from catalog.compaction_scheduler import CompactionScheduler, SchedulerConfig
+from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
+from server.auth import DorisIdentity
+from pipeline.load_manager import LoadManager
 from server.config import Config, load_config
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
+from server.limits import BoundedStream, max_packet_of
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
@@ -63,6 +67,7 @@ class Services:
     profiles: ProfileStore = field(default_factory=ProfileStore)  # SHOW QUERY PROFILE
     sessions: dict = field(default_factory=dict)  # connection id -> DorisSession (PROCESSLIST, KILL)
     data_dir_lock: object = None  # the open LOCK file (server/data_dir_lock.py)
+    load_manager: object = None  # Spark Load jobs (pipeline/load_manager.py)
 
 
 def open_services(cfg: Config) -> Services:
@@ -75,6 +80,8 @@ def open_services(cfg: Config) -> Services:
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
+    if cfg.initial_root_password:  # conf/minidoris.conf sets root's password (a double SHA-1)
+        catalog.auth.set_initial_root_password(cfg.initial_root_password)
     pool = ThreadPoolExecutor(max_workers=max(cfg.exec_threads, 2), thread_name_prefix="exec")
     fe_config = FeConfig.from_object(cfg)
     fe_config.on_change("edit_log_roll_num", lambda n: setattr(catalog, "edit_log_roll_num", n))
@@ -90,8 +97,15 @@ def open_services(cfg: Config) -> Services:
         cfg.cumulative_compaction_rounds_for_each_base_compaction_round,
         cfg.total_permits_for_compaction_score, cfg.max_compaction_threads),
         disabled=lambda: cfg.disable_auto_compaction)
-    return Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
-                    tablets, compaction=compaction, data_dir_lock=data_dir_lock)
+    services = Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
+                        tablets, compaction=compaction, data_dir_lock=data_dir_lock)
+    services.load_manager = LoadManager(
+        catalog, cfg.data_dir, {"page_size": cfg.data_page_size,
+                                "short_key_interval": cfg.short_key_index_interval,
+                                "max_segment_size": cfg.max_segment_size},
+        lambda: str(services.global_variables.get("time_zone")))
+    services.load_manager.recover()
+    return services
 
 
 def compaction_config(cfg: Config) -> CompactionConfig:
@@ -118,17 +132,25 @@ class DorisServer(MysqlServer):
         self.services = services
 
     async def _client_connected_cb(self, reader, writer) -> None:
-        stream = MysqlStream(reader, writer)
         session = DorisSession(self.services)
+        stream = BoundedStream(reader, writer, max_packet_of(session))  # server/limits.py
+        peer = writer.get_extra_info("peername")
+        identity = DorisIdentity(self.services, session, peer[0] if peer else "")  # server/auth.py
         connection = DorisConnection(stream=stream, session=session, control=self.control,
                                      server_capabilities=self.capabilities,
-                                     identity_provider=self.identity_provider, ssl=self.ssl)
+                                     identity_provider=identity, ssl=self.ssl)
         connection_id = await self.control.add(connection)
         connection.connection_id = connection_id
         try:
             await connection.start()
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, ConnectionClosed):
             pass
+        except asyncio.CancelledError:
+            # The server is stopping: ending the connection is the point. Re-raised, the
+            # cancellation would reach asyncio's stream callback and be logged as an error.
+            pass
+        except Exception as e:  # noqa: BLE001 - a malformed handshake ends this connection only
+            log.info("connection %d: bad handshake: %s: %s", connection_id, type(e).__name__, e)
         finally:
             writer.close()
             await self.control.remove(connection_id)
@@ -140,9 +162,13 @@ async def serve(cfg: Config, host: str) -> None:
     server = DorisServer(services)
     await server.start_server(host=host, port=cfg.query_port)
     http = _start_http(services, host, cfg.http_port)
+    if http is not None:
+        services.load_manager.http_base_url = f"http://{host}:{http.port}"
+    flight_sql = _start_flight_sql(services, host, cfg.arrow_flight_sql_port)
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     services.compaction.start()
+    resume_jobs(services.catalog)  # ADD ROLLUP jobs a restart interrupted
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -156,6 +182,9 @@ async def serve(cfg: Config, host: str) -> None:
     services.dynamic_scheduler.shutdown()
     services.tablet_scheduler.stop()
     services.compaction.stop()
+    services.load_manager.stop()
+    if flight_sql is not None:
+        flight_sql.shutdown()
     services.pool.shutdown(wait=False, cancel_futures=True)
     services.catalog.close()
 
@@ -171,6 +200,16 @@ def _start_http(services: Services, host: str, port: int) -> HttpService | None:
     return http
 
 
+def _start_flight_sql(services: Services, host: str, port: int):
+    """Arrow Flight SQL (off when -1); a port in use is logged, the rest keeps running."""
+    from server import flight_sql
+    try:
+        return flight_sql.start(services, host, port)
+    except Exception as e:  # pyarrow raises FlightUnavailableError/OSError for a port in use
+        log.error("arrow_flight_sql_port %d unavailable (%s): Flight SQL is disabled", port, e)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="minidoris", description="A Doris-compatible SQL server")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -181,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--http-port", type=int, default=None,
                    help="HTTP port for stream load (default 8030; 0 picks a free one)")
     s.add_argument("--data-dir", default=None, help="data directory (default ./minidoris-data)")
+    s.add_argument("--arrow-flight-sql-port", type=int, default=None,
+                   help="Arrow Flight SQL port (default -1: off)")
     s.add_argument("--log-level", default="INFO")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
@@ -196,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg.http_port = args.http_port
     if args.data_dir is not None:
         cfg.data_dir = args.data_dir
+    if args.arrow_flight_sql_port is not None:
+        cfg.arrow_flight_sql_port = args.arrow_flight_sql_port
     host = args.host or cfg.priority_networks or "127.0.0.1"
     try:
         asyncio.run(serve(cfg, host))

@@ -16,12 +16,15 @@ from datetime import datetime, timezone
 from mysql_mimic.constants import KillKind
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
+from sqlglot import exp
 
-from catalog import information_schema
+from catalog import access, information_schema
 from catalog.errors import DorisError, InternalError, UnknownDatabase
+from catalog.multi_catalog import database_name
 from executor.expressions.errors import ExpressionError
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
+from server.limits import StatementTimer
 from server.parser.fast_values import parse_fast_insert
 from server.parser.statement import parse_statement, split_statements
 from server.results import OkResult
@@ -29,16 +32,20 @@ from server.variables import new_session_variables
 
 log = logging.getLogger(__name__)
 
+DESCRIBABLE = (exp.Select, exp.Union, exp.Intersect, exp.Except)  # what COM_STMT_PREPARE describes
+
 
 class DorisSession(BaseSession):
     def __init__(self, services) -> None:
         self.services = services
         self.variables = new_session_variables(services.global_variables)
         self.username = None
+        self.access = None                  # the logged-in account's privileges (server/auth.py)
         self.database: str | None = None
         self.connection = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.cancel = threading.Event()     # KILL QUERY: the running statement stops
+        self.timer = StatementTimer(self.cancel)  # query_timeout / insert_timeout
         self.login_time = datetime.now()
         self.host = ""
         self.current_sql = ""               # SHOW PROCESSLIST: what runs now, since when
@@ -63,6 +70,7 @@ class DorisSession(BaseSession):
             await self.use(self.database)
 
     async def close(self) -> None:
+        self.timer.disarm()
         for held in list(self.snapshots):
             for snapshot in held:
                 snapshot.release()
@@ -79,6 +87,11 @@ class DorisSession(BaseSession):
             self.loop.call_soon_threadsafe(self.connection.kill, KillKind.CONNECTION)
 
     async def use(self, database: str) -> None:
+        try:
+            database = database_name(database)  # `internal.db`, as Doris 2.x clients send it
+        except DorisError as e:
+            self.database = None
+            raise MysqlError(e.client_message(), code=e.code) from None
         if database.lower() == information_schema.NAME:
             self.database = information_schema.NAME
             return
@@ -86,15 +99,36 @@ class DorisSession(BaseSession):
             err = UnknownDatabase(database)
             self.database = None
             raise MysqlError(err.client_message(), code=err.code)
+        if self.access is not None and not self.access.visible_db(database):
+            self.database = None
+            raise MysqlError(f"Access denied for user '{self.access.name}' to database "
+                             f"'{database}'", code=1044)
         self.database = database
+
+    def describe(self, sql: str) -> list:
+        """The result columns of a prepared query (COM_STMT_PREPARE), its parameters bound to
+        NULL and its rows limited to none; [] for statements that return no rows. A DorisError
+        if the query cannot be analysed (unknown table or column)."""
+        statements = split_statements(sql)
+        if len(statements) != 1:
+            return []
+        stmt = parse_statement(*statements[0])
+        if not isinstance(stmt, DESCRIBABLE):
+            return []
+        ctx = StatementContext(self.services.catalog, self.services.engine, self.services.pool,
+                               self, datetime.now(timezone.utc).astimezone(), sql)
+        return run_statement(stmt.limit(0), ctx).columns
 
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
+        self.timer.disarm()  # the previous statement's timeout (it covered its streaming)
         self.cancel.clear()
         self.current_sql, self.statement_started = sql, time.time()
+        token = access.CURRENT.set(self.access)  # SHOW / information_schema filter by it
         try:
             return self._execute(sql)
         finally:
+            access.CURRENT.reset(token)
             self.current_sql = ""
 
     def _execute(self, sql: str) -> list:
@@ -107,17 +141,19 @@ class DorisSession(BaseSession):
         if not statements:
             return [OkResult()]
         for text, tokens in statements:
+            log.debug("connection %s runs: %.2000s", self.connection_id, text)
             try:
                 stmt = fast if fast is not None else parse_statement(text, tokens)
                 ctx = StatementContext(self.services.catalog, self.services.engine,
                                        self.services.pool, self,
                                        datetime.now(timezone.utc).astimezone(), text)
+                self.timer.arm(stmt, self.variables)
                 out.append(run_statement(stmt, ctx))
             except (DorisError, ExpressionError) as e:
-                out.append(e)
+                out.append(self.timer.translate(e))
                 break
             except Exception as e:  # the connection loop boundary: log, report 1105
                 log.exception("internal error running %r", text[:500])
-                out.append(InternalError(f"Unexpected exception: {type(e).__name__}: {e}"))
+                out.append(InternalError.of(e, text))
                 break
         return out

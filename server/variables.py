@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from mysql_mimic.variables import SYSTEM_VARIABLES, GlobalVariables, SessionVariables
 
+from server.system_variables import bool_value
+from server.system_variables import (FLAGS, MORE_DORIS_VARIABLES, READ_ONLY,
+                                     DorisGlobalVariables, DorisSessionVariables)
+
 DORIS_VERSION = "doris-2.1.7-minidoris-0.1.0"
 
 
 def _bool(v) -> bool:
-    if isinstance(v, str):
-        return v.strip().lower() in ("1", "true", "on")
-    return bool(v)
+    return bool_value(v)
 
 
 DORIS_VARIABLES = {
@@ -41,10 +43,10 @@ DORIS_VARIABLES = {
     "transaction_isolation": (str, "REPEATABLE-READ", True),
     "tx_read_only": (_bool, False, True),
     "language": (str, "/palo/share/english/", False),
-    "net_read_timeout": (int, 60, True),
+    "net_read_timeout": (int, 600, True),
     "query_cache_size": (int, 1048576, True),
     "query_cache_type": (int, 0, True),
-    "have_query_cache": (_bool, True, False),
+    "have_query_cache": (_bool, False, False),
     "character_set_filesystem": (str, "binary", True),
     "div_precision_increment": (int, 4, True),
     "default_order_by_limit": (int, -1, True),
@@ -56,14 +58,29 @@ DORIS_VARIABLES = {
     "default_tmp_storage_engine": (str, "olap", True),
     "resource_group": (str, "normal", True),
     "group_concat_max_len": (int, 2147483646, True),
+    "broadcast_row_count_limit": (int, 30000000, True),
+    "broadcast_hashtable_mem_limit_percentage": (float, 0.2, True),
+    "auto_broadcast_join_threshold": (float, 0.8, True),
+    # MySQL variables drivers set at connect (MariaDB Connector/ODBC: session_track_schema)
+    "session_track_schema": (_bool, True, True),
+    "session_track_system_variables": (str, "time_zone,autocommit,character_set_client,"
+                                       "character_set_results,character_set_connection", True),
+    "session_track_state_change": (_bool, False, True),
+    "session_track_transaction_info": (str, "OFF", True),
+    "enable_unique_key_partial_update": (_bool, False, True),
 }
 
 SCHEMA = {**SYSTEM_VARIABLES, **DORIS_VARIABLES}
 
 
 def new_session_variables(global_vars: GlobalVariables) -> SessionVariables:
-    return SessionVariables(global_vars)
+    return DorisSessionVariables(global_vars)
 
 
 def new_global_variables() -> GlobalVariables:
-    return GlobalVariables(dict(SCHEMA))
+    return DorisGlobalVariables(dict(SCHEMA))
+
+
+# More of Doris's variables, scope flags and session-over-global values: system_variables.py.
+SCHEMA.update({k: (t, d, FLAGS.get(k) != READ_ONLY) for k, (t, d) in MORE_DORIS_VARIABLES.items()
+               if k not in DORIS_VARIABLES})

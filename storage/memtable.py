@@ -58,7 +58,7 @@ def aggregations(schema: TabletSchema, names: list[str]) -> dict[str, str]:
 
 def flush(data: pa.Table, schema: TabletSchema) -> pa.Table:
     """Rows ready to be written as segments: conformed, sorted and merged by the data model."""
-    table = sort_by_key(conform(data, schema), schema.key_names)
+    table = sort_by_key(conform(data, schema), schema.merge_order())
     if schema.merges_on_read:
         table = merge_sorted(table, schema.key_names, aggregations(schema, schema.names))
     return table

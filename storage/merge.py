@@ -9,6 +9,7 @@ row order is load order (and, across rowsets concatenated in version order, vers
     MAX / MIN            over non-NULL values; NULL if all are NULL
     REPLACE              the last row's value, even when it is NULL (UNIQUE values, too)
     REPLACE_IF_NOT_NULL  the last non-NULL value; NULL if all are NULL
+    BITMAP_UNION         union of the BITMAPs, HLL_UNION of the HLLs (storage/objects.py)
     keys                 NULL equals NULL
 
 Groups are found by comparing each row's keys with the previous row's (vectorised); REPLACE*
@@ -25,6 +26,7 @@ import pyarrow.compute as pc
 
 from storage.arrays import contiguous
 from storage.errors import StorageError
+from storage.objects import OBJECT_AGGREGATIONS, union_column
 
 _GROUP = "__group"
 
@@ -62,6 +64,8 @@ def merge_sorted(table: pa.Table, keys: list[str], aggregations: dict[str, str])
             out[name] = table.column(name).take(pa.array(ends - 1))
         elif agg == "REPLACE_IF_NOT_NULL":
             out[name] = _last_non_null(table.column(name), starts, ends)
+        elif agg in OBJECT_AGGREGATIONS:  # BITMAP_UNION, HLL_UNION: storage/objects.py
+            out[name] = union_column(table.column(name), starts, ends, agg)
         elif name not in out:
             raise StorageError(f"Column {name} has no aggregation to merge with")
     return pa.Table.from_arrays([out[c] for c in table.column_names], names=table.column_names)

@@ -32,7 +32,7 @@ AGG_KEYS = "AGG_KEYS"
 UNIQUE_KEYS = "UNIQUE_KEYS"
 DUP_KEYS = "DUP_KEYS"
 KEYS_TYPES = (AGG_KEYS, UNIQUE_KEYS, DUP_KEYS)
-AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL", "BITMAP_UNION", "HLL_UNION")
 
 SHORT_KEY_MAX_BYTES = 36
 SHORT_KEY_MAX_COLUMNS = 3
@@ -68,6 +68,9 @@ class TabletSchema:
     bloom_filter_columns: tuple[str, ...] = ()
     bloom_filter_fpp: float = 0.05
     bitmap_indexes: dict[str, int] = field(default_factory=dict)  # column -> index id
+    # UNIQUE: among rows with equal keys the largest value of this column wins (Doris's
+    # function_column.sequence_col), ties going to the later load.
+    sequence_column: str | None = None
     short_key_widths: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -76,7 +79,8 @@ class TabletSchema:
         self.bitmap_indexes = dict(self.bitmap_indexes)
         _validate(self.columns, self.keys_type)
         names = {c.name for c in self.columns}
-        for name in [*self.bloom_filter_columns, *self.bitmap_indexes]:
+        seq = [self.sequence_column] if self.sequence_column else []
+        for name in [*self.bloom_filter_columns, *self.bitmap_indexes, *seq]:
             if name not in names:
                 raise ValueError(f"Index on unknown column {name}")
         if not 0 < self.bloom_filter_fpp < 1:
@@ -85,6 +89,10 @@ class TabletSchema:
         self.short_key_widths = _short_key_widths(self.key_columns)
 
     # -- lookups -------------------------------------------------------------------------------
+    def merge_order(self) -> list[str]:
+        """The sort that puts each key group's winning row last: keys, then the sequence."""
+        return [*self.key_names, *([self.sequence_column] if self.sequence_column else [])]
+
     @property
     def key_columns(self) -> list[TabletColumn]:
         return [c for c in self.columns if c.is_key]
@@ -142,14 +150,16 @@ class TabletSchema:
         return {"columns": [c.to_dict() for c in self.columns], "keys_type": self.keys_type,
                 "bloom_filter_columns": list(self.bloom_filter_columns),
                 "bloom_filter_fpp": self.bloom_filter_fpp,
-                "bitmap_indexes": dict(self.bitmap_indexes)}
+                "bitmap_indexes": dict(self.bitmap_indexes),
+                "sequence_column": self.sequence_column}
 
     @staticmethod
     def from_dict(d: dict) -> TabletSchema:
         return TabletSchema([TabletColumn.from_dict(c) for c in d["columns"]], d["keys_type"],
                             tuple(d.get("bloom_filter_columns", ())),
                             float(d.get("bloom_filter_fpp", 0.05)),
-                            {k: int(v) for k, v in d.get("bitmap_indexes", {}).items()})
+                            {k: int(v) for k, v in d.get("bitmap_indexes", {}).items()},
+                            d.get("sequence_column"))
 
 
 def _validate(columns: list[TabletColumn], keys_type: str) -> None:

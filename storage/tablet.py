@@ -5,6 +5,8 @@ versions and the optional indexes' files.
 
     write_rowset(rows, txn)  memtable.flush -> rowset.write_segments -> fsync files and directory
                              -> RowsetMeta (pending: no version, invisible)
+    adopt_rowset(files, rows, txn) segment files written elsewhere (Spark Load) moved in as
+                             a pending rowset
     write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
     publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
     compact(inputs, txn)     consecutive rowsets merged into one pending rowset spanning their
@@ -43,7 +45,7 @@ from storage.memtable import flush
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
-                            write_segments)
+                            segment_file_name, write_segments)
 from storage.schema import TabletSchema
 from storage.segment import SegmentOptions, SegmentReader, side_index
 from storage.segment.reader import IndexOptions
@@ -99,6 +101,28 @@ class Tablet:
                     self._pending.discard(rowset_id)
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, table.num_rows, size, names, rows,
                           creation_time=time.time())
+
+    def adopt_rowset(self, files: list[str], segment_rows: list[int], txn_id: int) -> RowsetMeta:
+        """A pending rowset from segment files written elsewhere by `write_segments` with this
+        tablet's schema (Spark Load's executors): moved into the tablet's directory under a new
+        rowset id, fsynced; not yet visible. A failure leaves none of them here."""
+        rowset_id = self._allocate_rowset_id()
+        names, size, moved = [], 0, False
+        try:
+            for segment_no, src in enumerate(files):
+                name = segment_file_name(rowset_id, segment_no)
+                size += os.path.getsize(src)
+                os.replace(src, self._path(name))
+                names.append(name)
+            _fsync_directory(self.directory)
+            moved = True
+        finally:
+            if not moved:
+                self._remove_rowset_files(rowset_id)
+                with self._lock:
+                    self._pending.discard(rowset_id)
+        return RowsetMeta(rowset_id, self.tablet_id, txn_id, sum(segment_rows), size, names,
+                          list(segment_rows))
 
     def write_delete(self, predicates: list[ColumnPredicate], txn_id: int) -> RowsetMeta:
         """A pending delete rowset: rows of older versions matching all `predicates` go away."""

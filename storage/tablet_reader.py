@@ -61,13 +61,15 @@ def _merge_read(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], de
     keys = schema.key_names
     key_preds = [p for p in predicates if schema.column(p.column).is_key]
     value_preds = [p for p in predicates if not schema.column(p.column).is_key]
-    values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds)])
+    seq = [schema.sequence_column] if schema.sequence_column else []
+    values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds), *seq])
               if not schema.column(c).is_key]
     read_columns = [*keys, *values]
     parts = [tablet.scan_rowset(schema, rs, deletes, read_columns, key_preds, stats)
              for rs in data]
     table = tablet.concat(parts, read_columns)
-    merged = merge_sorted(sort_by_key(table, keys), keys, aggregations(schema, values))
+    merged = merge_sorted(sort_by_key(table, schema.merge_order()), keys,
+                          aggregations(schema, values))
     stats.rows_merged += table.num_rows - merged.num_rows
     if value_preds:
         prepared = [prepare(p, schema.column(p.column).type) for p in value_preds]

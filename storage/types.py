@@ -26,9 +26,12 @@ import pyarrow as pa
 
 INTEGER_KINDS = ("TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT")
 STRING_KINDS = ("CHAR", "VARCHAR", "STRING")
+# BITMAP / HLL values are base64 text (storage/objects.py): stored and moved as strings.
+OBJECT_KINDS = ("BITMAP", "HLL")
 FLOAT_KINDS = ("FLOAT", "DOUBLE")
 ALL_KINDS = (
     "BOOLEAN", *INTEGER_KINDS, *FLOAT_KINDS, "DECIMAL", "DATE", "DATETIME", *STRING_KINDS,
+    *OBJECT_KINDS,
 )
 
 # Names users may write, mapped to the canonical kind (Doris accepts the V2/V3 spellings).
@@ -38,7 +41,7 @@ ALIASES = {
     "FLOAT": "FLOAT", "DOUBLE": "DOUBLE", "DECIMAL": "DECIMAL", "DECIMALV2": "DECIMAL",
     "DECIMALV3": "DECIMAL", "NUMERIC": "DECIMAL", "DATE": "DATE", "DATEV2": "DATE",
     "DATETIME": "DATETIME", "DATETIMEV2": "DATETIME", "CHAR": "CHAR", "VARCHAR": "VARCHAR",
-    "STRING": "STRING", "TEXT": "STRING",
+    "STRING": "STRING", "TEXT": "STRING", "BITMAP": "BITMAP", "HLL": "HLL",
 }
 
 _ARROW = {
@@ -46,6 +49,7 @@ _ARROW = {
     "BIGINT": pa.int64(), "LARGEINT": pa.decimal128(38, 0), "FLOAT": pa.float32(),
     "DOUBLE": pa.float64(), "DATE": pa.date32(), "DATETIME": pa.timestamp("us"),
     "CHAR": pa.string(), "VARCHAR": pa.string(), "STRING": pa.string(),
+    "BITMAP": pa.string(), "HLL": pa.string(),
 }
 
 # Bytes a value takes in the short key (prefix) index, as seed 004 counts them.
@@ -98,8 +102,8 @@ class DataType:
             if not 0 <= scale <= 6:
                 raise ValueError(f"Scale of datetime must between 0 and 6. Scale was set to: {scale}")
             return DataType("DATETIME", scale=scale)
-        if canonical == "STRING":
-            return DataType("STRING", length=STRING_MAX_LENGTH)
+        if canonical in ("STRING", *OBJECT_KINDS):
+            return DataType(canonical, length=STRING_MAX_LENGTH)
         return DataType(canonical)
 
     # -- classification ------------------------------------------------------------------------
@@ -109,7 +113,12 @@ class DataType:
 
     @property
     def is_string(self) -> bool:
-        return self.kind in STRING_KINDS
+        """Stored as text: the string kinds, and BITMAP / HLL (base64 text)."""
+        return self.kind in STRING_KINDS or self.kind in OBJECT_KINDS
+
+    @property
+    def is_object(self) -> bool:
+        return self.kind in OBJECT_KINDS
 
     @property
     def is_float(self) -> bool:
@@ -133,7 +142,7 @@ class DataType:
         """Width in the short key index; CHAR is its length, VARCHAR/STRING are variable (-1)."""
         if self.kind == "CHAR":
             return self.length
-        if self.kind in ("VARCHAR", "STRING"):
+        if self.kind in ("VARCHAR", "STRING", *OBJECT_KINDS):
             return -1
         return _KEY_BYTES[self.kind]
 

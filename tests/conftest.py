@@ -25,7 +25,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from server_process import ExternalServer, ServerProcess, ServerStartError, unique_name  # noqa: E402
+from server_process import (ALL_LOGS, ExternalServer, ServerProcess, ServerStartError,  # noqa: E402
+                            tracebacks_in, unique_name)
 
 TEST_TIMEOUT = float(os.environ.get("MINIDORIS_TEST_TIMEOUT", "600"))
 
@@ -106,3 +107,22 @@ def pytest_runtest_protocol(item, nextitem):
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+# Tests that kill servers or corrupt files on purpose may log tracebacks: they say so by
+# matching one of these texts (a line of the logged traceback).
+EXPECTED_TRACEBACKS = ()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """No internal error anywhere: every server log of the session is scanned for Python
+    tracebacks (an exception that reached the connection loop), and any fails the run."""
+    found = [(path, tb) for path in dict.fromkeys(ALL_LOGS) for tb in tracebacks_in(path)
+             if not any(text in tb for text in EXPECTED_TRACEBACKS)]
+    if not found:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for path, tb in found:
+        if reporter is not None:
+            reporter.write_line(f"\ninternal error logged by the server ({path}):\n{tb}", red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

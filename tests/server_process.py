@@ -90,6 +90,7 @@ class ServerProcess:
         self.http_port = free_port(host)  # stream load; never the shared default 8030
         self.data_dir = Path(data_dir)
         self.log_path = Path(log_path) if log_path else self.data_dir.parent / f"{self.data_dir.name}.log"
+        ALL_LOGS.append(self.log_path)
         self.extra_args = tuple(extra_args)
         self.proc: subprocess.Popen | None = None
         self.starts = 0
@@ -147,6 +148,8 @@ class ServerProcess:
                 self.connect(connect_timeout=2, read_timeout=5).close()
                 return self
             except pymysql.err.MySQLError as e:
+                if e.args and e.args[0] == 1045:  # root has a password: the server is up
+                    return self
                 last_error = f"{type(e).__name__}: {e}"
             time.sleep(0.05)
         self._signal_group(signal.SIGKILL)
@@ -210,6 +213,9 @@ class ServerProcess:
         """A PyMySQL connection as root, autocommit, utf8mb4."""
         return connect(self.host, self.port, db, **kwargs)
 
+    def tracebacks(self) -> list[str]:
+        return tracebacks_in(self.log_path)
+
     def log_tail(self, lines: int = 60) -> str:
         try:
             text = self.log_path.read_text(errors="replace")
@@ -220,6 +226,26 @@ class ServerProcess:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"ServerProcess({self.host}:{self.port}, data_dir={self.data_dir}, {state})"
+
+
+ALL_LOGS: list[Path] = []  # every ServerProcess's log, scanned when the test session ends
+
+
+def tracebacks_in(path: Path) -> list[str]:
+    """The Python tracebacks a server log holds (each with the log line before it): an
+    internal error the server logged instead of a Doris-style error."""
+    try:
+        lines = Path(path).read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        return []
+    found = []
+    for i, line in enumerate(lines):
+        if line.startswith("Traceback (most recent call last):"):
+            end = i + 1
+            while end < len(lines) and (lines[end].startswith(" ") or not lines[end].strip()):
+                end += 1
+            found.append("\n".join(lines[max(i - 1, 0):end + 1]))
+    return found
 
 
 class ExternalServer:

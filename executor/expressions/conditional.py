@@ -14,6 +14,7 @@ from sqlglot import exp
 from executor.expressions.casts import cast_value, truthy, union_type
 from executor.expressions.comparison import compare
 from executor.expressions.context import Frame, Value
+from executor.expressions.errors import ExpressionError
 from executor.expressions.vectors import all_scalar, null_of, to_array
 
 
@@ -72,6 +73,24 @@ def eval_nullif(node: exp.Nullif, frame: Frame) -> Value:
     equal = pc.coalesce(compare(pc.equal, a, b), False)
     return pc.if_else(equal, null_of(a.type), a)
 
+
+def eval_subquery_rows_error(node: exp.Anonymous, frame: Frame) -> Value:
+    """`__subquery_rows_error(n)` (planner/apply_subqueries.py): a scalar subquery's row counts
+    per outer row; any above 1 is MySQL's error 1242, else NULLs."""
+    counts = frame.eval(node.expressions[0])
+    most = pc.max(counts) if isinstance(counts, (pa.Array, pa.ChunkedArray)) else counts
+    if most.is_valid and most.as_py() > 1:
+        raise SubqueryRowsError(f"Expected EQ 1 to be returned by expression: subquery returned "
+                                f"{most.as_py()} rows")
+    return pa.scalar(None, pa.null())
+
+
+class SubqueryRowsError(ExpressionError):
+    code = 1242
+    sqlstate = "21000"
+
+
+FUNCTIONS = {"__SUBQUERY_ROWS_ERROR": eval_subquery_rows_error}
 
 HANDLERS = {exp.Case: eval_case, exp.If: eval_if, exp.Coalesce: eval_coalesce,
             exp.Nullif: eval_nullif}

@@ -425,6 +425,33 @@ def fn_from_days(node: exp.Anonymous, frame: Frame) -> Value:
     return on_arrays(kernel, n, n=frame.n)
 
 
+def fn_yearweek(node: exp.Anonymous, frame: Frame) -> Value:
+    """YEARWEEK(d[, mode]): year * 100 + week, the week always 1..53 (MySQL: mode | 2)."""
+    args = [frame.eval(e) for e in node.expressions]
+    mode = args[1].as_py() if len(args) > 1 and isinstance(args[1], pa.Scalar) else 0
+    if len(args) not in (1, 2) or mode not in (0, 1, 2, 3):
+        raise UnsupportedExpression("YEARWEEK", "takes a date and a constant mode 0..3")
+
+    def value(p: Parts) -> np.ndarray:
+        week, year = temporal.week_number(p, mode | 2)
+        return year * 100 + week
+    return _parts_fn(value, pa.int32())(args[0], frame)
+
+
+def fn_to_monday(node: exp.Anonymous, frame: Frame) -> Value:
+    """TO_MONDAY(d): the Monday of d's week as a DATE; Doris maps 1970-01-01..04 (before the
+    first Monday of the epoch) to 1970-01-01."""
+    if len(node.expressions) != 1:
+        raise ExpressionError("Function TO_MONDAY takes 1 argument")
+
+    def kernel(arr: pa.Array) -> pa.Array:
+        p = temporal.split(arr)
+        days = p.days - (p.days + 3) % 7
+        days = np.where((p.days >= 0) & (p.days <= 3), 0, days)
+        return temporal.from_days_micros(days, np.zeros_like(days), p.valid, as_date=True)
+    return on_arrays(kernel, to_temporal(frame.eval(node.expressions[0])), n=frame.n)
+
+
 # -- unix time -------------------------------------------------------------------------------
 def fn_unix_timestamp(node: exp.Anonymous, frame: Frame) -> Value:
     args = [frame.eval(e) for e in node.expressions]
@@ -500,6 +527,7 @@ FUNCTIONS = {
     "NOW": eval_now, "CURDATE": eval_curdate, "CURTIME": eval_curtime,
     "UNIX_TIMESTAMP": fn_unix_timestamp, "MAKEDATE": fn_makedate, "FROM_DAYS": fn_from_days,
     "WEEKDAY": _part("WEEKDAY"), "MICROSECOND": _part("MICROSECOND"),
+    "YEARWEEK": fn_yearweek, "TO_MONDAY": fn_to_monday,
 }
 for _unit in ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"):
     FUNCTIONS[f"{_unit}S_ADD"] = _units_add(_unit, 1)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable
 
 import numpy as np
@@ -367,7 +368,36 @@ def fn_not_null_or_empty(node: exp.Anonymous, frame: Frame) -> Value:
     return pc.invert(fn_null_or_empty(node, frame))
 
 
+def eval_regexp_extract(node: exp.RegexpExtract, frame: Frame) -> Value:
+    """REGEXP_EXTRACT(s, pattern, group): the group of the first match, '' without a match
+    (Doris); the pattern and group must be constants (Python's re stands in for RE2)."""
+    s = text(frame.eval(node.this))
+    pattern, group = frame.eval(node.expression), frame.eval(node.args.get("position")) \
+        if node.args.get("position") is not None else pa.scalar(1)
+    if not isinstance(pattern, pa.Scalar) or not isinstance(group, pa.Scalar):
+        raise ExpressionError("REGEXP_EXTRACT takes a constant pattern and group index")
+    if not pattern.is_valid or not group.is_valid:
+        return pa.scalar(None, STRING)
+    compiled, index = re.compile(pattern.as_py()), int(group.as_py())
+
+    def extract(value: str) -> str | None:
+        m = compiled.search(value)
+        if m is None or index > (compiled.groups or 0) or index < 0:
+            return "" if m is None else None
+        return m.group(index) or ""
+    return map_distinct(s, extract, STRING)
+
+
+def fn_money_format(node: exp.Anonymous, frame: Frame) -> Value:
+    """MONEY_FORMAT(n): two decimals (half up) with thousands separators, '17,014,116.00'."""
+    (v,) = _anonymous_args(node, frame, (1,))
+    cents = Decimal("0.01")
+    return map_distinct(v, lambda x: f"{Decimal(str(x)).quantize(cents, ROUND_HALF_UP):,}",
+                        STRING)
+
+
 HANDLERS = {
+    exp.RegexpExtract: eval_regexp_extract,
     exp.Concat: eval_concat, exp.ConcatWs: eval_concat_ws, exp.Substring: eval_substring,
     exp.Left: eval_left, exp.Right: eval_right, exp.SubstringIndex: eval_substring_index,
     exp.Upper: eval_upper, exp.Lower: eval_lower, exp.Length: eval_length,
@@ -380,4 +410,5 @@ HANDLERS = {
 FUNCTIONS = {
     "STRLEFT": fn_strleft, "STRRIGHT": fn_strright, "MID": fn_mid,
     "NULL_OR_EMPTY": fn_null_or_empty, "NOT_NULL_OR_EMPTY": fn_not_null_or_empty,
+    "MONEY_FORMAT": fn_money_format,
 }

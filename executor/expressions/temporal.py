@@ -31,11 +31,14 @@ DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 
 # Doris accepts '-', '/' or '.' between date parts, 'T' or spaces before the time, and 1-2 digit
 # month/day/hour/minute/second; plus the compact YYYYMMDD[HHMMSS] forms.
-_DELIMITED = (r"^\s*(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})"
+_DELIMITED = (r"^\s*(?P<y>\d{4}|\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})"
               r"(?:(?:[Tt]|\s+)(?P<H>\d{1,2}):(?P<M>\d{1,2})(?::(?P<S>\d{1,2})"
               r"(?:\.(?P<f>\d*))?)?)?\s*$")
 _COMPACT = (r"^\s*(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})"
             r"(?:[Tt]?(?P<H>\d{2})(?P<M>\d{2})(?P<S>\d{2})(?:\.(?P<f>\d*))?)?\s*$")
+# YYMMDD and YYMMDDHHMMSS: a two-digit year, as MySQL and Doris read 6 and 12 digits.
+_COMPACT_YY = (r"^\s*(?P<y>\d{2})(?P<m>\d{2})(?P<d>\d{2})"
+               r"(?:(?P<H>\d{2})(?P<M>\d{2})(?P<S>\d{2})(?:\.(?P<f>\d*))?)?\s*$")
 
 
 # -- days <-> civil dates -------------------------------------------------------------------------
@@ -193,9 +196,13 @@ def parse_datetime(strings: pa.Array) -> pa.Array:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
     parts = None
-    for pattern in (_DELIMITED, _COMPACT):
+    for pattern in (_DELIMITED, _COMPACT, _COMPACT_YY):
         extracted = pc.extract_regex(strings, pattern=pattern)
         fields = _fields(extracted, "ymdHMSf")
+        # A two-digit year is 2000-2069 for 00-69 and 1970-1999 for 70-99 (MySQL's rule).
+        short = to_numpy(pc.equal(pc.utf8_length(extracted.field("y")), 2), False)
+        fields["y"] = np.where(short, fields["y"] + np.where(fields["y"] < 70, 2000, 1900),
+                               fields["y"])
         if parts is None:
             parts = fields
         else:

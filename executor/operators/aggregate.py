@@ -31,8 +31,12 @@ from executor.operators import aggregate_numpy
 from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
 from executor.operators.group_keys import KeyCodes
 from executor.operators.sort import sort_indices
+from executor.operators.aggregate_objects import LIST_FINISH
 
-_KERNEL = {"sum_distinct": "distinct", "mean_distinct": "distinct", "group_concat": "list"}
+_KERNEL = {"sum_distinct": "distinct", "mean_distinct": "distinct", "group_concat": "list",
+           "bitmap_union": "list", "bitmap_union_count": "list", "hll_union": "list",
+           "hll_union_agg": "list", "group_bit_or": "list", "group_bit_and": "list",
+           "group_bit_xor": "list"}
 _INT64_MAX = 2**63
 
 
@@ -41,7 +45,11 @@ class AggInput:
     arguments' Project leaves them, see executor/run.py), and the row count."""
 
     def __init__(self, columns: dict, num_rows: int):
-        self.columns, self.num_rows = columns, num_rows
+        # A NULL literal argument (`COUNT(DISTINCT NULL)`) has Arrow's null type, which the
+        # grouped kernels do not take: an all-NULL TINYINT column means the same.
+        self.columns = {n: v.cast(pa.int8()) if not isinstance(v, Unscaled)
+                        and pa.types.is_null(v.type) else v for n, v in columns.items()}
+        self.num_rows = num_rows
 
     @classmethod
     def of(cls, table: pa.Table) -> AggInput:
@@ -265,6 +273,8 @@ def _empty_input_row(result: pa.Table) -> pa.Table:
 
 
 def _finish(col: pa.ChunkedArray, call) -> pa.Array | pa.ChunkedArray:
+    if call.func in LIST_FINISH:
+        return LIST_FINISH[call.func](col.to_pylist())
     if call.func not in ("sum_distinct", "mean_distinct", "group_concat"):
         return col
     lists = col.combine_chunks()

@@ -13,6 +13,8 @@ membership (`is_in` on row ids) and null-extension.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.acero as acero
@@ -57,6 +59,8 @@ INSTANCE_TAG = "__instance"  # executor/distributed.py tags rows with their inst
 def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0) -> pa.Table:
     if node.kind != "cross":
         left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
+    if getattr(node, "null_safe", False):
+        return _null_safe_join(left, right, node, eval_ctx, mem_limit)
     needed = None if node.output is None else set(node.output) | {INSTANCE_TAG}
     # A key lookup on a unique side never outputs more rows than its inputs hold: no size
     # check needed before it (the result is still checked as every intermediate is).
@@ -71,6 +75,24 @@ def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0
         # A table of no columns has no rows either: keep one when nothing is read above.
         out = out.select([c for c in out.column_names if c in needed] or out.column_names[:1])
     return out
+
+
+def _null_safe_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int) -> pa.Table:
+    """Keys compared with `<=>`: each key pair becomes one dictionary code over both sides'
+    values, NULL included (a code of its own), and the join runs on the codes."""
+    lcodes, rcodes = [], []
+    for i, (lk, rk) in enumerate(zip(node.left_keys, node.right_keys)):
+        both = pa.concat_arrays([c for col in (left.column(lk), right.column(rk))
+                                 for c in col.chunks] or [pa.array([], left.schema.field(lk).type)])
+        codes = pc.dictionary_encode(both, null_encoding="encode").indices.cast(pa.int64())
+        lcodes.append(f"__nsl{i}")
+        rcodes.append(f"__nsr{i}")
+        left = left.append_column(lcodes[-1], codes.slice(0, left.num_rows))
+        right = right.append_column(rcodes[-1], codes.slice(left.num_rows))
+    output = None if node.output is None else list(node.output) + lcodes + rcodes
+    coded = replace(node, left_keys=lcodes, right_keys=rcodes, null_safe=False, output=output)
+    out = run_join(left, right, coded, eval_ctx, mem_limit)
+    return out.drop_columns([c for c in lcodes + rcodes if c in out.column_names])
 
 
 def _join(left: pa.Table, right: pa.Table, node, eval_ctx, needed: set[str] | None) -> pa.Table:

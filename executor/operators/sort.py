@@ -1,7 +1,8 @@
-"""Sort and top-N with MySQL's NULL order: NULLs first ascending, last descending.
+"""Sort and top-N with Doris's NULL order: NULLs first ascending, last descending, unless the
+key says NULLS FIRST / NULLS LAST.
 
 Arrow's sort takes one null placement for all keys, so each key is preceded by an `is_null`
-key sorted the way that puts its NULLs where MySQL wants them. With a limit (ORDER BY ... LIMIT)
+key sorted the way that puts its NULLs where the key wants them. With a limit (ORDER BY ... LIMIT)
 pyarrow's select_k_unstable would do top-N; it has the same single-placement limit, so top-N
 sorts the indices and slices, which is still one vectorised pass.
 """
@@ -22,7 +23,7 @@ def run_sort(table: pa.Table, keys: list, limit: int | None) -> pa.Table:
 
 
 def sort_indices(table: pa.Table, keys: list) -> pa.Array:
-    """Row order for `keys` (objects with .name and .descending), MySQL NULL placement."""
+    """Row order for `keys` (objects with .name, .descending and .nulls_at_start())."""
     columns: dict[str, pa.ChunkedArray] = {}
     sort_keys = []
     for i, k in enumerate(keys):
@@ -30,8 +31,8 @@ def sort_indices(table: pa.Table, keys: list) -> pa.Array:
         if col.null_count:
             flag = f"__null{i}"
             columns[flag] = pc.is_null(col)
-            # asc: NULL first -> is_null descending; desc: NULL last -> is_null ascending.
-            sort_keys.append((flag, "ascending" if k.descending else "descending"))
+            # NULLs at the start: is_null descending (True first); at the end: ascending.
+            sort_keys.append((flag, "descending" if k.nulls_at_start() else "ascending"))
         key = f"__key{i}"
         columns[key] = col
         sort_keys.append((key, "descending" if k.descending else "ascending"))

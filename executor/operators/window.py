@@ -209,7 +209,7 @@ def run_window(table: pa.Table, calls: list) -> pa.Table:
         return table
     cache: dict = {}
     for call in calls:
-        key = (tuple(call.partition_by), tuple((k.name, k.descending) for k in call.order_by))
+        key = (tuple(call.partition_by), tuple((k.name, k.descending, k.nulls_at_start()) for k in call.order_by))
         if key not in cache:
             keys = [_Key(p, False) for p in call.partition_by] + list(call.order_by)
             perm = sort_indices(table, keys) if keys else pa.array(np.arange(table.num_rows))
@@ -227,3 +227,6 @@ def run_window(table: pa.Table, calls: list) -> pa.Table:
 class _Key:
     def __init__(self, name: str, descending: bool):
         self.name, self.descending = name, descending
+
+    def nulls_at_start(self) -> bool:
+        return not self.descending

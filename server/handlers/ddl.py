@@ -1,4 +1,4 @@
-"""DDL handlers: CREATE/DROP DATABASE, CREATE/DROP TABLE, USE."""
+"""DDL handlers: CREATE/DROP DATABASE, CREATE/DROP TABLE, CREATE/DROP VIEW (views.py), USE."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from sqlglot import exp
 from catalog import information_schema
 from catalog.errors import NotSupported
 from catalog.statements import CreateTableStmt
+from catalog.views import drop_view
+from server.handlers import views
 from server.handlers.context import StatementContext
 from server.results import OkResult
 
@@ -24,6 +26,8 @@ def create(stmt: exp.Create, ctx: StatementContext) -> OkResult:
     if kind in ("DATABASE", "SCHEMA"):
         ctx.catalog.create_database(stmt.this.name, bool(stmt.args.get("exists")))
         return OkResult()
+    if kind == "VIEW":
+        return views.create_view(stmt, ctx)
     raise NotSupported(f"CREATE {kind} is not supported yet")
 
 
@@ -38,6 +42,10 @@ def drop(stmt: exp.Drop, ctx: StatementContext) -> OkResult:
     if kind == "TABLE":
         for table in targets:
             ctx.catalog.drop_table(table.db or ctx.db, table.name, if_exists)
+        return OkResult()
+    if kind == "VIEW":
+        for view in targets:
+            drop_view(ctx.catalog, view.db or ctx.db, view.name, if_exists)
         return OkResult()
     raise NotSupported(f"DROP {kind} is not supported yet")
 

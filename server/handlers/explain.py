@@ -15,7 +15,9 @@ from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
 from server.results import RowsResult, text_columns
 
-_SESSION_KEYS = ("enable_bucket_shuffle_join", "disable_colocate_plan")
+_SESSION_KEYS = ("enable_bucket_shuffle_join", "disable_colocate_plan",
+                 "broadcast_row_count_limit", "broadcast_hashtable_mem_limit_percentage",
+                 "auto_broadcast_join_threshold", "exec_mem_limit", "enable_nereids_planner")
 
 
 def fragment_context(ctx: StatementContext) -> FragmentContext:

@@ -14,6 +14,8 @@ from sqlglot import exp
 
 from catalog.errors import AnalysisError, NotSupported
 from catalog.load import load_table
+from catalog.partial_update import complete_partial_columns
+from planner.partition_selection import find_partition, names_of
 from server.handlers.context import StatementContext
 from server.handlers.query import eval_context, run_query
 from server.parser.fast_values import FastInsert
@@ -86,10 +88,9 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     else:
         table_expr = target
         names = None
-    if stmt.args.get("partition"):
-        raise NotSupported("INSERT ... PARTITION is not supported yet")
     db = table_expr.db or ctx.db
     names = _target_columns(ctx, db, table_expr.name, names)
+    partition_ids = _target_partitions(ctx, db, table_expr)
     source = stmt.expression
     if isinstance(source, exp.Values):
         data = _values_table(source, names, ctx)
@@ -98,7 +99,25 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
         if result.num_columns != len(names):
             raise AnalysisError("Column count doesn't match value count")
         data = result.rename_columns(names)
-    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"))
+    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), partition_ids)
+
+
+def _target_partitions(ctx: StatementContext, db: str | None, table: exp.Table) -> list[int] | None:
+    """`INSERT INTO t [TEMPORARY] PARTITION (p, ...)`: the partition ids (Nereids BindSink's
+    message for an unknown name)."""
+    spec = names_of(table)
+    if spec is None:
+        return None
+    names, temporary = spec
+    with ctx.catalog.lock:
+        t = ctx.catalog.get_table(db, table.name)
+        out = []
+        for name in names:
+            p = find_partition(t, name, temporary)
+            if p is None:
+                raise AnalysisError(f"partition {name} is not found in table {t.name}")
+            out.append(p.partition_id)
+    return out
 
 
 def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
@@ -120,9 +139,12 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
 
 
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table,
-          label: str | None = None) -> OkResult:
+          label: str | None = None, partition_ids: list[int] | None = None) -> OkResult:
     """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database."""
-    rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None), label)
+    if ctx.session.variables.get("enable_unique_key_partial_update"):
+        data = complete_partial_columns(ctx.catalog, db, table, data)
+    rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None), label,
+                              partition_ids)
     label = label or f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
     return OkResult(affected_rows=rows,

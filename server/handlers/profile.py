@@ -59,6 +59,7 @@ class QueryProfile:
     state: str
     rows_returned: int
     stats: ScanStats = field(default_factory=ScanStats)
+    indexes: list[str] = field(default_factory=list)  # db.table(materialized index) per scan
 
     def total(self) -> str:
         ms = int(round((self.end - self.start) * 1000))
@@ -73,6 +74,7 @@ class QueryProfile:
                  f"   - Sql Statement: {self.sql}", f"   - Rows Sent: {self.rows_returned}",
                  f"Execution Profile {self.query_id}:(Active: {self.total()})",
                  "  Fragment 0:", "    OLAP_SCAN_NODE (all scans):",
+                 *(f"       - Table: {i}" for i in self.indexes),
                  f"       - RowsReturned: {self.stats.rows_returned}", "      OlapScanner:"]
         lines += [f"         - {PROFILE_NAMES[k]}: {getattr(self.stats, k)}"
                   for k in _SCANNER[:-1]]
@@ -118,7 +120,20 @@ def store_of(ctx: StatementContext) -> ProfileStore:
     return ctx.session.services.profiles
 
 
-def track(ctx: StatementContext, env, result: RowsResult, started: float) -> RowsResult:
+def scanned_indexes(plan: object) -> list[str]:
+    """`db.table(index)` for every OlapScan of a plan: the materialized index each one read."""
+    out, stack = [], [plan]
+    while stack:
+        node = stack.pop()
+        if hasattr(node, "index_name") and hasattr(node, "tablets"):
+            out.append(f"{node.db}.{node.table}({node.index_name or node.table})")
+        stack += [c for c in (getattr(node, a, None) for a in ("input", "left", "right"))
+                  if c is not None]
+    return sorted(out)
+
+
+def track(ctx: StatementContext, env, result: RowsResult, started: float,
+          indexes: list[str] | None = None) -> RowsResult:
     """`result` unchanged unless enable_profile is on; then its batches are counted and its
     profile kept once the connection has taken the last one."""
     variables = ctx.session.variables
@@ -138,7 +153,8 @@ def track(ctx: StatementContext, env, result: RowsResult, started: float) -> Row
             raise
         finally:
             store.add(QueryProfile(new_query_id(), ctx.session.username or "root", ctx.db or "",
-                                   ctx.sql, started, time.time(), state, rows, env.scan_stats))
+                                   ctx.sql, started, time.time(), state, rows, env.scan_stats,
+                                   indexes or []))
 
     return RowsResult(result.columns, batches())
 

@@ -65,6 +65,14 @@ def _select(batch: pa.Table, columns: list) -> pa.Table:
                                 names=[c.name for c in columns])
 
 
+def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
+    """The result columns (names, declared types) of a query bound in `db`, without running it."""
+    stmt = inline_session_values(stmt, ctx)
+    _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
+                                              variables=ctx.session.variables.list()))
+    return columns
+
+
 def run_query(stmt, ctx: StatementContext) -> tuple[pa.Table, list]:
     """The whole result table (columns in select order) and the result column infos."""
     plan, columns, env, snapshots = _plan(stmt, ctx)
@@ -104,4 +112,5 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
             else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
     result = RowsResult(result_cols, itertools.chain([first], batches))
-    return profile.track(ctx, env, result, started)  # enable_profile: SHOW QUERY PROFILE
+    return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE
+                         profile.scanned_indexes(plan))

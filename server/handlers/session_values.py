@@ -18,11 +18,12 @@ _FUNCTIONS = {
     "CONNECTION_ID": lambda ctx: ctx.session.connection_id,
     "VERSION": lambda ctx: ctx.session.variables.get("version"),
     "LAST_QUERY_ID": lambda ctx: "",
+    "CURRENT_CATALOG": lambda ctx: "internal",  # the one catalog (catalog/multi_catalog.py)
 }
 
 
 _NODE_FUNCTIONS = {exp.CurrentUser: "CURRENT_USER", exp.CurrentSchema: "DATABASE",
-                   exp.CurrentVersion: "VERSION"}
+                   exp.CurrentVersion: "VERSION", exp.CurrentCatalog: "CURRENT_CATALOG"}
 
 
 def _literal(value) -> exp.Expression:
@@ -43,7 +44,10 @@ def _function_name(node: exp.Expression) -> str | None:
 
 def _replace(node: exp.Expression, ctx: StatementContext) -> exp.Expression:
     if isinstance(node, exp.SessionParameter):
-        return _literal(ctx.session.variables.get(node.name))
+        variables = ctx.session.variables
+        if str(node.args.get("kind") or "").upper() == "GLOBAL":  # @@global.x
+            variables = variables.global_variables
+        return _literal(variables.get(node.name))
     name = _function_name(node)
     if name in _FUNCTIONS and not getattr(node, "expressions", None):
         return _literal(_FUNCTIONS[name](ctx))

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.intercept import setitem_kind
+from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
 from catalog.errors import DorisError
 from server.handlers.context import StatementContext
 from server.results import OkResult
-
-
-class UnknownVariable(DorisError):
-    code = 1193
-    sqlstate = "HY000"
+from server.system_variables import UnknownVariable, VariableScopeError
 
 
 def _value(e: exp.Expression, ctx: StatementContext):
@@ -32,6 +29,8 @@ def _value(e: exp.Expression, ctx: StatementContext):
         return None
     if isinstance(e, (exp.Var, exp.Column, exp.Identifier)):
         name = e.name
+        if name.upper() == "DEFAULT":  # SET x = DEFAULT
+            return DEFAULT
         return {"on": True, "off": False}.get(name.lower(), name)
     if isinstance(e, exp.Neg):
         return -_value(e.this, ctx)
@@ -59,13 +58,17 @@ def set_statement(stmt: exp.Set, ctx: StatementContext) -> OkResult:
         name = left.name.lower()
         if isinstance(left, exp.Parameter):
             continue  # user variables (@x := ...) are accepted and ignored
+        scope = str(item.args.get("kind") or "").upper()
+        if isinstance(left, exp.SessionParameter) and left.args.get("kind"):
+            scope = str(left.args["kind"]).upper()  # SET @@global.x = ...
         value = _value(assignment.right, ctx)
         try:
-            variables.set(name, value, force=True)
+            variables.set_scoped(name, value, "GLOBAL" if scope == "GLOBAL" else None)
         except MysqlError:
-            raise UnknownVariable(f"Unknown system variable '{name}'") from None
+            raise UnknownVariable(name) from None
         except (TypeError, ValueError):
-            raise DorisError(f"Incorrect argument type to variable '{name}'") from None
+            raise VariableScopeError(
+                1231, f"Variable '{name}' can't be set to the value of '{value}'") from None
     return OkResult()
 
 

@@ -10,10 +10,12 @@ from datetime import datetime
 from sqlglot import exp
 
 from catalog import information_schema
+from catalog.access import visible_db, visible_tbl
 from catalog.errors import NotSupported
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
+from catalog.unique_model import is_merge_on_write
 from server.handlers.context import StatementContext
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
@@ -45,28 +47,41 @@ def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     keep = like_filter(_like(stmt))
     with ctx.catalog.lock:
         names = sorted(["information_schema", *ctx.catalog.dbs])
-    return text_columns(["Database"], [(n,) for n in names if keep(n)])
+    return text_columns(["Database"], [(n,) for n in names if keep(n) and visible_db(n)])
 
 
 def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     db_name = stmt.text("db") or ctx.db
     keep = like_filter(_like(stmt))
+    views: set[str] = set()
     if db_name and db_name.lower() == information_schema.NAME:
         db_name, names = information_schema.NAME, [n for n in information_schema.table_names() if keep(n)]
     else:
         with ctx.catalog.lock:
             db = ctx.catalog.get_db(db_name)
-            db_name, names = db.name, sorted(n for n in db.tables if keep(n))
+            db_name, names = db.name, sorted(n for n in [*db.tables, *db.views]
+                                             if keep(n) and visible_tbl(db.name, n))
+            views = set(db.views)
     header = f"Tables_in_{db_name}"
     if stmt.args.get("full"):
-        return text_columns([header, "Table_type"], [(n, "BASE TABLE") for n in names])
+        return text_columns([header, "Table_type"],
+                            [(n, "VIEW" if n in views else "BASE TABLE") for n in names])
     return text_columns([header], [(n,) for n in names])
 
 
 def _variables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
+    """Doris's four columns: Variable_name, Value, Default_Value, Changed (1 when the value
+    differs from the default); GLOBAL shows the global values."""
     keep = like_filter(_like(stmt))
-    rows = [(k, "" if v is None else _var_text(v)) for k, v in ctx.session.variables.list() if keep(k)]
-    return text_columns(["Variable_name", "Value"], rows)
+    session = ctx.session.variables
+    variables = session.global_variables if stmt.args.get("global_") else session
+    rows = []
+    for k, v in variables.list():
+        if keep(k):
+            default = session.default(k)
+            rows.append((k, "" if v is None else _var_text(v),
+                         "" if default is None else _var_text(default), int(v != default)))
+    return text_columns(["Variable_name", "Value", "Default_Value", "Changed"], rows)
 
 
 def _var_text(v) -> str:
@@ -86,6 +101,10 @@ def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     sessions = dict(getattr(ctx.session.services, "sessions", {}) or {ctx.session.connection_id: ctx.session})
     now = time.time()
     rows = []
+    me = getattr(ctx.session, "access", None)
+    if me is not None and not me.check_global("ADMIN"):  # as Doris: only one's own
+        sessions = {c: s for c, s in sessions.items()
+                    if getattr(getattr(s, "access", None), "name", None) == me.name}
     for cid, s in sorted(sessions.items()):
         sql = ctx.sql if s is ctx.session else s.current_sql
         busy = bool(sql)
@@ -206,6 +225,9 @@ _SHOW = {
 
 def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsResult:
     with ctx.catalog.lock:
+        if stmt.table in ctx.catalog.get_db(stmt.db or ctx.db).views:  # as Doris: the view's DDL
+            from server.handlers.views import show_create_view
+            return show_create_view(stmt.db, stmt.table, ctx)
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         text = show_create_table_sql(table)
     return text_columns(["Table", "Create Table"], [(table.name, text)])
@@ -214,20 +236,30 @@ def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsR
 def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResult:
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
-        rows = []
-        for c in table.columns:
-            extra = c.aggregation if c.aggregation and not c.is_key else ""
-            if table.keys_type == "UNIQUE_KEYS" and not c.is_key:
-                extra = ""
-            rows.append((c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
-                         "true" if c.is_key else "false",
-                         c.default if c.default is not None else None, extra))
-    if stmt.all:
+        indexes = [table.indexes[table.base_index_id], *table.rollups()] if stmt.all else \
+            [table.indexes[table.base_index_id]]
+        per_index = [(i, [_desc_row(table, i, c) for c in table.index_columns(i.index_id)])
+                     for i in indexes]
+    if stmt.all:  # base first, then each visible rollup, a blank row between (as Doris)
+        rows: list[tuple] = []
+        for n, (index, cols) in enumerate(per_index):
+            if n:
+                rows.append(("",) * 8)
+            rows += [((index.name if i == 0 else ""), (index.keys_type if i == 0 else ""), *r)
+                     for i, r in enumerate(cols)]
         return text_columns(["IndexName", "IndexKeysType", "Field", "Type", "Null", "Key",
-                             "Default", "Extra"],
-                            [((table.name if i == 0 else ""), (table.keys_type if i == 0 else ""), *r)
-                             for i, r in enumerate(rows)])
-    return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
+                             "Default", "Extra"], rows)
+    return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], per_index[0][1])
+
+
+def _desc_row(table, index, c) -> tuple:
+    # Doris prints the aggregation type of every value column: NONE on Duplicate and
+    # merge-on-write Unique tables (DescribeStmt / Column.getAggregationString).
+    extra = "" if c.is_key else (c.aggregation or "NONE")
+    if not c.is_key and is_merge_on_write(table):
+        extra = "NONE"
+    return (c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
+            "true" if c.is_key else "false", c.default if c.default is not None else None, extra)
 
 
 def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResult:
@@ -242,7 +274,10 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
         types = partition_types(table) if info.kind != "UNPARTITIONED" else []
         dist = ", ".join(table.distribution.columns) or "RANDOM"
         rows = []
-        for p in partitions_in_order(table):  # RANGE: by range, as Doris lists them
+        parts = partitions_in_order(table)  # RANGE: by range, as Doris lists them
+        if stmt.temporary:
+            parts = sorted(table.temp_partitions.values(), key=lambda p: p.partition_id)
+        for p in parts:
             if info.kind == "RANGE":
                 rng = format_range(types, p.lower, p.upper)
             elif info.kind == "LIST":

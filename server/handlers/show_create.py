@@ -19,13 +19,15 @@
 from __future__ import annotations
 
 from catalog.index_rules import index_sql
-from catalog.model import KEYS_SQL, OlapTable
+from catalog.model import KEYS_SQL, UNIQUE_KEYS, OlapTable
 from catalog.partitions import _max_text, _min_text, partition_types
 
 
-def _column_sql(c) -> str:
+def _column_sql(c, keys_type: str) -> str:
     parts = [f"`{c.name}`", c.type.sql()]
-    if c.aggregation and c.is_key is False and c.aggregation != "NONE":
+    # A Unique table's REPLACE is implicit: Doris does not print it (Column.toSql).
+    if c.aggregation and c.is_key is False and c.aggregation != "NONE" \
+            and keys_type != UNIQUE_KEYS:
         parts.append(c.aggregation)
     parts.append("NULL" if c.nullable else "NOT NULL")
     if c.auto_increment:
@@ -76,7 +78,7 @@ def _sort_key(types, p):
 
 def show_create_table_sql(table: OlapTable) -> str:
     out = [f"CREATE TABLE `{table.name}` ("]
-    out.append(",\n".join(["  " + _column_sql(c) for c in table.columns]
+    out.append(",\n".join(["  " + _column_sql(c, table.keys_type) for c in table.columns]
                            + ["  " + index_sql(i) for i in table.table_indexes]))
     out.append(") ENGINE=OLAP")
     keys = ", ".join(f"`{c.name}`" for c in table.key_columns)

@@ -116,3 +116,8 @@ def handle(services, method: str, path: str, query_string: str) -> tuple[int, di
             return 405, {"status": "Fail", "msg": f"{method} is not allowed on {path}"}
         return None
     return handler(services, parse_qs(query_string))
+
+
+def owns(path: str) -> bool:
+    """Whether `path` is one of the compaction endpoints (any method)."""
+    return any(p == path for _, p in ROUTES)

@@ -40,6 +40,7 @@ class StreamLoadOptions:
     trim_double_quotes: bool = False
     read_json_by_line: bool = False
     strip_outer_array: bool = False
+    partial_columns: bool = False  # merge-on-write partial update (catalog/partial_update.py)
 
     @classmethod
     def from_headers(cls, headers: dict[str, str]) -> "StreamLoadOptions":
@@ -63,6 +64,7 @@ class StreamLoadOptions:
         o.trim_double_quotes = _bool(h, "trim_double_quotes")
         o.read_json_by_line = _bool(h, "read_json_by_line")
         o.strip_outer_array = _bool(h, "strip_outer_array")
+        o.partial_columns = _bool(h, "partial_columns")
         parts = h.get("partitions") or h.get("temporary_partitions") or ""
         o.temporary_partitions = "temporary_partitions" in h
         o.partitions = [p.strip() for p in parts.split(",") if p.strip()]

@@ -3,9 +3,14 @@
 A `ThreadingHTTPServer` in a daemon thread (one thread per request; loads run their Arrow work
 with the GIL released). HTTP/1.1 with `Expect: 100-continue` (curl sends it before large
 bodies) and chunked request bodies (`curl -T -`). Every endpoint but the health check needs
-HTTP Basic auth of a known user (`root`, empty password), as Doris does.
+HTTP Basic auth of an account of the catalog (server/auth.py:login_basic), as Doris does; a
+Stream Load also needs LOAD_PRIV on its table.
 
-    PUT  /api/{db}/{table}/_stream_load   -> JSON reply of the load
+    PUT  /api/{db}/{table}/_stream_load   -> JSON reply of the load (two_phase_commit: true
+                                             pre-commits it)
+    PUT  /api/{db}/_stream_load_2pc       -> commit / abort a pre-committed load (two_phase.py)
+    GET  /api/{db}/{table}/_schema        -> the Spark connector's read path (query_plan.py)
+    POST /api/{db}/{table}/_query_plan, POST /api/_tablet_scan
     GET  /api/_load_error_log?file=...    -> the rejected rows of a recent load
     GET  /api/health                      -> backends alive / total
     /api/compaction/show | run | run_status  -> the BE compaction API (compaction_api.py)
@@ -13,7 +18,6 @@ HTTP Basic auth of a known user (`root`, empty password), as Doris does.
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import re
@@ -21,13 +25,20 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from server.http import compaction_api
+from catalog.auth import AccessDenied
+from catalog.errors import DorisError
+from server.auth import login_basic
+from server.http import compaction_api, read_api
 from server.http.error_log import ErrorLogStore
 from server.http.stream_load import run_stream_load
+from server.http.two_phase import PreparedTxns
 
 log = logging.getLogger("minidoris.http")
 
 _STREAM_LOAD = re.compile(r"^/api/([^/]+)/([^/]+)/_stream_load$")
+_TWO_PHASE = re.compile(r"^/api/([^/]+)/_stream_load_2pc$")
+_QUERY_PLAN = re.compile(r"^/api/([^/]+)/([^/]+)/_query_plan$")
+_SCHEMA = re.compile(r"^/api/([^/]+)/([^/]+)/_schema$")
 _MAX_BODY = 10 << 30  # Doris's streaming_load_max_mb default is 10240
 
 
@@ -38,6 +49,7 @@ class HttpService:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.errors = ErrorLogStore(f"http://{host}:{self.port}")
+        self.txns = PreparedTxns(services.catalog)  # two-phase stream loads
         self._thread = threading.Thread(target=self.server.serve_forever, name="http",
                                         daemon=True)
 
@@ -59,26 +71,41 @@ def _handler_class(service: HttpService) -> type:
         def log_message(self, fmt: str, *args) -> None:  # access log at DEBUG, not stderr
             log.debug("%s - %s", self.address_string(), fmt % args)
 
+        def do_POST(self) -> None:
+            path = urlsplit(self.path).path
+            plan = _QUERY_PLAN.match(path)
+            if plan is not None or path == "/api/_tablet_scan":
+                names = (unquote(plan.group(1)), unquote(plan.group(2))) if plan else (None, None)
+                if not self._authorized(*names, priv="SELECT"):
+                    return
+                body = self._body()
+                if body is not None:
+                    read_api.post(service, self, path, body)
+                return
+            self.do_PUT()
+
         def do_PUT(self) -> None:
             url = urlsplit(self.path)
             path = url.path
             if self._compaction(url):
                 return
+            m2 = _TWO_PHASE.match(path)
+            if m2 is not None:
+                return self._two_phase(unquote(m2.group(1)))
             m = _STREAM_LOAD.match(path)
             if m is None:
                 return self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {path}"})
-            if not self._authorized():
+            db, table = unquote(m.group(1)), unquote(m.group(2))
+            if not self._authorized(db, table):
                 return
             body = self._body()
             if body is None:
                 return
             time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
-            reply = run_stream_load(service.services.catalog, service.errors, unquote(m.group(1)),
-                                    unquote(m.group(2)), headers, body, time_zone)
+            reply = run_stream_load(service.services.catalog, service.errors, db, table,
+                                    headers, body, time_zone, service.txns)
             self._reply(200, reply)
-
-        do_POST = do_PUT
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
@@ -92,35 +119,63 @@ def _handler_class(service: HttpService) -> type:
             if url.path == "/api/_load_error_log":
                 name = parse_qs(url.query).get("file", [""])[0]
                 text = service.errors.get(name)
+                if text is None and name.startswith("__spark_load_") and name[13:].isdigit():
+                    text = service.services.load_manager.error_log(int(name[13:]))
                 if text is None:
                     return self._reply(404, {"status": "NOT_FOUND", "msg": "error log not found"})
                 return self._send(200, text.encode(), "text/plain; charset=utf-8")
+            schema = _SCHEMA.match(url.path)
+            if schema is not None:
+                if self._authorized(unquote(schema.group(1)), unquote(schema.group(2)), "SELECT"):
+                    read_api.get_schema(service, self, url.path)
+                return
             self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {url.path}"})
 
         def _compaction(self, url) -> bool:
-            """The BE compaction endpoints (no auth: Doris's BE webserver default)."""
-            reply = compaction_api.handle(service.services, self.command, url.path, url.query)
-            if reply is None:
+            """The BE compaction endpoints; they need an account with ADMIN_PRIV (Doris's BE
+            checks them so with enable_all_http_auth)."""
+            if not compaction_api.owns(url.path):
                 return False
+            if not self._authorized(priv="ADMIN"):
+                return True
+            reply = compaction_api.handle(service.services, self.command, url.path, url.query)
             if self.command != "GET":
                 self._body()  # drain a body, if any
             self._reply(*reply)
             return True
 
-        def _authorized(self) -> bool:
-            auth = self.headers.get("Authorization", "")
-            if auth.lower().startswith("basic "):
-                try:
-                    user, _, password = base64.b64decode(auth[6:]).decode().partition(":")
-                except (ValueError, UnicodeDecodeError):
-                    user, password = "", ""
-                if user.split("@")[0] == "root" and password == "":
-                    return True
-                self._reply(401, {"status": "FAILED", "msg": f"Access denied for user '{user}'"})
+        def _two_phase(self, db: str) -> None:
+            if not self._authorized(db):
+                return
+            if self._body() is None:
+                return
+            h = {k.lower(): v for k, v in self.headers.items()}
+            txn = h.get("txn_id", "").strip()
+            try:
+                msg = service.txns.operate(db, h.get("txn_operation", "").strip().lower(),
+                                           int(txn) if txn.isdigit() else None, h.get("label"))
+                self._reply(200, {"status": "Success", "msg": msg})
+            except DorisError as e:
+                self._reply(200, {"status": "Fail", "msg": e.client_message()})
+
+        def _authorized(self, db: str | None = None, table: str | None = None,
+                        priv: str = "LOAD") -> bool:
+            """Basic auth against the accounts, then `priv` on the table or database (401
+            otherwise); with neither, a valid login is enough."""
+            try:
+                access = login_basic(service.services.catalog.auth,
+                                     self.headers.get("Authorization"), self.client_address[0])
+                if table is not None:
+                    access.require_tbl(db, table, priv)
+                elif db is not None:
+                    access.require_db(db, priv)
+                elif priv == "ADMIN":
+                    access.require_global("ADMIN")
+            except AccessDenied as e:
+                self._reply(401, {"status": "FAILED", "msg": e.client_message()},
+                            {"WWW-Authenticate": 'Basic realm="minidoris"'})
                 return False
-            self._reply(401, {"status": "FAILED", "msg": "no valid Basic authorization"},
-                        {"WWW-Authenticate": 'Basic realm="minidoris"'})
-            return False
+            return True
 
         def _body(self) -> bytes | None:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from sqlglot.tokens import TokenType
 
-from catalog.errors import NotSupported
 from catalog.statements import AddPartitionStmt, AlterTablePropertiesStmt, DropPartitionStmt
 from server.parser.partition_desc import parse_partition_desc
 from server.parser.tokens import TokenCursor
@@ -22,8 +21,6 @@ from server.parser.tokens import TokenCursor
 def parse_alter_table(cur: TokenCursor) -> object | None:
     cur.expect("ALTER", "TABLE")
     db, table = cur.qualified_name()
-    if cur.is_word("ADD", "TEMPORARY", "PARTITION") or cur.is_word("DROP", "TEMPORARY", "PARTITION"):
-        raise NotSupported("Temporary partitions are not supported yet")
     if cur.accept("ADD"):
         if not cur.is_word("PARTITION"):
             return None

@@ -57,8 +57,22 @@ def _parse_elements(cur: TokenCursor, stmt: CreateTableStmt) -> None:
         cur.expect_type(TokenType.COMMA, ", or )")
 
 
+# MySQL type names that tools generating DDL send (Spark's MySQL dialect: LONGTEXT, DOUBLE
+# PRECISION, BIT(1), TIMESTAMP), as the Doris types MySQL's mean.
+MYSQL_TYPE_NAMES = {
+    "LONGTEXT": "STRING", "MEDIUMTEXT": "STRING", "TINYTEXT": "STRING", "REAL": "DOUBLE",
+    "TIMESTAMP": "DATETIME", "MEDIUMINT": "INT", "DEC": "DECIMAL", "FIXED": "DECIMAL",
+    "BIT": "BOOLEAN", "DOUBLE PRECISION": "DOUBLE",
+}
+
+
 def parse_type(cur: TokenCursor) -> DataType:
     word = cur.identifier("column type").upper()
+    if word == "BIT" and cur.is_type(TokenType.L_PAREN):
+        width = cur.paren_list(lambda: cur.number("type argument"))
+        if width != [1]:
+            raise AnalysisError(f"Unknown data type: BIT({', '.join(map(str, width))})")
+    word = MYSQL_TYPE_NAMES.get(word, word)
     if word not in ALIASES:
         raise AnalysisError(f"Unknown data type: {word}" if word.isidentifier()
                             else f"Syntax error: unexpected '{word}'")
@@ -80,7 +94,7 @@ def parse_column_def(cur: TokenCursor) -> ColumnDef:
         if cur.accept("KEY"):
             continue
         word = cur.peek().text.upper()
-        if word in AGGREGATIONS or word in ("BITMAP_UNION", "HLL_UNION", "QUANTILE_UNION"):
+        if word in AGGREGATIONS or word == "QUANTILE_UNION":
             cur.next()
             if word not in AGGREGATIONS:
                 raise AnalysisError(f"Aggregate type {word} is not supported yet")

@@ -17,10 +17,16 @@ from sqlglot.tokens import TokenType
 from catalog.errors import SyntaxError_
 from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
+from server.parser import partition_names
 from server.parser.admin import PARTITION_PARSERS
+from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
 from server.parser.create_table import parse_create_table
+from server.parser.load import OWN_PARSERS as LOAD_PARSERS
+from server.parser.clients import CLIENT_PARSERS, resolve_catalogs
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
+from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
+from server.parser.temp_partitions import parse_temp_partition_alter
 from server.parser.tokens import TokenCursor, tokenize
 
 
@@ -49,7 +55,8 @@ def parse_statement(text: str, tokens: list) -> object:
                 return stmt
             cur.i = 0  # a form this parser leaves alone (ALTER TABLE ADD COLUMN, ...)
     text, tokens, label = _insert_label(text, cur.tokens)
-    stmt = parse_sqlglot(_join_hints_as_comments(text, tokens))
+    text = partition_names.rewrite(text, tokens)
+    stmt = resolve_catalogs(parse_sqlglot(_join_hints_as_comments(text, tokenize(text))))
     if label is not None:
         stmt.meta["label"] = label  # server/handlers/insert.py gives it to the load
     return stmt
@@ -108,7 +115,7 @@ def _explain(cur: TokenCursor) -> ExplainStmt:
     start = cur.peek()
     if start is None:
         raise cur.error("Expected a query")
-    rest = cur.sql[start.start:]
+    rest = partition_names.rewrite_text(cur.sql[start.start:])
     return ExplainStmt(parse_sqlglot(_join_hints_as_comments(rest, tokenize(rest))), level)
 
 
@@ -176,9 +183,14 @@ _OWN_PARSERS = (
     (("DESC",), _desc),
     (("DESCRIBE",), _desc),
     *SYSTEM_PARSERS,  # ALTER SYSTEM, CANCEL DECOMMISSION, SHOW BACKENDS, SHOW PROC
+    (("ALTER", "TABLE"), parse_temp_partition_alter),  # TEMPORARY PARTITION, REPLACE ...
     *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
+    *CLIENT_PARSERS,  # SET TRANSACTION; catalogs (SWITCH, SHOW CATALOGS, CREATE CATALOG)
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
+    *AUTH_PARSERS,  # users, roles, passwords, GRANT/REVOKE, SHOW GRANTS/ROLES/PROPERTY
+    *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
+    *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
 )
 
 

@@ -12,6 +12,7 @@ from sqlglot.dialects.doris import Doris
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
+from catalog.multi_catalog import check_catalog
 from catalog.errors import SyntaxError_
 
 _PUNCT = {
@@ -109,9 +110,14 @@ class TokenCursor:
         return t.text
 
     def qualified_name(self) -> tuple[str | None, str]:
+        """[catalog.][db.]name; the catalog must be `internal` (catalog/multi_catalog.py)."""
         first = self.identifier("table name")
         if self.accept_type(TokenType.DOT):
-            return first, self.identifier("table name")
+            second = self.identifier("table name")
+            if self.accept_type(TokenType.DOT):
+                check_catalog(first)
+                return second, self.identifier("table name")
+            return first, second
         return None, first
 
     def string(self, what: str = "string literal") -> str:

@@ -22,9 +22,11 @@ from mysql_mimic.errors import ErrorCode, MysqlError
 from mysql_mimic.connection import Connection
 from mysql_mimic.types import Capabilities, ServerStatus, str_len
 
-from catalog.errors import InternalError
+from catalog.errors import DorisError, InternalError
 from executor.errors import QueryInterrupted
+from executor.expressions.errors import ExpressionError
 from mysql_mimic.prepared import PreparedStatement
+from server.protocol.field_list import field_list_packets
 from server.protocol.format import column_definition, mysql_type, to_text
 from server.protocol.prepared import binary_row, bind_sql, placeholders, read_params
 from storage.types import DataType
@@ -42,6 +44,8 @@ class DorisConnection(Connection):
         context.connection_id.set(self.connection_id)
         try:
             await self.connection_phase()
+            if getattr(self.session, "access", None) is None:
+                return  # authentication failed (1045 sent, server/auth.py): close
             await self.session.init(self)
         except MysqlError as e:
             await self.stream.write(self.error(msg=e.msg, code=e.code))
@@ -56,6 +60,19 @@ class DorisConnection(Connection):
             self._kill = None
         finally:
             await self.session.close()
+
+    def error(self, **kwargs) -> bytes:
+        """As mysql-mimic's; a login refused for a connection limit reports 1203, not 1045."""
+        code = getattr(self.identity_provider, "refusal_code", None)
+        if code is not None and kwargs.get("code") == ErrorCode.ACCESS_DENIED_ERROR:
+            kwargs["code"] = code
+        return super().error(**kwargs)
+
+    async def handle_change_user(self, data: bytes) -> None:
+        """COM_CHANGE_USER: a failed re-authentication closes the connection."""
+        await super().handle_change_user(data)
+        if getattr(self.session, "access", None) is None:
+            self.stream.writer.close()
 
     async def handle_query(self, data: bytes) -> None:
         com_query = packets.parse_com_query(
@@ -76,6 +93,18 @@ class DorisConnection(Connection):
             else:
                 await self.write_rows(result, more)
 
+    async def handle_field_list(self, data: bytes) -> None:
+        """COM_FIELD_LIST (the mysql CLI's auto-rehash): see field_list.py."""
+        table = self.client_charset.decode(data.split(b"\x00", 1)[0])
+        try:
+            columns = field_list_packets(self.session.services.catalog, self.session.database,
+                                         table)
+        except DorisError as e:
+            await self.stream.write(self.error_packet(e))
+            return
+        self.stream.write_many(columns)
+        await self.stream.write(self.ok_or_eof())
+
     async def handle_stmt_prepare(self, data: bytes) -> None:
         sql = self.client_charset.decode(data)
         try:
@@ -84,14 +113,27 @@ class DorisConnection(Connection):
             await self.stream.write(self.error_packet(e if hasattr(e, "code") else
                                                       InternalError(str(e))))
             return
+        try:
+            columns = await asyncio.to_thread(self.session.describe,
+                                              bind_sql(sql, spots, [None] * len(spots)))
+        except (DorisError, ExpressionError) as e:  # as Doris: a bad query fails at prepare
+            await self.stream.write(self.error_packet(e))
+            return
+        except Exception:  # noqa: BLE001 - not describable (e.g. `LIMIT ?`): described at execute
+            logging.getLogger(__name__).debug("cannot describe %r", sql, exc_info=True)
+            columns = []
         stmt = PreparedStatement(stmt_id=next(self.prepared_stmt_seq), sql=sql,
                                  num_params=len(spots))
         stmt.spots, stmt.types = spots, None
         self.prepared_stmts[stmt.stmt_id] = stmt
-        packets_out = [packets.make_com_stmt_prepare_ok(stmt)]
+        packets_out = [_prepare_ok(stmt.stmt_id, len(columns), stmt.num_params)]
         if stmt.num_params:
             packets_out += [column_definition("?", VARCHAR)] * stmt.num_params
             if not self.deprecate_eof():  # an EOF here breaks MariaDB Connector/J otherwise
+                packets_out.append(self.eof())
+        if columns:  # the result's columns, so drivers can describe it before executing
+            packets_out += [column_definition(c.name, c.type, c.nullable) for c in columns]
+            if not self.deprecate_eof():
                 packets_out.append(self.eof())
         self.stream.write_many(packets_out)
         await self.stream.drain()
@@ -170,7 +212,9 @@ class DorisConnection(Connection):
                 try:
                     chunk = await pending
                 except Exception as e:  # noqa: BLE001 - reported to the client, see _report
-                    await self.stream.write(self.error_packet(_report(e)))
+                    timer = getattr(self.session, "timer", None)  # query_timeout while streaming
+                    await self.stream.write(self.error_packet(
+                        _report(timer.translate(e) if timer is not None else e)))
                     return
                 if chunk is None:
                     break
@@ -185,6 +229,11 @@ class DorisConnection(Connection):
             if not pending.done():  # the client went away mid-result: nobody awaits it
                 pending.add_done_callback(lambda f: f.cancelled() or f.exception())
         await self.stream.write(self.ok_or_eof(affected_rows=0, flags=more), drain=True)
+
+
+def _prepare_ok(stmt_id: int, num_columns: int, num_params: int) -> bytes:
+    """COM_STMT_PREPARE_OK: status 0, statement id, columns, parameters, filler, warnings."""
+    return struct.pack("<BIHHBH", 0, stmt_id, num_columns, num_params, 0, 0)
 
 
 def _row_packets(result: RowsResult, seq: int, cancel=None):
@@ -239,4 +288,4 @@ def _report(e: Exception):
     if hasattr(e, "client_message") and hasattr(e, "code"):
         return e
     logging.getLogger(__name__).exception("internal error while streaming a result")
-    return InternalError(f"Unexpected exception: {type(e).__name__}: {e}")
+    return InternalError.of(e)

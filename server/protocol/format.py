@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from mysql_mimic.charset import CharacterSet
 from mysql_mimic.packets import make_column_definition_41
-from mysql_mimic.types import ColumnDefinition, ColumnType
+from mysql_mimic.types import ColumnDefinition, ColumnType, str_len
 
 from storage.types import DataType
 
@@ -51,7 +51,11 @@ def mysql_type(dtype: DataType) -> int:
     return _MYSQL_TYPE.get(dtype.kind, ColumnType.VAR_STRING)
 
 
-def column_definition(name: str, dtype: DataType, nullable: bool = True) -> bytes:
+def column_definition(name: str, dtype: DataType, nullable: bool = True, *, schema: str = "",
+                      table: str = "", field_list: bool = False,
+                      default: str | None = None) -> bytes:
+    """One column definition packet; `field_list` adds COM_FIELD_LIST's default value (a
+    length-encoded string, NULL as 0xfb)."""
     kind = dtype.kind
     mtype = _MYSQL_TYPE.get(kind, ColumnType.VAR_STRING)
     flags = ColumnDefinition(0)
@@ -79,5 +83,10 @@ def column_definition(name: str, dtype: DataType, nullable: bool = True) -> byte
     else:
         length = _LENGTH.get(kind, 255)
     return make_column_definition_41(
-        server_charset=CharacterSet.utf8mb4, name=name, column_type=mtype,
-        character_set=charset, column_length=length, flags=flags, decimals=decimals)
+        server_charset=CharacterSet.utf8mb4, schema=schema, table=table, name=name,
+        column_type=mtype, character_set=charset, column_length=length, flags=flags,
+        decimals=decimals) + (_default_field(default) if field_list else b"")
+
+
+def _default_field(default: str | None) -> bytes:
+    return b"\xfb" if default is None else str_len(default.encode("utf-8"))

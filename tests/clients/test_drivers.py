@@ -53,7 +53,7 @@ def rows(conn, sql, params=None):
 def test_session_statements(conn):
     # No database selected: MySQL says NULL; Doris's FE keeps an empty current database.
     assert rows(conn, "SELECT DATABASE()") in ([(None,)], [("",)])
-    variables = dict(rows(conn, "SHOW VARIABLES LIKE 'version%'"))
+    variables = {r[0]: r[1] for r in rows(conn, "SHOW VARIABLES LIKE 'version%'")}
     assert "version" in variables and "version_comment" in variables, variables
     assert rows(conn, "SET NAMES utf8mb4") == []
     assert rows(conn, "SET autocommit=1") == []

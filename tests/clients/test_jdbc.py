@@ -62,3 +62,24 @@ def test_jdbc_queries_metadata_and_updates(server, fresh_db, jdbc_client):
     assert "table=t" in lines
     assert [x for x in lines if x.startswith("column=")] == [
         "column=k INT", "column=name VARCHAR", "column=amount DECIMAL", "column=d DATE"]
+
+
+def test_jdbc_server_prepared_statement_metadata(server, fresh_db, jdbc_client):
+    """useServerPrepStmts=true (BI tools, Spark): COM_STMT_PREPARE of a SELECT carries the result's
+    column definitions, so ResultSetMetaData is known before execute; a bad query fails."""
+    url = f"jdbc:mysql://{server.host}:{server.port}/{fresh_db}?user=root&useServerPrepStmts=true"
+    lines = jdbc_client(
+        url,
+        "CREATE TABLE p (k INT, name VARCHAR(20), amount DECIMAL(10, 2), ts DATETIME(3)) "
+        "DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ('replication_num' = '1')",
+        "INSERT INTO p VALUES (1, 'it''s', 1.50, '2024-01-02 03:04:05.123'), (2, 'b', NULL, NULL)",
+        "describe:SELECT k, name, amount, ts, k + 1 AS k1 FROM p WHERE name = ? ORDER BY k",
+        "describe:SELECT count(*) AS n FROM p WHERE name <> ?",
+    )
+    # VARCHAR(20) is 80 bytes of utf8mb4 in the column definition
+    assert lines[3] == ("described=k:INTEGER(11,0)\tname:VARCHAR(80,0)\tamount:DECIMAL(10,2)\t"
+                        "ts:DATETIME(23,3)\tk1:BIGINT(20,0)")
+    assert lines[4:6] == ["k:INTEGER\tname:VARCHAR\tamount:DECIMAL\tts:DATETIME\tk1:BIGINT",
+                          "1\tit's\t1.50\t2024-01-02 03:04:05.123\t2"]
+    assert lines[6] == "described=n:BIGINT(20,0)"
+    assert lines[7:9] == ["n:BIGINT", "1"]

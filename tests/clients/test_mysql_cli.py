@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -100,6 +101,89 @@ def test_interactive_session(mysql_bin, server):
         except (ProcessLookupError, ChildProcessError):
             pass
         os.close(fd)
+
+
+class Cli:
+    """The interactive CLI under a pseudo-terminal: `run(sql)` types a line and returns what the
+    client printed up to its next prompt; `quit()` ends it and checks the exit status."""
+
+    def __init__(self, mysql_bin, server, *args: str) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # child: become the interactive client
+            os.execv(mysql_bin, [mysql_bin, f"-h{server.host}", f"-P{server.port}", "-uroot",
+                                 "--default-character-set=utf8mb4", *args])
+        self.banner = _read_until(self.fd, "> ")
+
+    def run(self, line: str) -> str:
+        os.write(self.fd, line.encode() + b"\n")
+        return _read_until(self.fd, "> ")
+
+    def quit(self) -> None:
+        os.write(self.fd, b"quit\n")
+        _, status = _wait(self.pid, timeout=10)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+    def close(self) -> None:
+        try:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(self.fd)
+
+
+@pytest.fixture
+def cli_db(server, fresh_db):
+    """A database with two tables (one with a default value), as a user's example_db."""
+    conn = server.connect(fresh_db)
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE t1 (k INT, v VARCHAR(10) DEFAULT 'x') DUPLICATE KEY(k) "
+                    'DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")')
+        cur.execute("CREATE TABLE t2 (d DATE, n DECIMAL(10, 2)) DUPLICATE KEY(d) "
+                    'DISTRIBUTED BY HASH(d) BUCKETS 1 PROPERTIES ("replication_num" = "1")')
+        cur.execute("INSERT INTO t1 VALUES (1, 'a'), (2, 'b')")
+    conn.close()
+    return fresh_db
+
+
+@pytest.mark.parametrize("rehash", [[], ["-A"]], ids=["auto-rehash", "no-rehash"])
+def test_interactive_with_database(mysql_bin, server, cli_db, rehash):
+    """`mysql ... example_db`: with auto-rehash the client lists databases and tables and sends
+    COM_FIELD_LIST for every table before the first prompt; every statement then works."""
+    cli = Cli(mysql_bin, server, *rehash, cli_db)
+    try:
+        assert "Server version" in cli.banner and "ERROR" not in cli.banner, cli.banner
+        assert f"[{cli_db}]>" in cli.banner
+        out = cli.run("SELECT k, v FROM t1 ORDER BY k;")
+        assert "2 rows in set" in out and "| a " in out, out
+        out = cli.run("SELECT nope FROM t1;")
+        assert "ERROR 1054" in out and "Unknown column 'nope'" in out, out
+        out = cli.run("SHOW TABLES;")  # the session outlived the error
+        assert "t1" in out and "t2" in out and "2 rows in set" in out, out
+        assert "gone away" not in out
+        cli.quit()
+    finally:
+        cli.close()
+
+
+def test_interactive_use_database(mysql_bin, server, cli_db):
+    """USE typed at the prompt (COM_INIT_DB, then the rehash queries), an unknown database, and
+    information_schema (its tables are listed by COM_FIELD_LIST too)."""
+    cli = Cli(mysql_bin, server)
+    try:
+        out = cli.run(f"USE {cli_db};")
+        assert "Database changed" in out and "ERROR" not in out, out
+        out = cli.run("SELECT count(*) AS n FROM t1;")
+        assert re.search(r"\|\s+2 \|", out) and "1 row in set" in out, out
+        out = cli.run("USE no_such_db_cli;")
+        assert "ERROR 1049" in out, out
+        out = cli.run("USE information_schema;")
+        assert "Database changed" in out and "ERROR" not in out, out
+        out = cli.run(f"SELECT TABLE_NAME FROM tables WHERE TABLE_SCHEMA = '{cli_db}' ORDER BY 1;")
+        assert "t1" in out and "t2" in out, out
+        cli.quit()
+    finally:
+        cli.close()
 
 
 def _read_until(fd, marker: str, timeout: float = 20.0) -> str:

@@ -173,3 +173,21 @@ def test_curl(server, sl_table, tmp_path):
     assert reply["Status"] == "Success" and reply["NumberLoadedRows"] == 1000
     assert _rows(server, sl_table, "SELECT count(*), sum(amt) FROM sl") == [
         (1000, Decimal("499750.00"))]
+
+
+def test_dates_as_people_type_them(server, fresh_db):
+    """Non-padded, slashed, compact and two-digit-year dates load as Doris's cast reads them."""
+    conn = server.connect(fresh_db)
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE dd (k INT, d DATE, ts DATETIME) DUPLICATE KEY(k) "
+                    'DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")')
+    conn.close()
+    body = (b"1,2024-1-2,2024-01-02 3:04:05\n2,2024/1/3,2024/1/3 3:4:5\n"
+            b"3,20240104,20240104030405\n4,24-1-5,24-01-05 03:04\n5,2024-13-01,2024-01-01\n")
+    status, reply = _put(server, fresh_db, "dd", body,
+                         {"column_separator": ",", "strict_mode": "true", "max_filter_ratio": "0.5"})
+    assert status == 200 and reply["Status"] == "Success", reply
+    assert (reply["NumberLoadedRows"], reply["NumberFilteredRows"]) == (4, 1)
+    got = _rows(server, fresh_db, "SELECT k, CAST(d AS STRING), CAST(ts AS STRING) FROM dd ORDER BY k")
+    assert got == [(1, "2024-01-02", "2024-01-02 03:04:05"), (2, "2024-01-03", "2024-01-03 03:04:05"),
+                   (3, "2024-01-04", "2024-01-04 03:04:05"), (4, "2024-01-05", "2024-01-05 03:04:00")]

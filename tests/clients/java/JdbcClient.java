@@ -21,6 +21,21 @@ public class JdbcClient {
           while (rs.next()) System.out.println("column=" + rs.getString("COLUMN_NAME") + " " + rs.getString("TYPE_NAME"));
           continue;
         }
+        if (sql.startsWith("describe:")) {  // the result's metadata before executing
+          try (PreparedStatement p = c.prepareStatement(sql.substring(9))) {
+            ResultSetMetaData m = p.getMetaData();
+            StringBuilder h = new StringBuilder("described=");
+            for (int j = 1; m != null && j <= m.getColumnCount(); j++) {
+              if (j > 1) h.append('\t');
+              h.append(m.getColumnLabel(j)).append(':').append(m.getColumnTypeName(j))
+               .append('(').append(m.getPrecision(j)).append(',').append(m.getScale(j)).append(')');
+            }
+            System.out.println(h);
+            p.setString(1, "it's");
+            printResult(p.executeQuery());
+          }
+          continue;
+        }
         if (sql.startsWith("prepared:")) {
           try (PreparedStatement p = c.prepareStatement(sql.substring(9))) {
             p.setString(1, "it's");

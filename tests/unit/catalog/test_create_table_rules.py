@@ -55,7 +55,7 @@ def test_implicit_keys():
     ("CREATE TABLE t (a INT, b INT) DUPLICATE KEY(a) DISTRIBUTED BY HASH(z) BUCKETS 1",
      "Distribution column(z) doesn't exist."),
     ("CREATE TABLE t (a STRING, b INT) DUPLICATE KEY(a) DISTRIBUTED BY HASH(b) BUCKETS 1",
-     "String type should not be used in key column[a]"),
+     "String Type should not be used in key column[a]"),
     ("CREATE TABLE t (a INT, a INT) DUPLICATE KEY(a) DISTRIBUTED BY HASH(a) BUCKETS 1",
      "Duplicate column name 'a'"),
     ("CREATE TABLE t (a INT, b INT) DUPLICATE KEY(z) DISTRIBUTED BY HASH(a) BUCKETS 1",

@@ -1,0 +1,78 @@
+"""Resources (CREATE / DROP RESOURCE) and load jobs' records: journaled catalog state.
+
+A resource is a name, a type and its properties (`"type" = "spark"`, `"spark.master" = ...`),
+as Doris's ResourceMgr keeps them. A load job's record (Spark Load: `LOAD LABEL ... WITH
+RESOURCE`) is a dict with Doris's SHOW LOAD fields; every state change journals the whole
+record again (`load_job`), so SHOW LOAD survives a restart. The job's work (the Spark driver,
+publishing its files) lives in pipeline/load_manager.py; this module only owns the state.
+
+    create_resource(catalog, name, props)   Doris's messages for an existing name / bad type
+    drop_resource(catalog, name)
+    save_load_job(catalog, record)          journal + apply a job record (upsert by job_id)
+"""
+
+from __future__ import annotations
+
+from catalog.errors import DdlError
+
+RESOURCE_TYPES = ("spark",)  # the kinds this server can run (Doris also has odbc, s3, jdbc, ...)
+FINAL_STATES = ("FINISHED", "CANCELLED")
+
+
+def create_resource(catalog, name: str, props: dict[str, str], if_not_exists: bool = False) -> None:
+    kind = props.get("type", "").strip().lower()
+    if not kind:
+        raise DdlError("Resource type can't be null")
+    if kind not in RESOURCE_TYPES:
+        raise DdlError(f"Unrecognized resource type: {kind}. Only "
+                       f"{list(RESOURCE_TYPES)} are supported.")
+    if kind == "spark" and not props.get("spark.master"):
+        raise DdlError("Missing spark.master in properties")
+    with catalog.lock:
+        if name in catalog.resources:
+            if if_not_exists:
+                return
+            raise DdlError(f"Resource({name}) already exist")
+        catalog._log("create_resource", {"name": name, "type": kind,
+                                         "properties": dict(props)})
+
+
+def drop_resource(catalog, name: str, if_exists: bool = False) -> None:
+    with catalog.lock:
+        if name not in catalog.resources:
+            if if_exists:
+                return
+            raise DdlError(f"Resource({name}) does not exist")
+        catalog._log("drop_resource", {"name": name})
+
+
+def save_load_job(catalog, record: dict) -> None:
+    """Journal a load job's record (its new state); the catalog keeps the latest."""
+    with catalog.lock:
+        catalog._log("load_job", dict(record))
+
+
+def new_job_id(catalog) -> int:
+    """A fresh catalog id for a load job (journaled with the job's first record)."""
+    with catalog.lock:
+        return catalog._alloc_id()
+
+
+def _apply_create_resource(cat, data: dict) -> None:
+    cat.resources[data["name"]] = {"type": data["type"], "properties": data["properties"]}
+
+
+def _apply_drop_resource(cat, data: dict) -> None:
+    cat.resources.pop(data["name"], None)
+
+
+def _apply_load_job(cat, data: dict) -> None:
+    cat.load_jobs[int(data["job_id"])] = data
+    cat.next_id = max(cat.next_id, int(data["job_id"]))
+
+
+APPLY = {
+    "create_resource": _apply_create_resource,
+    "drop_resource": _apply_drop_resource,
+    "load_job": _apply_load_job,
+}

@@ -1,0 +1,123 @@
+"""The Spark Load driver: read the source files on Spark, convert and write segment files.
+
+    python -m pipeline.spark_load --job <output_dir>/job.json     (or through spark-submit)
+
+`run_etl(spark, spec)` is the job: Spark reads the files (CSV lines through the text source,
+globs and directories allowed; or Parquet), `etl.convert` turns every batch into the table's
+rows with `__pb` (partition << 32 | bucket) plus a stats row, Spark shuffles by `__pb` and sorts
+within partitions, `etl.write` writes each tablet's segment files and returns manifest rows.
+The driver sums them into the manifest (tablets' files, total / filtered / unselected rows,
+the first error lines), written atomically as `<output_dir>/manifest.json`. The server
+(pipeline/load_manager.py) checks max_filter_ratio, adopts the files and publishes one version.
+The server runs `run_etl` in a thread on its own SparkSession (`session_for`); the command
+line runs it in a separate driver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from pipeline import etl
+from pipeline.spark_types import spark_ddl
+
+PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+def prepare_environment() -> None:
+    """Python workers run this interpreter and import the project's packages."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    path = os.environ.get("PYTHONPATH", "")
+    if PROJECT_ROOT not in path.split(os.pathsep):
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (PROJECT_ROOT, path) if p)
+
+
+def session_for(master: str, conf: dict[str, str], app_name: str = "minidoris-spark-load"):
+    """A SparkSession on `master` with the resource's spark.* properties."""
+    prepare_environment()
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.master(master).appName(app_name)
+    builder = builder.config("spark.ui.enabled", "false") \
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "65536") \
+        .config("spark.speculation", "false") \
+        .config("spark.ui.showConsoleProgress", "false")
+    for k, v in conf.items():
+        if k.startswith("spark.") and k != "spark.master":
+            builder = builder.config(k, v)
+    return builder.getOrCreate()
+
+
+def run_etl(spark, spec: dict) -> dict:
+    """Run the ETL of one load; returns the manifest (also written to the output dir)."""
+    table = etl.table_of(spec)
+    files = spec["files"]
+    if spec["format"] == "csv":
+        source = spark.read.option("lineSep", spec["line_delimiter"]).text(files)
+    elif spec["format"] == "parquet":
+        source = spark.read.parquet(*files)
+    elif spec["format"] == "orc":
+        source = spark.read.orc(*files)
+    else:
+        raise ValueError(f"format {spec['format']} is not supported by Spark Load")
+    columns = [(c.name, c.type) for c in table.columns]
+    stats = ", ".join(f"`{n}` {t}" for n, t in (("__total", "BIGINT"), ("__filtered", "BIGINT"),
+                                                 ("__unselected", "BIGINT"), ("__errors", "STRING")))
+    converted_ddl = f"{spark_ddl(columns)}, `__pb` BIGINT, {stats}"
+    converted = source.mapInArrow(etl.convert(spec), converted_ddl)
+    tablets = sum(len(p.tablets) for p in table.partitions.values())
+    partitions = max(1, min(tablets, int(spec.get("write_parallelism") or 16)))
+    shuffled = converted.repartition(partitions, "__pb").sortWithinPartitions("__pb")
+    rows = shuffled.mapInArrow(etl.write(spec), etl.MANIFEST_DDL).collect()
+    manifest = {"tablets": [], "total": 0, "filtered": 0, "unselected": 0, "errors": []}
+    for r in rows:
+        if r["kind"] == "tablet":
+            manifest["tablets"].append({"tablet_id": r["tablet_id"],
+                                        "partition_id": r["partition_id"],
+                                        "files": json.loads(r["files"]),
+                                        "segment_rows": json.loads(r["segment_rows"]),
+                                        "num_rows": r["num_rows"]})
+        else:
+            for k in ("total", "filtered", "unselected"):
+                manifest[k] += r[k] or 0
+            if r["errors"]:
+                manifest["errors"] += r["errors"].split("\n")
+    manifest["loaded"] = sum(t["num_rows"] for t in manifest["tablets"]
+                             if t["tablet_id"] in _base_tablets(table))
+    _write_atomically(Path(spec["output_dir"]) / "manifest.json", manifest)
+    return manifest
+
+
+def _base_tablets(table) -> set[int]:
+    return {tid for p in table.partitions.values() for tid in p.tablets_by_index[table.base_index_id]}
+
+
+def _write_atomically(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pipeline.spark_load",
+                                     description="Run one Spark Load job's ETL")
+    parser.add_argument("--job", required=True, type=Path, help="job.json written by the server")
+    args = parser.parse_args(argv)
+    spec = json.loads(args.job.read_text())
+    spark = session_for(spec["master"], spec.get("spark_conf", {}),
+                        f"minidoris-spark-load-{spec['label']}")
+    try:
+        manifest = run_etl(spark, spec)
+    finally:
+        spark.stop()
+    print(json.dumps({k: manifest[k] for k in ("total", "filtered", "unselected", "loaded")}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""The data pipeline benchmark: SSB lineorder loaded three ways, read back two ways, and a
+large result over Arrow Flight SQL vs the MySQL protocol.
+
+    python scripts/bench/pipeline_bench.py --sf 1 [--json out.json]
+
+Starts its own server (Flight SQL on), derives SSB at the scale (cached, as run_bench.py does),
+then, each end to end and measured once (the machine is shared: figures are noisy):
+  load   Spark Load (`LOAD LABEL ... WITH RESOURCE`, spark.master local[2], the CSV file;
+         the time from the statement to FINISHED includes the server's Spark start-up),
+         Stream Load (the same CSV in 4M-row bodies) and INSERT ... VALUES batches (PyMySQL),
+         each into its own copy of lineorder; rows/s
+  read   the lineorder copy into a Spark DataFrame (local[2]) through the `doris` data source
+         and through Spark JDBC (MariaDB Connector/J, partitionColumn lo_orderkey, 2
+         partitions), every row materialised (`write.format("noop")`); rows/s
+  result SELECT of 4 lineorder columns fetched whole by ADBC Flight SQL (fetch_arrow_table)
+         and by PyMySQL (fetchall); rows/s
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(REPO_ROOT / "tests"))
+
+import pymysql  # noqa: E402
+
+from scripts.bench.datagen.ssb import ssb_tables  # noqa: E402
+from scripts.bench.load import csv_body, load_tables, stream_load_tables  # noqa: E402
+from scripts.bench.schema import ddl_statements  # noqa: E402
+from server_process import ServerProcess, free_port  # noqa: E402
+
+DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "minidoris-bench"
+JAR = "/usr/share/java/mariadb-java-client.jar"
+
+
+def _log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def _lineorder_ddl(name: str) -> str:
+    ddl = next(s for s in ddl_statements("ssb") if "CREATE TABLE lineorder" in s)
+    return ddl.replace("CREATE TABLE lineorder", f"CREATE TABLE {name}", 1)
+
+
+def _exec(conn, sql: str):
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+def spark_load(server, conn, db: str, csv_path: Path, rows: int) -> dict:
+    _exec(conn, 'CREATE RESOURCE IF NOT EXISTS "bench_spark" PROPERTIES ("type" = "spark", '
+                '"spark.master" = "local[2]", "spark.driver.memory" = "2g")')
+    began = time.perf_counter()
+    _exec(conn, f'LOAD LABEL {db}.spark_bench (DATA INFILE("file://{csv_path}") INTO TABLE lo_spark '
+                f'COLUMNS TERMINATED BY "\\\\x01") WITH RESOURCE "bench_spark" '
+                f'PROPERTIES ("timeout" = "7200")')
+    while True:
+        row = _exec(conn, 'SHOW LOAD WHERE LABEL = "spark_bench"')[-1]
+        if row[2] in ("FINISHED", "CANCELLED"):
+            break
+        time.sleep(0.5)
+    seconds = time.perf_counter() - began
+    if row[2] != "FINISHED":
+        raise RuntimeError(f"spark load failed: {row[7]}")
+    loaded = _exec(conn, "SELECT count(*) FROM lo_spark")[0][0]
+    assert loaded == rows, (loaded, rows)
+    return {"rows": rows, "seconds": seconds, "rows_per_s": rows / seconds}
+
+
+def spark_reads(server, db: str, rows: int) -> dict:
+    from pipeline.source import DorisDataSource
+    from pipeline.spark_load import session_for
+    began = time.perf_counter()
+    spark = session_for("local[2]", {"spark.jars": JAR, "spark.driver.memory": "2g"},
+                        "minidoris-pipeline-bench")
+    startup = time.perf_counter() - began
+    spark.dataSource.register(DorisDataSource)
+    out = {"spark_startup_s": startup}
+    try:
+        began = time.perf_counter()
+        spark.read.format("doris").option("doris.fenodes", f"127.0.0.1:{server.http_port}") \
+            .option("doris.table.identifier", f"{db}.lo_spark").option("user", "root") \
+            .option("doris.request.tablet.size", "4").option("doris.batch.size", "65536") \
+            .load().write.format("noop").mode("overwrite").save()
+        s = time.perf_counter() - began
+        out["datasource"] = {"rows": rows, "seconds": s, "rows_per_s": rows / s}
+        began = time.perf_counter()
+        spark.read.format("jdbc").option("url", f"jdbc:mysql://127.0.0.1:{server.port}/{db}") \
+            .option("driver", "org.mariadb.jdbc.Driver").option("dbtable", "lo_spark") \
+            .option("user", "root").option("password", "").option("partitionColumn", "lo_orderkey") \
+            .option("lowerBound", "0").option("upperBound", "6000000").option("numPartitions", "2") \
+            .option("fetchsize", "10000").load().write.format("noop").mode("overwrite").save()
+        s = time.perf_counter() - began
+        out["jdbc"] = {"rows": rows, "seconds": s, "rows_per_s": rows / s}
+    finally:
+        spark.stop()
+    return out
+
+
+def result_transfer(server, flight_port: int, db: str) -> dict:
+    import adbc_driver_flightsql.dbapi as fs
+    sql = f"SELECT lo_orderkey, lo_linenumber, lo_quantity, lo_revenue FROM {db}.lo_spark"
+    out = {}
+    with fs.connect(f"grpc://127.0.0.1:{flight_port}",
+                    db_kwargs={"username": "root", "password": ""}) as conn, conn.cursor() as cur:
+        began = time.perf_counter()
+        cur.execute(sql)
+        n = cur.fetch_arrow_table().num_rows
+        s = time.perf_counter() - began
+        out["flight_sql"] = {"rows": n, "seconds": s, "rows_per_s": n / s}
+    conn = pymysql.connect(host="127.0.0.1", port=server.port, user="root", password="")
+    began = time.perf_counter()
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        n = len(cur.fetchall())
+    s = time.perf_counter() - began
+    conn.close()
+    out["pymysql"] = {"rows": n, "seconds": s, "rows_per_s": n / s}
+    out["speedup"] = out["flight_sql"]["rows_per_s"] / out["pymysql"]["rows_per_s"]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sf", type=float, default=1.0)
+    parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE))
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--skip-insert", action="store_true", help="INSERT is slow at SF 1")
+    args = parser.parse_args(argv)
+    lineorder = ssb_tables(args.sf, Path(args.cache_dir))["lineorder"]
+    rows = lineorder.num_rows
+    tmp = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
+    csv_path = tmp / "lineorder.csv"
+    csv_path.write_bytes(csv_body(lineorder))
+    _log(f"lineorder SF {args.sf}: {rows} rows, CSV {csv_path.stat().st_size >> 20} MB")
+    flight_port = free_port()
+    server = ServerProcess(tmp / "data", log_path=tmp / "server.log",
+                           extra_args=("--arrow-flight-sql-port", str(flight_port)))
+    server.start()
+    report: dict = {"sf": args.sf, "rows": rows, "cores": os.cpu_count()}
+    try:
+        conn = server.connect()
+        _exec(conn, "CREATE DATABASE bench")
+        _exec(conn, "USE bench")
+        for name in ("lo_spark", "lo_stream", "lo_insert"):
+            _exec(conn, _lineorder_ddl(name))
+        report["spark_load"] = spark_load(server, conn, "bench", csv_path, rows)
+        _log(f"spark load: {report['spark_load']['rows_per_s']:,.0f} rows/s")
+        st = stream_load_tables("127.0.0.1", server.http_port, "bench", {"lo_stream": lineorder})[0]
+        report["stream_load"] = {"rows": rows, "seconds": st.seconds, "rows_per_s": st.rows_per_second}
+        _log(f"stream load: {st.rows_per_second:,.0f} rows/s")
+        if not args.skip_insert:
+            ins = load_tables(conn, {"lo_insert": lineorder})[0]
+            report["insert"] = {"rows": rows, "seconds": ins.seconds, "rows_per_s": ins.rows_per_second}
+            _log(f"insert: {ins.rows_per_second:,.0f} rows/s")
+        conn.close()
+        report["read"] = spark_reads(server, "bench", rows)
+        _log(f"reads: {json.dumps(report['read'])}")
+        report["result"] = result_transfer(server, flight_port, "bench")
+        _log(f"result: {json.dumps(report['result'])}")
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(report, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""Arrow Flight SQL on `arrow_flight_sql_port` (Doris 2.1's fast path for Python clients).
+
+A pyarrow.flight server in the same process, with the same users, sessions, parser, planner
+and executor as the MySQL port:
+
+    Handshake            HTTP Basic credentials (`authorization: Basic ...`, as ADBC sends
+                         them) -> `authorization: Bearer <token>`; the token names a session
+                         (a DorisSession: current database, variables) for later calls
+    GetFlightInfo        CommandStatementQuery / CommandPreparedStatementQuery: the statement
+                         runs (a query computes its first batch here, so errors and the schema
+                         come back now); one endpoint whose ticket names the result
+    DoGet                TicketStatementQuery: the result's batches, streamed as computed
+    DoPut                CommandStatementUpdate: a DDL/DML statement; DoPutUpdateResult
+    DoAction             CreatePreparedStatement (the dataset schema) / ClosePreparedStatement
+Results carry Doris's types as Arrow types (INT int32, BIGINT int64, DECIMAL(p,s)
+decimal128(p,s), DATE date32, DATETIME timestamp[us], strings utf8; LARGEINT as utf8, as Doris
+sends it). Errors reach the client as Flight errors with Doris's text.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import secrets
+import threading
+import uuid
+
+import pyarrow as pa
+import pyarrow.flight as flight
+
+from catalog.errors import DorisError
+from server import flight_sql_messages as msgs
+from server.results import OkResult, RowsResult
+
+log = logging.getLogger("minidoris.flight_sql")
+
+
+class _Sessions:
+    """Bearer tokens -> sessions (one per authenticated client)."""
+
+    def __init__(self, services):
+        self.services = services
+        self._by_token: dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    def login(self, user: str, password: str) -> str:
+        from server.session import DorisSession
+        if user.split("@")[0] != "root" or password != "":
+            raise flight.FlightUnauthenticatedError(
+                f"Access denied for user '{user}' (using password: {'YES' if password else 'NO'})")
+        session = DorisSession(self.services)
+        session.username = user
+        token = secrets.token_hex(16)
+        with self._lock:
+            self._by_token[token] = session
+        return token
+
+    def get(self, token: str):
+        with self._lock:
+            return self._by_token.get(token)
+
+
+class _AuthMiddleware(flight.ServerMiddleware):
+    def __init__(self, token: str, issued: bool):
+        self.token, self.issued = token, issued
+
+    def sending_headers(self):
+        return {"authorization": f"Bearer {self.token}"} if self.issued else {}
+
+
+class _AuthFactory(flight.ServerMiddlewareFactory):
+    def __init__(self, sessions: _Sessions):
+        self.sessions = sessions
+
+    def start_call(self, info, headers):
+        values = headers.get("authorization") or headers.get("Authorization") or []
+        auth = values[0] if values else ""
+        if auth.lower().startswith("basic "):
+            try:
+                raw = auth[6:].strip()  # Go's client sends it unpadded
+                user, _, password = base64.b64decode(raw + "=" * (-len(raw) % 4),
+                                                     altchars=b"-_" if "-" in raw or "_" in raw
+                                                     else None).decode().partition(":")
+            except (ValueError, UnicodeDecodeError):
+                raise flight.FlightUnauthenticatedError("malformed Basic credentials") from None
+            return _AuthMiddleware(self.sessions.login(user, password), True)
+        if auth.lower().startswith("bearer "):
+            token = auth[7:].strip()
+            if self.sessions.get(token) is None:
+                raise flight.FlightUnauthenticatedError("invalid bearer token")
+            return _AuthMiddleware(token, False)
+        raise flight.FlightUnauthenticatedError("no credentials: use Basic or Bearer authorization")
+
+
+class _NoPayloadAuth(flight.ServerAuthHandler):
+    """Handshake succeeds (credentials travel in headers, checked by the middleware)."""
+
+    def authenticate(self, outgoing, incoming):
+        pass
+
+    def is_valid(self, token):
+        return b""
+
+
+def _arrow_schema(result: RowsResult, first: pa.Table | None) -> pa.Schema:
+    fields = []
+    for i, col in enumerate(result.columns):
+        if col.type is not None and col.type.kind == "LARGEINT":
+            t = pa.string()
+        elif first is not None:
+            t = first.schema.field(i).type
+        else:
+            t = col.type.arrow()
+        fields.append(pa.field(col.name, t))
+    return pa.schema(fields)
+
+
+class FlightSqlServer(flight.FlightServerBase):
+    def __init__(self, services, host: str, port: int):
+        self.sessions = _Sessions(services)
+        super().__init__(f"grpc://{host}:{port}", auth_handler=_NoPayloadAuth(),
+                         middleware={"auth": _AuthFactory(self.sessions)})
+        self._results: dict[bytes, tuple[pa.Schema, object]] = {}
+        self._prepared: dict[bytes, str] = {}
+        self._lock = threading.Lock()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _session(self, context):
+        middleware = context.get_middleware("auth")
+        session = self.sessions.get(middleware.token) if middleware is not None else None
+        if session is None:
+            raise flight.FlightUnauthenticatedError("not authenticated")
+        return session
+
+    def _run(self, context, sql: str):
+        results = self._session(context).execute(sql)
+        last = results[-1] if results else OkResult()
+        if isinstance(last, Exception):
+            text = last.client_message() if isinstance(last, DorisError) else str(last)
+            raise flight.FlightServerError(text)
+        return last
+
+    def _query(self, context, sql: str) -> tuple[pa.Schema, object]:
+        result = self._run(context, sql)
+        if not isinstance(result, RowsResult):
+            return pa.schema([]), iter(())
+        batches = iter(result.batches)
+        first = next(batches, None)
+        schema = _arrow_schema(result, first)
+
+        def tables():
+            for t in ([first] if first is not None else []):
+                yield _conform(t, schema)
+            for t in batches:
+                yield _conform(t, schema)
+        return schema, tables()
+
+    # -- Flight RPCs ---------------------------------------------------------------------------
+    def get_flight_info(self, context, descriptor):
+        kind, cmd = msgs.unpack(descriptor.command)
+        if kind == "CommandStatementQuery":
+            sql = cmd.query
+        elif kind == "CommandPreparedStatementQuery":
+            with self._lock:
+                sql = self._prepared.get(cmd.prepared_statement_handle)
+            if sql is None:
+                raise flight.FlightServerError("unknown prepared statement")
+        else:
+            raise flight.FlightServerError(f"Flight SQL command {kind} is not supported")
+        schema, tables = self._query(context, sql)
+        handle = uuid.uuid4().bytes
+        with self._lock:
+            self._results[handle] = (schema, tables)
+        ticket = flight.Ticket(msgs.pack(msgs.new("TicketStatementQuery", statement_handle=handle)))
+        return flight.FlightInfo(schema, descriptor, [flight.FlightEndpoint(ticket, [])], -1, -1)
+
+    def do_get(self, context, ticket):
+        self._session(context)
+        kind, cmd = msgs.unpack(ticket.ticket)
+        if kind != "TicketStatementQuery":
+            raise flight.FlightServerError(f"unknown ticket {kind}")
+        with self._lock:
+            entry = self._results.pop(cmd.statement_handle, None)
+        if entry is None:
+            raise flight.FlightServerError("the result was already read or never existed")
+        schema, tables = entry
+        return flight.GeneratorStream(schema, tables)
+
+    def do_put(self, context, descriptor, reader, writer):
+        kind, cmd = msgs.unpack(descriptor.command)
+        if kind == "CommandStatementUpdate":
+            sql = cmd.query
+        elif kind == "CommandPreparedStatementUpdate":
+            with self._lock:
+                sql = self._prepared.get(cmd.prepared_statement_handle)
+        else:
+            raise flight.FlightServerError(f"Flight SQL command {kind} is not supported")
+        result = self._run(context, sql)
+        count = result.affected_rows if isinstance(result, OkResult) else 0
+        writer.write(pa.py_buffer(msgs.new("DoPutUpdateResult", record_count=count).SerializeToString()))
+
+    def do_action(self, context, action):
+        kind = action.type
+        if kind == "CreatePreparedStatement":
+            _, req = msgs.unpack(action.body.to_pybytes())
+            handle = uuid.uuid4().bytes
+            with self._lock:
+                self._prepared[handle] = req.query
+            result = msgs.new("ActionCreatePreparedStatementResult",
+                              prepared_statement_handle=handle)
+            return [flight.Result(pa.py_buffer(msgs.pack(result)))]
+        if kind == "ClosePreparedStatement":
+            _, req = msgs.unpack(action.body.to_pybytes())
+            with self._lock:
+                self._prepared.pop(req.prepared_statement_handle, None)
+            return []
+        if kind in ("CloseSession", "CancelFlightInfo", "EndTransaction"):
+            return []
+        raise flight.FlightServerError(f"action {kind} is not supported")
+
+    def list_actions(self, context):
+        return [("CreatePreparedStatement", ""), ("ClosePreparedStatement", "")]
+
+
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    arrays = [c if c.type == f.type else c.cast(f.type) for c, f in zip(table.columns, schema)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def start(services, host: str, port: int) -> FlightSqlServer | None:
+    """The Flight SQL server on `port` (serving in its own threads), or None when -1."""
+    if port is None or port < 0:
+        return None
+    server = FlightSqlServer(services, host, port)
+    threading.Thread(target=server.serve, name="flight-sql", daemon=True).start()
+    log.info("arrow flight sql on port %d", server.port)
+    return server

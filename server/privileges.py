@@ -1,0 +1,236 @@
+"""The privilege check every statement passes before its handler runs (Doris's checks).
+
+`check_statement(stmt, ctx)` is called once per statement by `server/dispatch.py:run_statement`;
+`CHECKS` maps a statement type to what it needs:
+
+    SELECT / EXPLAIN / subqueries       SELECT on every table the text names (CTEs excepted)
+    INSERT, DELETE, TRUNCATE, loads     LOAD on the target (+ SELECT on INSERT ... SELECT sources)
+    CREATE/DROP TABLE, ALTER (partitions,
+      indexes, properties)              CREATE / DROP / ALTER on the table
+    CREATE/DROP DATABASE, USE           CREATE / DROP / any privilege on the database (1044)
+    DESC, SHOW CREATE TABLE, SHOW
+      PARTITIONS/INDEX/COLUMNS          any privilege on the table (1142)
+    ADMIN ..., SET GLOBAL, SHOW PROC    ADMIN_PRIV (1227)
+    ALTER SYSTEM                        NODE_PRIV (1227)
+    KILL of another user's connection   ADMIN_PRIV (1095)
+
+Account statements check their own rights (server/handlers/auth.py). Views do not exist in
+minidoris, so "every table the text names" is every table the query reads. information_schema
+is readable by everyone; its rows, SHOW DATABASES and SHOW TABLES are filtered to what the user
+may see (catalog/access.py:visible_*). A session without an `access` (tests calling handlers
+directly) is not checked.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sqlglot import exp
+
+from catalog import information_schema
+from catalog.access import Access
+from catalog.auth import AccessDenied
+from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
+                                AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
+                                AdminShowConfigStmt, AlterSystemStmt, AlterTablePropertiesStmt,
+                                CreateTableStmt, DescStmt, DropPartitionStmt, ExplainStmt,
+                                ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
+                                ShowPartitionsStmt, ShowProcStmt)
+from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStmt, ShowIndexStmt
+from server.handlers.context import StatementContext
+from server.parser.fast_values import FastInsert
+
+
+def check_statement(stmt: object, ctx: StatementContext) -> None:
+    access = getattr(ctx.session, "access", None)
+    if access is None:
+        return
+    check = CHECKS.get(type(stmt))
+    if check is not None:
+        check(stmt, ctx, access)
+
+
+def _db(db: str | None, ctx: StatementContext) -> str | None:
+    return db or ctx.db
+
+
+def _skip_db(db: str | None) -> bool:
+    return not db or db.lower() == information_schema.NAME
+
+
+# -- queries -----------------------------------------------------------------------------------
+def read_tables(node: exp.Expression, ctx: StatementContext,
+                skip: set[int] = frozenset()) -> list[tuple[str, str]]:
+    """(db, table) of every table `node` reads, CTE references and information_schema aside."""
+    ctes = {c.alias for c in node.find_all(exp.CTE)}
+    out = []
+    for t in node.find_all(exp.Table):
+        if id(t) in skip or not isinstance(t.this, exp.Identifier):
+            continue
+        if not t.db and (t.name in ctes or t.name.lower() == "dual"):
+            continue
+        db = _db(t.db, ctx)
+        if not _skip_db(db):
+            out.append((db, t.name))
+    return out
+
+
+def _select(node: exp.Expression, ctx: StatementContext, access: Access,
+            skip: set[int] = frozenset()) -> None:
+    for db, table in read_tables(node, ctx, skip):
+        access.require_tbl(db, table, "SELECT")
+
+
+def _query(stmt, ctx, access) -> None:
+    _select(stmt, ctx, access)
+
+
+def _explain(stmt: ExplainStmt, ctx, access) -> None:
+    _select(stmt.query, ctx, access)
+
+
+def _insert(stmt: exp.Insert, ctx, access) -> None:
+    target = stmt.this.this if isinstance(stmt.this, exp.Schema) else stmt.this
+    db = _db(target.db, ctx)
+    if not _skip_db(db):
+        access.require_tbl(db, target.name, "LOAD")
+    _select(stmt, ctx, access, {id(target)})
+
+
+def _fast_insert(stmt: FastInsert, ctx, access) -> None:
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_tbl(db, stmt.table, "LOAD")
+
+
+def _table_priv(pred: str, command: str | None = None) -> Callable:
+    def check(stmt, ctx, access: Access) -> None:
+        db = _db(stmt.db, ctx)
+        if not _skip_db(db):
+            access.require_tbl(db, stmt.table if hasattr(stmt, "table") else stmt.name, pred,
+                               command)
+    return check
+
+
+def _truncate(stmt: exp.TruncateTable, ctx, access) -> None:
+    for t in stmt.expressions:
+        db = _db(t.db, ctx)
+        if not _skip_db(db):
+            access.require_tbl(db, t.name, "LOAD")
+
+
+# -- DDL ---------------------------------------------------------------------------------------
+def _create(stmt: exp.Create, ctx, access: Access) -> None:
+    kind = (stmt.args.get("kind") or "").upper()
+    if kind in ("DATABASE", "SCHEMA"):
+        access.require_db(stmt.this.name, "CREATE")
+        return
+    target = stmt.this.this if isinstance(stmt.this, exp.Schema) else stmt.this
+    if isinstance(target, exp.Table):
+        db = _db(target.db, ctx)
+        if not _skip_db(db):
+            access.require_tbl(db, target.name, "CREATE")
+        _select(stmt, ctx, access, {id(target)})
+
+
+def _drop(stmt: exp.Drop, ctx, access: Access) -> None:
+    kind = (stmt.args.get("kind") or "").upper()
+    targets = stmt.args.get("tables") or ([stmt.this] if stmt.this is not None else [])
+    for t in targets:
+        if kind in ("DATABASE", "SCHEMA"):
+            access.require_db(t.name, "DROP")
+        elif kind == "TABLE":
+            db = _db(t.db, ctx)
+            if not _skip_db(db):
+                access.require_tbl(db, t.name, "DROP")
+
+
+def _use(stmt: exp.Use, ctx, access: Access) -> None:
+    name = stmt.this.name if stmt.this is not None else ""
+    if not _skip_db(name):
+        access.require_visible_db(name)
+
+
+def _show(stmt: exp.Show, ctx, access: Access) -> None:
+    kind = stmt.name.upper()
+    if kind == "COLUMNS":
+        db = _db(stmt.text("db"), ctx)
+        if not _skip_db(db):
+            access.require_tbl(db, stmt.text("target"), "SHOW", "SHOW COLUMNS")
+    elif kind == "TABLES":
+        db = _db(stmt.text("db"), ctx)
+        if not _skip_db(db):
+            access.require_visible_db(db)
+
+
+def _show_db(stmt, ctx, access: Access) -> None:
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_visible_db(db)
+
+
+def _command(stmt: exp.Command, ctx, access: Access) -> None:
+    """Raw SHOW commands (SHOW DATA, SHOW TABLETS, ...): tablets and procs need ADMIN, the
+    rest any privilege on the current database."""
+    rest = stmt.args.get("expression") or ""
+    rest = rest.sql() if isinstance(rest, exp.Expression) else str(rest)
+    if str(stmt.this).upper() != "SHOW":
+        return
+    first = (rest.split() or [""])[0].upper()
+    if first in ("TABLET", "TABLETS", "PROC", "FRONTENDS", "BROKER", "TRASH"):
+        access.require_global("ADMIN")
+    elif ctx.db and not _skip_db(ctx.db):
+        access.require_visible_db(ctx.db)
+
+
+# -- administration ----------------------------------------------------------------------------
+def _admin(stmt, ctx, access: Access) -> None:
+    access.require_global("ADMIN")
+
+
+def _node(stmt, ctx, access: Access) -> None:
+    access.require_global("OPERATOR", "NODE")
+
+
+def _admin_or_node(stmt, ctx, access: Access) -> None:
+    access.require_global("ADMIN_OR_NODE", "ADMIN")
+
+
+def _set(stmt: exp.Set, ctx, access: Access) -> None:
+    if any((item.args.get("kind") or "").upper() == "GLOBAL" for item in stmt.expressions):
+        access.require_global("ADMIN")
+
+
+def _kill(stmt: exp.Kill, ctx, access: Access) -> None:
+    target = stmt.this
+    try:
+        thread_id = int(target.name if isinstance(target, exp.Expression) else target)
+    except (TypeError, ValueError):
+        return  # the handler reports the bad id
+    other = ctx.session.services.sessions.get(thread_id)
+    other_access = getattr(other, "access", None)
+    if other is None or other is ctx.session or other_access is None:
+        return
+    if other_access.user.name != access.user.name and not access.check_global("ADMIN"):
+        raise AccessDenied(f"You are not owner of thread or query: {thread_id}", 1095)
+
+
+CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
+    exp.Select: _query, exp.Subquery: _query, exp.Union: _query, exp.Intersect: _query,
+    exp.Except: _query, ExplainStmt: _explain,
+    exp.Insert: _insert, FastInsert: _fast_insert, DeleteStmt: _table_priv("LOAD"),
+    exp.TruncateTable: _truncate,
+    CreateTableStmt: _table_priv("CREATE"), exp.Create: _create, exp.Drop: _drop,
+    AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),
+    AlterTablePropertiesStmt: _table_priv("ALTER"), CreateIndexStmt: _table_priv("ALTER"),
+    DropIndexStmt: _table_priv("ALTER"),
+    DescStmt: _table_priv("SHOW", "DESCRIBE"),
+    ShowCreateTableStmt: _table_priv("SHOW", "SHOW CREATE TABLE"),
+    ShowPartitionsStmt: _table_priv("SHOW", "SHOW PARTITIONS"),
+    ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),
+    ShowDynamicPartitionStmt: _show_db, exp.Use: _use, exp.Show: _show, exp.Command: _command,
+    AdminSetConfigStmt: _admin, AdminShowConfigStmt: _admin, AdminRunDynamicPartitionStmt: _admin,
+    AdminSetDynamicPartitionTimeStmt: _admin, ShowProcStmt: _admin,
+    ShowBackendsStmt: _admin_or_node, AlterSystemStmt: _node,
+    exp.Set: _set, exp.Kill: _kill,
+}

@@ -1,0 +1,84 @@
+"""Arrow Flight SQL through ADBC's flightsql driver, as Doris 2.1 users connect:
+`adbc_driver_flightsql.dbapi.connect("grpc://host:port", db_kwargs={"username", "password"})`.
+Results come back as Arrow with Doris's types; sessions keep their database; errors and bad
+credentials are Doris's; the port is off unless configured."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+import pytest
+
+from server_process import free_port
+
+fs = pytest.importorskip("adbc_driver_flightsql.dbapi")
+
+
+@pytest.fixture(scope="module")
+def flight_server(tmp_path_factory):
+    from server_process import ServerProcess
+    base = tmp_path_factory.mktemp("flight")
+    port = free_port()
+    proc = ServerProcess(base / "data", log_path=base / "server.log",
+                         extra_args=("--arrow-flight-sql-port", str(port)))
+    proc.flight_port = port
+    proc.start()
+    conn = proc.connect()
+    with conn.cursor() as cur:
+        cur.execute("CREATE DATABASE fl")
+        cur.execute("""CREATE TABLE fl.t (k INT, b BIGINT, s VARCHAR(10), d DECIMAL(10,2), dt DATE,
+            ts DATETIME, l LARGEINT, f DOUBLE) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 3
+            PROPERTIES ("replication_num" = "1")""")
+        cur.execute("INSERT INTO fl.t VALUES (1, 2, 'x', 1.5, '2024-01-02', '2024-01-02 03:04:05', "
+                    "1234567890123, 0.25), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
+        cur.execute("INSERT INTO fl.t (k, b) SELECT k + 10, k FROM fl.t")
+    conn.close()
+    yield proc
+    proc.stop()
+
+
+def _connect(server, user="root", password=""):
+    return fs.connect(f"grpc://127.0.0.1:{server.flight_port}",
+                      db_kwargs={"username": user, "password": password})
+
+
+def test_query_returns_doris_types(flight_server):
+    import pyarrow as pa
+    with _connect(flight_server) as conn, conn.cursor() as cur:
+        cur.execute("SELECT k, b, s, d, dt, ts, l, f FROM fl.t WHERE k < 10 ORDER BY k")
+        table = cur.fetch_arrow_table()
+    assert table.schema.types == [pa.int32(), pa.int64(), pa.string(), pa.decimal128(10, 2),
+                                  pa.date32(), pa.timestamp("us"), pa.string(), pa.float64()]
+    assert table.to_pylist() == [
+        {"k": 1, "b": 2, "s": "x", "d": Decimal("1.50"), "dt": date(2024, 1, 2),
+         "ts": datetime(2024, 1, 2, 3, 4, 5), "l": "1234567890123", "f": 0.25},
+        {"k": 2, "b": None, "s": None, "d": None, "dt": None, "ts": None, "l": None, "f": None}]
+
+
+def test_session_database_aggregates_and_fetch_df(flight_server):
+    with _connect(flight_server) as conn, conn.cursor() as cur:
+        cur.execute("USE fl")
+        cur.execute("SELECT count(*) AS n, sum(b) AS sb FROM t")
+        assert cur.fetchall() == [(4, 5)]
+        cur.execute("SELECT k FROM t ORDER BY k")
+        assert cur.fetch_df()["k"].tolist() == [1, 2, 11, 12]
+
+
+def test_errors_are_doris_errors(flight_server):
+    with _connect(flight_server) as conn, conn.cursor() as cur:
+        with pytest.raises(Exception, match=r"errCode = 2, detailMessage = Table \[nope\] does not exist"):
+            cur.execute("SELECT * FROM fl.nope")
+        with pytest.raises(Exception, match="errCode = 2, detailMessage = Syntax error"):
+            cur.execute("SELEC 1")
+    with pytest.raises(Exception, match="Access denied for user 'bob'"):
+        _connect(flight_server, "bob", "x")
+
+
+def test_off_by_default():
+    # conf/minidoris.conf sets -1 (Doris's default): the server starts no Flight SQL listener
+    from pathlib import Path
+
+    from server.config import load_config
+    conf = Path(__file__).resolve().parents[2] / "conf" / "minidoris.conf"
+    assert load_config(conf).arrow_flight_sql_port == -1

@@ -1,0 +1,209 @@
+"""Spark Load through the wire: `CREATE RESOURCE ... "type" = "spark"`, `LOAD LABEL ... WITH
+RESOURCE`, SHOW LOAD's states and fields, ErrorURL, CANCEL LOAD, the timeout, a Spark failure and
+kill -9 of the server in the middle of a job: a job publishes everything in one version or
+nothing at all."""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+import urllib.request
+from decimal import Decimal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import query, show_load, wait_load
+from server_process import unique_name
+
+pytest.importorskip("pyspark")
+
+
+def _setup(server, table_sql: str) -> str:
+    db = unique_name("sl")
+    conn = server.connect()
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE {db}")
+        cur.execute(f"USE {db}")
+        cur.execute(table_sql)
+        cur.execute('CREATE RESOURCE IF NOT EXISTS "spark0" PROPERTIES ("type" = "spark", '
+                    '"spark.master" = "local[2]", "spark.executor.memory" = "1g")')
+    conn.close()
+    return db
+
+
+_PARTITIONED = """CREATE TABLE t (k INT NOT NULL, g INT, s VARCHAR(8), v DECIMAL(10,2))
+    DUPLICATE KEY(k) PARTITION BY RANGE(k) (PARTITION p0 VALUES LESS THAN (500),
+    PARTITION p1 VALUES LESS THAN (1000)) DISTRIBUTED BY HASH(k) BUCKETS 3
+    PROPERTIES ("replication_num" = "1")"""
+
+
+def _csv(path, rows: int, bad: list[str] = ()) -> str:
+    with open(path, "w") as f:
+        for i in range(rows):
+            f.write(f"{i},{i % 7},s{i % 100},{i}.5\n")
+        for line in bad:
+            f.write(line + "\n")
+    return f"file://{path}"
+
+
+def _load(server, db: str, label: str, clause: str, props: str = "") -> None:
+    conn = server.connect(db)
+    with conn.cursor() as cur:
+        cur.execute(f"LOAD LABEL {db}.{label} ({clause}) WITH RESOURCE 'spark0' "
+                    f"{('PROPERTIES (' + props + ')') if props else ''}")
+    conn.close()
+
+
+def _versions(server, db: str) -> list[int]:
+    conn = server.connect(db)
+    with conn.cursor() as cur:
+        cur.execute("SHOW PARTITIONS FROM t")
+        rows = cur.fetchall()
+    conn.close()
+    return [int(r[2]) for r in rows]
+
+
+def test_csv_load_publishes_one_version(spark_load_server, tmp_path):
+    server = spark_load_server
+    db = _setup(server, _PARTITIONED)
+    url = _csv(tmp_path / "a.csv", 900, ["1,2", "2000,1,x,1", "3,1,toolongvalue,1"])
+    _load(server, db, "l1", f'DATA INFILE("{url}") INTO TABLE t COLUMNS TERMINATED BY "," (k, g, s, v)',
+          '"max_filter_ratio" = "0.01", "timeout" = "600"')
+    job = wait_load(server, db, "l1")
+    assert job["State"] == "FINISHED", job
+    assert job["Type"] == "SPARK" and job["Progress"] == "ETL:100%; LOAD:100%"
+    assert job["EtlInfo"] == "unselected.rows=0; dpp.abnorm.ALL=3; dpp.norm.ALL=900"
+    assert job["TaskInfo"] == "cluster:spark0; timeout(s):600; max_filter_ratio:0.01"
+    assert job["ErrorMsg"] is None and job["LoadFinishTime"]
+    assert query(server, db, "SELECT count(*), sum(k), count(DISTINCT g), sum(v) FROM t") == \
+        [(900, 404550, 7, Decimal("405000.00"))]
+    assert _versions(server, db) == [2, 2]  # both partitions: one new version, one transaction
+    auth = base64.b64encode(b"root:").decode()
+    req = urllib.request.Request(job["URL"], headers={"Authorization": f"Basic {auth}"})
+    errors = urllib.request.urlopen(req).read().decode()
+    assert "actual column number in csv file is less than schema column number" in errors
+    assert "no partition for this tuple" in errors
+    assert "the length of input is too long than schema" in errors
+    # the label is taken
+    with pytest.raises(Exception, match=r"Label \[l1\] has already been used"):
+        _load(server, db, "l1", f'DATA INFILE("{url}") INTO TABLE t COLUMNS TERMINATED BY ","')
+
+
+def test_too_many_filtered_rows_publish_nothing(spark_load_server, tmp_path):
+    server = spark_load_server
+    db = _setup(server, _PARTITIONED)
+    url = _csv(tmp_path / "b.csv", 50, [f"x{i},1,a,zz" for i in range(10)])
+    clause = f'DATA INFILE("{url}") INTO TABLE t COLUMNS TERMINATED BY ","'
+    _load(server, db, "l2", clause, '"max_filter_ratio" = "0.1"')
+    job = wait_load(server, db, "l2")
+    assert job["State"] == "CANCELLED"
+    assert job["ErrorMsg"] == "type:ETL_QUALITY_UNSATISFIED; msg:quality not good enough to cancel"
+    assert job["URL"] and "dpp.abnorm.ALL=10" in job["EtlInfo"]
+    assert query(server, db, "SELECT count(*) FROM t") == [(0,)]
+    assert _versions(server, db) == [1, 1]
+    # a cancelled job's label may be used again
+    _load(server, db, "l2", clause, '"max_filter_ratio" = "0.2"')
+    assert wait_load(server, db, "l2")["State"] == "FINISHED"
+    assert query(server, db, "SELECT count(*) FROM t") == [(50,)]
+    states = query(server, db, 'SHOW LOAD WHERE LABEL = "l2" ORDER BY JobId')
+    assert [r[2] for r in states] == ["CANCELLED", "FINISHED"]
+
+
+def test_parquet_set_where_partition_aggregate(spark_load_server, tmp_path):
+    server = spark_load_server
+    db = _setup(server, """CREATE TABLE t (k INT, d VARCHAR(10), cnt BIGINT SUM, total DECIMAL(12,2) SUM,
+        hi INT MAX) AGGREGATE KEY(k, d) PARTITION BY RANGE(k) (PARTITION p0 VALUES LESS THAN (10),
+        PARTITION p1 VALUES LESS THAN (100)) DISTRIBUTED BY HASH(k) BUCKETS 2
+        PROPERTIES ("replication_num" = "1")""")
+    n = 2000
+    pq.write_table(pa.table({"k": pa.array([i % 40 for i in range(n)], pa.int64()),
+                             "amount": pa.array([float(i % 13) for i in range(n)]),
+                             "tag": pa.array(["a" if i % 3 else "b" for i in range(n)])}),
+                   tmp_path / "part-0.parquet")
+    pq.write_table(pa.table({"k": pa.array([5, 50], pa.int64()), "amount": pa.array([1.0, 2.0]),
+                             "tag": pa.array(["a", "a"])}), tmp_path / "part-1.parquet")
+    _load(server, db, "l3",
+          f'DATA INFILE("file://{tmp_path}/part-*.parquet") INTO TABLE t PARTITION (p1) '
+          f'FORMAT AS "parquet" (k, amount, tag) '
+          f'SET (d = concat(tag, "-x"), cnt = 1, total = amount * 2, hi = k) WHERE d = "a-x"',
+          '"max_filter_ratio" = "0.5"')
+    job = wait_load(server, db, "l3")
+    assert job["State"] == "FINISHED", job
+    # rows of p0 (k < 10) are outside the load's partitions: filtered, not loaded
+    assert query(server, db, "SELECT count(*) FROM t WHERE k < 10") == [(0,)]
+    got = query(server, db, "SELECT k, d, cnt, total, hi FROM t WHERE k IN (12, 50) ORDER BY k")
+    expect = {}
+    for i in range(n):
+        if i % 3 and 10 <= i % 40:
+            k = i % 40
+            c, t = expect.get(k, (0, 0.0))
+            expect[k] = (c + 1, t + 2 * float(i % 13))
+    assert got == [(12, "a-x", expect[12][0], Decimal(f"{expect[12][1]:.2f}"), 12),
+                   (50, "a-x", 1, Decimal("4.00"), 50)]
+    assert "unselected.rows=" in job["EtlInfo"]
+
+
+def test_spark_failure_cancels_the_job(spark_load_server, tmp_path):
+    server = spark_load_server
+    db = _setup(server, _PARTITIONED)
+    _load(server, db, "l4", f'DATA INFILE("file://{tmp_path}/missing-*.csv") INTO TABLE t '
+                            f'COLUMNS TERMINATED BY ","')
+    job = wait_load(server, db, "l4")
+    assert job["State"] == "CANCELLED"
+    assert job["ErrorMsg"].startswith("type:ETL_RUN_FAIL; msg:") and "PATH_NOT_FOUND" in job["ErrorMsg"]
+    assert query(server, db, "SELECT count(*) FROM t") == [(0,)]
+    assert not [p for p in (server.data_dir / "spark_load").iterdir() if p.name != "errors"]
+
+
+def test_cancel_load_and_timeout(spark_load_server, tmp_path):
+    server = spark_load_server
+    db = _setup(server, _PARTITIONED)
+    url = _csv(tmp_path / "big.csv", 400000)
+    clause = f'DATA INFILE("{url}") INTO TABLE t COLUMNS TERMINATED BY ","'
+    _load(server, db, "l5", clause.replace("big.csv", "big.csv"), '"max_filter_ratio" = "1"')
+    conn = server.connect(db)
+    with conn.cursor() as cur:
+        cur.execute('CANCEL LOAD WHERE LABEL = "l5"')
+    conn.close()
+    job = wait_load(server, db, "l5")
+    assert job["State"] == "CANCELLED" and job["ErrorMsg"] == "type:USER_CANCEL; msg:user cancel"
+    with pytest.raises(Exception, match="There is no uncompleted job"):
+        query(server, db, 'CANCEL LOAD WHERE LABEL = "l5"')
+    _load(server, db, "l6", clause, '"max_filter_ratio" = "1", "timeout" = "1"')
+    job = wait_load(server, db, "l6")
+    assert job["State"] == "CANCELLED" and job["ErrorMsg"] == "type:TIMEOUT; msg:loading timeout to cancel"
+    assert query(server, db, "SELECT count(*) FROM t") == [(0,)]
+    assert _versions(server, db) == [1, 1]
+
+
+def test_kill9_during_etl_publishes_nothing(server_factory, tmp_path):
+    server = server_factory("killed")
+    server.start()
+    db = _setup(server, _PARTITIONED)
+    url = _csv(tmp_path / "k.csv", 1000000)
+    _load(server, db, "l7", f'DATA INFILE("{url}") INTO TABLE t COLUMNS TERMINATED BY ","',
+          '"max_filter_ratio" = "1"')
+    deadline = time.monotonic() + 120
+    while show_load(server, db, "l7")["State"] != "ETL" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(4)  # Spark is starting or running the job's stages
+    assert show_load(server, db, "l7")["State"] in ("ETL", "LOADING", "FINISHED")
+    server.kill9()
+    server.start()
+    job = show_load(server, db, "l7")
+    print("state after restart:", job["State"])
+    count = query(server, db, "SELECT count(*) FROM t")[0][0]
+    if job["State"] == "FINISHED":  # the publish was journaled before the kill: all of it
+        assert count == 1000000
+        return
+    assert job["State"] == "CANCELLED"
+    assert job["ErrorMsg"] == "type:LOAD_RUN_FAIL; msg:the server restarted during the load"
+    assert count == 0 and _versions(server, db) == [1, 1]
+    assert not [p for p in (server.data_dir / "spark_load").iterdir() if p.name != "errors"]
+    # no segment file of the job is left in any tablet
+    leftovers = [f for root, _, files in os.walk(server.data_dir / "storage") for f in files
+                 if f.endswith(".dat")]
+    assert leftovers == []
