@@ -93,12 +93,16 @@ def debug_point(name: str) -> None:
 
 
 def tablet_refs(cat: Catalog) -> list[TabletRef]:
-    """Every tablet of every OLAP table (all indexes), with its first replica's backend."""
+    """Every tablet of every OLAP table (all indexes: rollup tablets compact by their own
+    schema) not under an alter job, with its first replica's backend."""
     refs = []
     with cat.lock:
+        # seed 002: tablets under an alter operation (a rollup job's table) are left alone
+        altering = {j.table_id for j in getattr(cat, "alter_jobs", {}).values()
+                    if j.state == "RUNNING"}
         for db in cat.dbs.values():
             for t in db.tables.values():
-                if not isinstance(t, OlapTable):
+                if not isinstance(t, OlapTable) or t.table_id in altering:
                     continue
                 for p in t.partitions.values():
                     for tid, meta in p.tablets.items():

@@ -6,8 +6,8 @@ them, and a retired (stale) rowset's files stay until no query holds it.
 
     Tablet.capture(version)  under the tablet's lock: the version path at `version` (live
                              rowsets with end_version <= version; where a compaction output
-                             spans past `version`, the stale rowsets it replaced), and one
-                             reference per rowset in the tablet's reader registry
+                             spans past `version`, the stale rowsets it replaced), registered
+                             with their ids in the tablet's reader registry
     TabletSnapshot.read(...) the rows of exactly those rowsets (storage/tablet_reader.py)
     TabletSnapshot.release() drops the references (idempotent); a stale rowset nobody holds
                              loses its files at once. A snapshot that is garbage-collected
@@ -40,6 +40,8 @@ def version_path(live: list[RowsetMeta], stale: list[RowsetMeta],
                  version: int) -> list[RowsetMeta]:
     """The rowsets a read at `version` uses (see the module docstring); raises StorageError if a
     compaction merged `version` into a wider rowset and the rowsets it replaced are gone."""
+    if not live or live[-1].end_version <= version:
+        return list(live)  # the common case: the whole published list
     visible = [r for r in live if r.end_version <= version]
     straddling = [r for r in live if r.start_version <= version < r.end_version]
     if not straddling:
@@ -62,9 +64,9 @@ class TabletSnapshot:
     """One tablet's rowsets at one version, referenced in the tablet's reader registry."""
 
     def __init__(self, tablet: Tablet, version: int, rowsets: tuple[RowsetMeta, ...],
-                 schema: TabletSchema):
+                 schema: TabletSchema, key: int):
         self.tablet, self.version, self.rowsets, self.schema = tablet, version, rowsets, schema
-        self._finalizer = weakref.finalize(self, tablet._release, [r.rowset_id for r in rowsets])
+        self._finalizer = weakref.finalize(self, tablet._release, key)
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats) -> pa.Table:

@@ -21,7 +21,7 @@ versions and the optional indexes' files.
     read(v, cols, preds)     capture(v), read (storage/tablet_reader.py), release
 
 Concurrency: the published list is replaced, never mutated, under a lock; a snapshot copies
-its rowsets under that lock and counts a reference on each (`_holders`). Published files are
+its rowsets under that lock and registers them (`_snapshots`, the reader registry). Published files are
 never modified; writes only add new files; a stale rowset's files are deleted when the last
 snapshot holding it is released (or at once when none does). The catalog serialises loads,
 DELETEs and index changes of one table (its per-table load lock).
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import itertools
 import threading
 import time
 from collections import Counter
@@ -79,7 +80,8 @@ class Tablet:
         self._published: list[RowsetMeta] = []  # sorted by version; replaced, never mutated
         self._pending: set[int] = set()
         self._stale: dict[int, RowsetMeta] = {}  # compacted away, files kept while held
-        self._holders: Counter[int] = Counter()  # rowset id -> snapshots holding it
+        self._snapshots: dict[int, tuple[int, ...]] = {}  # snapshot key -> rowset ids held
+        self._snapshot_keys = itertools.count()
         self._readers: dict[int, list[SegmentReader]] = {}
         self._load_slices: dict[int, str] = {}  # rowset id -> load file it reads
         self._ids: tuple[list, set[int]] = (self._published, set())  # ids of that list
@@ -306,7 +308,8 @@ class Tablet:
     def sweep_stale(self) -> list[str]:
         """Delete the files of stale rowsets no snapshot holds; the names removed."""
         with self._lock:
-            doomed = {i for i in self._stale if not self._holders[i]}
+            held = self._held_ids()
+            doomed = {i for i in self._stale if i not in held}
             for rowset_id in doomed:
                 del self._stale[rowset_id]
                 self._readers.pop(rowset_id, None)
@@ -323,7 +326,10 @@ class Tablet:
     def held_rowsets(self) -> dict[int, int]:
         """rowset id -> snapshots holding it (the reader registry)."""
         with self._lock:
-            return {i: n for i, n in self._holders.items() if n}
+            return dict(Counter(i for ids in self._snapshots.values() for i in ids))
+
+    def _held_ids(self) -> set[int]:
+        return {i for ids in self._snapshots.values() for i in ids}
 
     # -- reading -------------------------------------------------------------------------------
     def rowsets(self, version: int | None = None) -> list[RowsetMeta]:
@@ -346,19 +352,17 @@ class Tablet:
         """The rowsets of `version`, held until the snapshot is released."""
         with self._lock:
             rowsets = tuple(version_path(self._published, list(self._stale.values()), version))
-            self._holders.update(r.rowset_id for r in rowsets)
+            key = next(self._snapshot_keys)
+            self._snapshots[key] = tuple(r.rowset_id for r in rowsets)
             schema = self.schema
             self.scans += 1
-        return TabletSnapshot(self, version, rowsets, schema)
+        return TabletSnapshot(self, version, rowsets, schema, key)
 
-    def _release(self, rowset_ids: list[int]) -> None:
+    def _release(self, key: int) -> None:
         """A snapshot's references dropped (TabletSnapshot's finalizer)."""
         with self._lock:
-            self._holders.subtract(rowset_ids)
-            freed = any(i in self._stale and self._holders[i] <= 0 for i in rowset_ids)
-            for i in rowset_ids:
-                if self._holders[i] <= 0:
-                    del self._holders[i]
+            ids = self._snapshots.pop(key, ())
+            freed = any(i in self._stale for i in ids)
         if freed:
             self.sweep_stale()
 
