@@ -159,6 +159,53 @@ def test_stream_load_basic_auth_and_load_priv(server):
     _q(root, f"DROP DATABASE {db}")
 
 
+def _post(server, path: str, body: dict, auth: str) -> tuple[int, bytes]:
+    headers = {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode()}
+    req = urllib.request.Request(f"http://127.0.0.1:{server.http_port}{path}", method="POST",
+                                 data=json.dumps(body).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def test_connector_read_api_needs_select_on_the_scanned_table(server):
+    # the Spark connector's plan and tablet scan run as the Basic-auth user: SELECT_PRIV on
+    # every table the plan reads, whatever the (client-held, forgeable) opaque plan says
+    root = server.connect()
+    u, db = unique_name("rd"), unique_name("rddb")
+    _q(root, f"CREATE DATABASE {db}")
+    for t in ("t", "secret"):
+        _q(root, f"CREATE TABLE {db}.{t} (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+        _q(root, f"INSERT INTO {db}.{t} VALUES (1), (2)")
+    _q(root, f"CREATE USER '{u}'@'%' IDENTIFIED BY 'pw'")
+    _q(root, f"GRANT SELECT_PRIV ON {db}.t TO '{u}'@'%'")
+    plan_path = f"/api/{db}/t/_query_plan"
+    status, body = _post(server, plan_path, {"sql": f"select k from {db}.t"}, f"{u}:pw")
+    assert status == 200, body
+    plan = json.loads(body)["data"]
+    scan = {"opaqued_query_plan": plan["opaqued_query_plan"],
+            "tablet_ids": [int(t) for t in plan["partitions"]]}
+    assert _post(server, "/api/_tablet_scan", scan, f"{u}:pw")[0] == 200
+    status, body = _post(server, plan_path, {"sql": f"select k from {db}.t where k in "
+                                                    f"(select k from {db}.secret)"}, f"{u}:pw")
+    assert status == 401 and b"SELECT command denied" in body
+    status, body = _post(server, f"/api/{db}/secret/_query_plan",
+                         {"sql": f"select k from {db}.secret"}, f"{u}:pw")
+    assert status == 401
+    secret = json.loads(_post(server, f"/api/{db}/secret/_query_plan",
+                              {"sql": f"select k from {db}.secret"}, "root:")[1])["data"]
+    forged = {"opaqued_query_plan": secret["opaqued_query_plan"],
+              "tablet_ids": [int(t) for t in secret["partitions"]]}
+    status, body = _post(server, "/api/_tablet_scan", forged, f"{u}:pw")
+    assert status == 401 and b"SELECT command denied" in body, body
+    _q(root, f"REVOKE SELECT_PRIV ON {db}.t FROM '{u}'@'%'")
+    assert _post(server, "/api/_tablet_scan", scan, f"{u}:pw")[0] == 401
+    _q(root, f"DROP USER '{u}'@'%'")
+    _q(root, f"DROP DATABASE {db}")
+
+
 def test_connection_limit_kill_and_processlist(server):
     root = server.connect()
     u, other = unique_name("lim"), unique_name("oth")
