@@ -338,7 +338,7 @@ def _apply(scan: L.OlapScan, table: OlapTable, index_id: int, reason: str | None
         p = table.partitions[t.partition_id]
         tid = p.tablets_by_index[index_id][t.bucket]
         tablets.append(L.ScanTablet(tid, t.version, t.partition_id, p.tablets[tid].replicas[0],
-                                    t.bucket))
+                                    t.bucket, (t.rollup_snapshots or {}).get(index_id)))
     scan.tablets = tablets
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pyarrow as pa
 
-from test_compaction import open_catalog
+from test_compaction import NOW, open_catalog
 
 from catalog.catalog import Catalog
 from catalog.compaction import compact_all
@@ -51,10 +51,10 @@ def test_rollup_tablets_compact_by_their_own_keys(tmp_path):
     # A running job on the table holds compaction back.
     cat.alter_jobs[1] = RollupJob(1, "db", cat.get_table("db", "t").table_id, "t", 0, "t", 0,
                                   "x", 0, 0.0)
-    assert compact_all(cat, min_deltas=5) == 0
+    assert compact_all(cat, NOW) == 0
     del cat.alter_jobs[1]
 
-    assert compact_all(cat, min_deltas=5) >= 2  # the base tablet and the rollup tablet
+    assert compact_all(cat, NOW) >= 2  # the base tablet and the rollup tablet
     tablet, _ = rollup_tablet(cat)
     assert len(tablet.rowsets()) == 1
     # merged by the rollup's key k2 alone: two rows, summed
@@ -66,4 +66,43 @@ def test_rollup_tablets_compact_by_their_own_keys(tmp_path):
     assert rollup_rows(cat) == expected
     tablet, _ = rollup_tablet(cat)
     assert len(tablet.rowsets()) == 1
+    cat.close()
+
+
+def test_a_scan_served_by_a_rollup_reads_the_rollup_tablets_captured_at_bind(tmp_path):
+    # the snapshot of a query covers the rollup tablets it may read: compaction and loads
+    # after the bind change nothing the query sees
+    import sqlglot
+
+    from planner import logical as L
+    from planner.binder import BindContext, bind_query
+    from planner.naming import NameGen
+    cat = open_catalog(tmp_path)
+    cat.create_database("db")
+    cat.create_table("db", parse_create_table(TokenCursor(DDL)))
+    for i in range(6):
+        load_table(cat, "db", "t", pa.table({"k1": [i, i + 10], "k2": [i % 2, 1],
+                                             "v": pa.array([1, 2], pa.int64())}), datetime.now())
+    ctx = BindContext(cat, "db", NameGen())
+    plan, _ = bind_query(sqlglot.parse_one("SELECT k2, sum(v) FROM t GROUP BY k2", read="doris"), ctx)
+    scans = []
+
+    def walk(node):
+        if isinstance(node, L.OlapScan):
+            scans.append(node)
+        for attr in ("input", "left", "right"):
+            if getattr(node, attr, None) is not None:
+                walk(getattr(node, attr))
+    walk(plan)
+    assert scans[0].index_name == "r"
+    tablet, version = rollup_tablet(cat)
+    [scanned] = scans[0].tablets
+    assert scanned.tablet_id == tablet.tablet_id and scanned.snapshot is not None
+    load_table(cat, "db", "t", pa.table({"k1": [1], "k2": [0], "v": pa.array([100], pa.int64())}),
+               datetime.now())
+    assert compact_all(cat, NOW) >= 2
+    t = scanned.snapshot.read(["k2", "v"], [], ScanStats())
+    assert sorted(zip(t.column("k2").to_pylist(), t.column("v").to_pylist())) == [(0, 3), (1, 15)]
+    for s in ctx.snapshots:
+        s.release()
     cat.close()
