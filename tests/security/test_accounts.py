@@ -241,3 +241,34 @@ def test_connection_limit_kill_and_processlist(server):
 ])
 def test_account_statement_errors(server, sql, code):
     assert _err(server.connect(), sql)[0] == code
+
+
+def test_rollup_temp_partition_load_and_resource_statements_need_privileges(server):
+    # statements of the rollup, temporary partition and Spark Load work are checked as Doris:
+    # ALTER on the table, LOAD on LOAD LABEL's targets, ADMIN for resources and compaction
+    root = server.connect()
+    u, db = unique_name("al"), unique_name("aldb")
+    _q(root, f"CREATE DATABASE {db}")
+    _q(root, f"CREATE TABLE {db}.p (k INT, v INT) DUPLICATE KEY(k) PARTITION BY RANGE(k) "
+             "(PARTITION p1 VALUES LESS THAN (10)) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    _q(root, f"CREATE USER '{u}'@'%' IDENTIFIED BY 'pw'")
+    _q(root, f"GRANT SELECT_PRIV ON {db}.p TO '{u}'@'%'")
+    conn = _login(server, u, "pw")
+    for sql in (f"ALTER TABLE {db}.p ADD ROLLUP r (v, k)",
+                f"ALTER TABLE {db}.p DROP ROLLUP r",
+                f"CREATE MATERIALIZED VIEW mv AS SELECT k, sum(v) FROM {db}.p GROUP BY k",
+                f"ALTER TABLE {db}.p ADD TEMPORARY PARTITION tp VALUES LESS THAN (10)",
+                f"ALTER TABLE {db}.p REPLACE PARTITION (p1) WITH TEMPORARY PARTITION (tp)",
+                f"LOAD LABEL {db}.l1 (DATA INFILE('file:///nope.csv') INTO TABLE p) "
+                "WITH RESOURCE 'r0'"):
+        code, msg = _err(conn, sql)
+        assert code == 1142 and "command denied" in msg, (sql, msg)
+    for sql in ("CREATE RESOURCE 'r_x' PROPERTIES ('type' = 'spark', 'spark.master' = 'local[1]')",
+                f"ADMIN COMPACT TABLE {db}.p PARTITION p1 WHERE type = 'CUMULATIVE'"):
+        assert _err(conn, sql)[0] == 1227, sql
+    _q(root, f"GRANT ALTER_PRIV ON {db}.p TO '{u}'@'%'")
+    _q(conn, f"ALTER TABLE {db}.p ADD TEMPORARY PARTITION tp VALUES LESS THAN (10)")
+    assert _q(root, f"SHOW TEMPORARY PARTITIONS FROM {db}.p")[0][1] == "tp"
+    conn.close()
+    _q(root, f"DROP USER '{u}'@'%'")
+    _q(root, f"DROP DATABASE {db}")
