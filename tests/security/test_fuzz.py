@@ -92,9 +92,8 @@ def test_fuzz_statements(fuzz_server):
     conn = connect(fuzz_server.host, fuzz_server.port, "fz", user="fuzzer", password="fz",
                    read_timeout=60)
 
-    @FUZZ
+    @settings(FUZZ, max_examples=1500)
     @given(sql=statements)
-    @settings(max_examples=1500)
     def case(sql):
         nonlocal conn
         COUNTS["statements"] += 1
@@ -149,9 +148,8 @@ def _raw_session(srv, handshake: bytes | None) -> socket.socket:
 
 
 def test_fuzz_protocol_packets(fuzz_server):
-    @FUZZ
+    @settings(FUZZ, max_examples=400)
     @given(p=packets)
-    @settings(max_examples=400)
     def case(p):
         command, body, length, seq, truncate, in_handshake = p
         payload = (bytes([command]) if command is not None else b"") + body
@@ -244,11 +242,10 @@ def test_fuzz_stream_load(fuzz_server):
         cur.execute("SELECT count(*) FROM fz.t")
         before = cur.fetchall()[0][0]
 
-    @FUZZ
+    @settings(FUZZ, max_examples=300)
     @given(body=bodies, headers=st.dictionaries(st.sampled_from(sorted(HEADER_VALUES)),
                                                 st.just(None), max_size=4).flatmap(
         lambda keys: st.fixed_dictionaries({k: HEADER_VALUES[k] for k in keys})))
-    @settings(max_examples=300)
     def case(body, headers):
         nonlocal loaded
         COUNTS["stream_loads"] += 1
