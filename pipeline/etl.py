@@ -9,7 +9,8 @@
     bucket. Every input batch also emits one stats row (`__pb` = -1) with its counts and first
     error lines, so the counts travel with the data and a retried task is counted once.
 `write(spec)`: after Spark's shuffle by `__pb` and sort within partitions, each (partition,
-    bucket) group goes through storage's memtable (`flush`: sort by key, pre-aggregate by the
+    bucket) group, as each materialized index stores it (`catalog/index_rows.py`: a sync MV's
+    computed columns added), goes through storage's memtable (`flush`: sort by key, pre-aggregate by the
     model) and segment writer (`write_segments`: every index) once per materialized index, into
     `<output_dir>/<task attempt>/<tablet_id>/`. Out come manifest rows: one per tablet written,
     one per task with the summed stats.
@@ -27,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from catalog.index_rows import index_rows
 from catalog.load import place_rows
 from catalog.model import OlapTable
 from executor.expressions import EvalContext
@@ -144,7 +146,8 @@ class _TabletWriter:
             schema = self.table.tablet_schema(index_id)
             directory = os.path.join(self.root, str(tid))
             os.makedirs(directory, exist_ok=True)
-            names, rows, _ = write_segments(directory, 0, flush(data, schema), schema,
+            rows_of_index = index_rows(self.table, self.table.indexes[index_id], data)
+            names, rows, _ = write_segments(directory, 0, flush(rows_of_index, schema), schema,
                                             self.options, self.max_segment_size)
             for name in names:
                 _fsync(os.path.join(directory, name))

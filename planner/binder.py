@@ -319,14 +319,21 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
         parts = selected_partitions(table, node, db_name or "")
         if parts is None:
             parts = table.sorted_partitions()
+        rollup_ids = [i.index_id for i in table.rollups()]
         for p in parts:
             for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
                 # MVCC: the rowsets of the visible version, captured while the catalog lock
-                # keeps publish and compaction swaps out (storage/snapshot.py)
+                # keeps publish and compaction swaps out (storage/snapshot.py); the rollups'
+                # tablets too, at the same version, as the scan may read one of them instead
                 snapshot = ctx.catalog.engine.get_tablet(tid).capture(p.visible_version)
                 ctx.snapshots.append(snapshot)
+                rollups = {i: ctx.catalog.engine.get_tablet(p.tablets_by_index[i][bucket])
+                           .capture(p.visible_version) for i in rollup_ids
+                           if i in p.tablets_by_index} or None
+                ctx.snapshots += (rollups or {}).values()
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
-                                            p.tablets[tid].replicas[0], bucket, snapshot))
+                                            p.tablets[tid].replicas[0], bucket, snapshot,
+                                            rollups))
     columns = [c.name for c in table.columns]
     instance = ctx.names.new("")  # the same table may be scanned twice (self join, subquery)
     output = [f"{alias}.{c}#{instance}" for c in columns]

@@ -26,6 +26,8 @@ class ScanTablet:
     bucket: int = 0
     # storage.TabletSnapshot captured with the version (catalog lock held): the rowsets read
     snapshot: object = field(default=None, compare=False, repr=False)
+    # {rollup index_id: its tablet's TabletSnapshot} captured with the base's (select_rollup.py)
+    rollup_snapshots: dict = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -41,7 +41,6 @@ from sqlglot import exp
 
 from catalog.catalog import Catalog
 from catalog.model import DUP_KEYS, OlapTable
-from storage.errors import StorageError
 from planner import logical as L
 from storage.types import DataType
 
@@ -257,7 +256,7 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
                         continue  # only a rollup with the base's keys has the base's rows
                 options.append((index.index_id, reason, {}))
         best = min(options, key=lambda o: _rank(table, o[0], scan))
-        _apply(scan, table, best[0], best[1], catalog.engine)
+        _apply(scan, table, best[0], best[1])
         if best[2]:
             return _rewrite_calls(scan, u, best[2], table.indexes[best[0]].columns)
     return None
@@ -325,8 +324,7 @@ def _rank(table: OlapTable, index_id: int, scan: L.OlapScan) -> tuple:
     return (-matched, rows, len(schema.columns), order)
 
 
-def _apply(scan: L.OlapScan, table: OlapTable, index_id: int, reason: str | None,
-           engine=None) -> None:
+def _apply(scan: L.OlapScan, table: OlapTable, index_id: int, reason: str | None) -> None:
     index = table.indexes[index_id]
     scan.index_id = index_id
     scan.index_name = index.name
@@ -339,23 +337,9 @@ def _apply(scan: L.OlapScan, table: OlapTable, index_id: int, reason: str | None
     for t in scan.tablets:
         p = table.partitions[t.partition_id]
         tid = p.tablets_by_index[index_id][t.bucket]
-        version, snapshot = t.version, None
-        if engine is not None:  # MVCC: the rollup tablet's rowsets, captured under the lock
-            snapshot, version = _capture(engine.get_tablet(tid), t.version, p.visible_version)
-        if t.snapshot is not None:
-            t.snapshot.release()  # the base tablet is not read
-        tablets.append(L.ScanTablet(tid, version, t.partition_id, p.tablets[tid].replicas[0],
-                                    t.bucket, snapshot))
+        tablets.append(L.ScanTablet(tid, t.version, t.partition_id, p.tablets[tid].replicas[0],
+                                    t.bucket, (t.rollup_snapshots or {}).get(index_id)))
     scan.tablets = tablets
-
-
-def _capture(tablet, version: int, visible: int):
-    """(snapshot, version): the bound version, or the partition's visible one if a
-    compaction merged the bound version away meanwhile (a newer complete version)."""
-    try:
-        return tablet.capture(version), version
-    except StorageError:
-        return tablet.capture(visible), visible
 
 
 def _rewrite_calls(scan: L.OlapScan, u: _Usage, rewrites: dict,

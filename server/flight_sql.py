@@ -20,6 +20,7 @@ sends it). Errors reach the client as Flight errors with Doris's text.
 from __future__ import annotations
 
 import base64
+import hmac
 import logging
 import secrets
 import threading
@@ -28,8 +29,11 @@ import uuid
 import pyarrow as pa
 import pyarrow.flight as flight
 
+from catalog.access import Access
+from catalog.auth import scramble_password
 from catalog.errors import DorisError
 from server import flight_sql_messages as msgs
+from server.auth import denied_message
 from server.results import OkResult, RowsResult
 
 log = logging.getLogger("minidoris.flight_sql")
@@ -44,12 +48,19 @@ class _Sessions:
         self._lock = threading.Lock()
 
     def login(self, user: str, password: str) -> str:
+        """A session for `user` if some account of that name has this password (the
+        middleware sees no client address); `bind` picks the account by address later."""
         from server.session import DorisSession
-        if user.split("@")[0] != "root" or password != "":
-            raise flight.FlightUnauthenticatedError(
-                f"Access denied for user '{user}' (using password: {'YES' if password else 'NO'})")
+        name = user.split("@")[0]
+        auth = self.services.catalog.auth
+        with auth.lock:
+            known = [u for (n, _), u in auth.users.items() if n == name]
+        if not any(hmac.compare_digest(u.password, scramble_password(password)) for u in known):
+            raise flight.FlightUnauthenticatedError(  # no address known here
+                f"Access denied for user '{name}' (using password: {'YES' if password else 'NO'})")
         session = DorisSession(self.services)
-        session.username = user
+        session.username = name
+        session.flight_password = password
         token = secrets.token_hex(16)
         with self._lock:
             self._by_token[token] = session
@@ -58,6 +69,14 @@ class _Sessions:
     def get(self, token: str):
         with self._lock:
             return self._by_token.get(token)
+
+
+def _peer_ip(peer: str) -> str:
+    """The client's address from gRPC's peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`)."""
+    kind, _, rest = (peer or "").partition(":")
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]")
+    return rest.rpartition(":")[0] if kind == "ipv4" else "127.0.0.1"
 
 
 class _AuthMiddleware(flight.ServerMiddleware):
@@ -130,7 +149,21 @@ class FlightSqlServer(flight.FlightServerBase):
         session = self.sessions.get(middleware.token) if middleware is not None else None
         if session is None:
             raise flight.FlightUnauthenticatedError("not authenticated")
+        if session.access is None:
+            self._bind(session, _peer_ip(context.peer()))
         return session
+
+    def _bind(self, session, ip: str) -> None:
+        """The account the client logs in as from its address (as the MySQL port picks it,
+        server/auth.py), its privileges the session's from now on."""
+        auth = self.sessions.services.catalog.auth
+        password = getattr(session, "flight_password", "")
+        account = auth.find_login(session.username, ip)
+        if account is None or not hmac.compare_digest(account.password,
+                                                      scramble_password(password)):
+            raise flight.FlightUnauthenticatedError(
+                denied_message(session.username, ip, bool(password)))
+        session.access = Access(auth, account, ip)
 
     def _run(self, context, sql: str):
         results = self._session(context).execute(sql)

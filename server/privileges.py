@@ -6,7 +6,11 @@
     SELECT / EXPLAIN / subqueries       SELECT on every table the text names (CTEs excepted)
     INSERT, DELETE, TRUNCATE, loads     LOAD on the target (+ SELECT on INSERT ... SELECT sources)
     CREATE/DROP TABLE, ALTER (partitions,
-      indexes, properties)              CREATE / DROP / ALTER on the table
+      indexes, properties, rollups, MVs,
+      temporary partitions, REPLACE)    CREATE / DROP / ALTER on the table
+    LOAD LABEL                          LOAD on every target table
+    CREATE/DROP RESOURCE / CATALOG,
+      ADMIN COMPACT                     ADMIN_PRIV
     CREATE/DROP DATABASE, USE           CREATE / DROP / any privilege on the database (1044)
     DESC, SHOW CREATE TABLE, SHOW
       PARTITIONS/INDEX/COLUMNS          any privilege on the table (1142)
@@ -37,7 +41,13 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
 from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStmt, ShowIndexStmt
+from catalog.load_statements import CreateResourceStmt, DropResourceStmt, LoadStmt
+from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, CancelAlterTableStmt,
+                                CreateMaterializedViewStmt, DropRollupStmt)
+from catalog.temp_partitions import (AddTempPartitionStmt, DropTempPartitionStmt,
+                                     ReplacePartitionStmt, ReplaceTableStmt)
 from server.handlers.context import StatementContext
+from server.parser.clients import CreateCatalogStmt, DropCatalogStmt
 from server.parser.fast_values import FastInsert
 
 
@@ -215,6 +225,25 @@ def _kill(stmt: exp.Kill, ctx, access: Access) -> None:
         raise AccessDenied(f"You are not owner of thread or query: {thread_id}", 1095)
 
 
+def _add_temp_partition(stmt, ctx, access: Access) -> None:
+    _table_priv("ALTER")(stmt.add, ctx, access)
+
+
+def _create_mv(stmt, ctx, access: Access) -> None:
+    """CREATE MATERIALIZED VIEW: ALTER on its base table."""
+    base = stmt.query.find(exp.Table)
+    db = _db(base.db if base is not None else None, ctx)
+    if base is not None and not _skip_db(db):
+        access.require_tbl(db, base.name, "ALTER")
+
+
+def _load(stmt, ctx, access: Access) -> None:
+    """LOAD LABEL (Spark / Broker Load): LOAD on every target table."""
+    db = _db(stmt.db, ctx)
+    for desc in stmt.data:
+        access.require_tbl(db, desc.table, "LOAD")
+
+
 CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     exp.Select: _query, exp.Subquery: _query, exp.Union: _query, exp.Intersect: _query,
     exp.Except: _query, ExplainStmt: _explain,
@@ -233,4 +262,11 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     AdminSetDynamicPartitionTimeStmt: _admin, ShowProcStmt: _admin,
     ShowBackendsStmt: _admin_or_node, AlterSystemStmt: _node,
     exp.Set: _set, exp.Kill: _kill,
+    # statements of the rollup, temporary partition, Spark Load and catalog work
+    AddRollupStmt: _table_priv("ALTER"), DropRollupStmt: _table_priv("ALTER"),
+    CancelAlterTableStmt: _table_priv("ALTER"), CreateMaterializedViewStmt: _create_mv,
+    AddTempPartitionStmt: _add_temp_partition, DropTempPartitionStmt: _table_priv("ALTER"),
+    ReplacePartitionStmt: _table_priv("ALTER"), ReplaceTableStmt: _table_priv("ALTER"),
+    LoadStmt: _load, CreateResourceStmt: _admin, DropResourceStmt: _admin,
+    AdminCompactTableStmt: _admin, CreateCatalogStmt: _admin, DropCatalogStmt: _admin,
 }

@@ -77,8 +77,10 @@ def _find_scan(plan: object) -> L.OlapScan:
     return None
 
 
-def _bind(catalog, db: str, sql: str):
+def _bind(catalog, db: str, sql: str, access):
     stmt = _parse(sql, db)
+    for t in stmt.find_all(exp.Table):  # the scanned table and any in a subquery of the WHERE
+        access.require_tbl(t.db or db, t.name, "SELECT")
     plan, columns = bind_query(stmt, BindContext(catalog, db, NameGen()))
     scan = _find_scan(plan)
     if scan is None:
@@ -86,12 +88,12 @@ def _bind(catalog, db: str, sql: str):
     return plan, columns, scan
 
 
-def query_plan(catalog, db: str, table_name: str, sql: str) -> dict:
+def query_plan(catalog, db: str, table_name: str, sql: str, access) -> dict:
     with catalog.lock:
         table = catalog.get_table(db, table_name)
         db = catalog.get_db(db).name
-    _, _, scan = _bind(catalog, db, sql)
-    if scan.table != table.name:
+    _, _, scan = _bind(catalog, db, sql, access)
+    if (scan.db, scan.table) != (db, table.name):
         raise AnalysisError(f"The sql reads table {scan.table}, not {table.name}")
     partitions = {}
     for t in scan.tablets:
@@ -108,14 +110,16 @@ def _routing(catalog, backend_id: int) -> str:
     return f"{b.host}:{b.be_port}" if b is not None else "127.0.0.1:9060"
 
 
-def scan_tablets(services, opaqued_plan: str, tablet_ids: list[int], time_zone: str):
-    """(Arrow schema, tables) of the requested tablets' rows at the planned versions."""
+def scan_tablets(services, opaqued_plan: str, tablet_ids: list[int], time_zone: str, access):
+    """(Arrow schema, tables) of the requested tablets' rows at the planned versions; the
+    caller (`access`) needs SELECT_PRIV on the tables the plan reads (the opaque plan is the
+    client's to forge)."""
     try:
         opaque = json.loads(base64.b64decode(opaqued_plan))
         versions = {int(k): int(v) for k, v in opaque["versions"].items()}
     except (ValueError, KeyError, TypeError):
         raise AnalysisError("invalid opaqued_query_plan") from None
-    plan, columns, scan = _bind(services.catalog, opaque["db"], opaque["sql"])
+    plan, columns, scan = _bind(services.catalog, opaque["db"], opaque["sql"], access)
     by_id = {t.tablet_id: t for t in scan.tablets}
     wanted = []
     for tid in tablet_ids:

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 
 import pyarrow as pa
 
+from catalog.auth import AccessDenied
 from catalog.errors import DorisError
 from server.http.query_plan import query_plan, scan_tablets, table_schema
 
@@ -29,7 +30,7 @@ def get_schema(service, handler, path: str) -> None:
         _error(handler, e, 404)
 
 
-def post(service, handler, path: str, body: bytes) -> None:
+def post(service, handler, path: str, body: bytes, access) -> None:
     try:
         request = json.loads(body or b"{}")
     except ValueError:
@@ -39,13 +40,16 @@ def post(service, handler, path: str, body: bytes) -> None:
         if path == "/api/_tablet_scan":
             schema, batches = scan_tablets(services, request.get("opaqued_query_plan", ""),
                                            [int(t) for t in request.get("tablet_ids", [])],
-                                           str(services.global_variables.get("time_zone")))
+                                           str(services.global_variables.get("time_zone")),
+                                           access)
             first = next(batches, None)  # errors surface before the 200
             return _stream_arrow(handler, schema, first, batches,
                                  int(request.get("batch_size") or 4064))
         _, _, db, table, _ = path.split("/", 4)
         handler._reply(200, query_plan(services.catalog, unquote(db), unquote(table),
-                                       request.get("sql", "")))
+                                       request.get("sql", ""), access))
+    except AccessDenied as e:
+        handler._reply(401, {"status": "FAILED", "msg": e.client_message()})
     except DorisError as e:
         _error(handler, e)
 

@@ -76,11 +76,12 @@ def _handler_class(service: HttpService) -> type:
             plan = _QUERY_PLAN.match(path)
             if plan is not None or path == "/api/_tablet_scan":
                 names = (unquote(plan.group(1)), unquote(plan.group(2))) if plan else (None, None)
-                if not self._authorized(*names, priv="SELECT"):
+                access = self._authorized(*names, priv="SELECT")
+                if not access:
                     return
                 body = self._body()
                 if body is not None:
-                    read_api.post(service, self, path, body)
+                    read_api.post(service, self, path, body, access)
                 return
             self.do_PUT()
 
@@ -166,9 +167,9 @@ def _handler_class(service: HttpService) -> type:
                 self._reply(200, {"status": "Fail", "msg": e.client_message()})
 
         def _authorized(self, db: str | None = None, table: str | None = None,
-                        priv: str = "LOAD") -> bool:
+                        priv: str = "LOAD"):
             """Basic auth against the accounts, then `priv` on the table or database (401
-            otherwise); with neither, a valid login is enough."""
+            otherwise: False); with neither, a valid login is enough. The caller's Access."""
             try:
                 access = login_basic(service.services.catalog.auth,
                                      self.headers.get("Authorization"), self.client_address[0])
@@ -182,7 +183,7 @@ def _handler_class(service: HttpService) -> type:
                 self._reply(401, {"status": "FAILED", "msg": e.client_message()},
                             {"WWW-Authenticate": 'Basic realm="minidoris"'})
                 return False
-            return True
+            return access
 
         def _body(self) -> bytes | None:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():

@@ -75,6 +75,26 @@ def test_errors_are_doris_errors(flight_server):
         _connect(flight_server, "bob", "x")
 
 
+def test_accounts_and_privileges(flight_server):
+    # Flight SQL logs in against the same accounts as the MySQL port and runs as that user
+    conn = flight_server.connect()
+    with conn.cursor() as cur:
+        cur.execute("CREATE USER 'fl_u' IDENTIFIED BY 'pw'")
+        cur.execute("CREATE TABLE fl.secret (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) "
+                    "BUCKETS 1 PROPERTIES ('replication_num' = '1')")
+        cur.execute("GRANT SELECT_PRIV ON fl.t TO 'fl_u'")
+    conn.close()
+    with pytest.raises(Exception, match="Access denied for user 'fl_u'"):
+        _connect(flight_server, "fl_u", "wrong")
+    with _connect(flight_server, "fl_u", "pw") as conn, conn.cursor() as cur:
+        cur.execute("SELECT count(*) FROM fl.t")
+        assert cur.fetchall() == [(4,)]
+        with pytest.raises(Exception, match="SELECT command denied to user 'fl_u'"):
+            cur.execute("SELECT * FROM fl.secret")
+        with pytest.raises(Exception, match="denied"):
+            cur.execute("INSERT INTO fl.t (k) VALUES (99)")
+
+
 def test_off_by_default():
     # conf/minidoris.conf sets -1 (Doris's default): the server starts no Flight SQL listener
     from pathlib import Path

@@ -159,6 +159,53 @@ def test_stream_load_basic_auth_and_load_priv(server):
     _q(root, f"DROP DATABASE {db}")
 
 
+def _post(server, path: str, body: dict, auth: str) -> tuple[int, bytes]:
+    headers = {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode()}
+    req = urllib.request.Request(f"http://127.0.0.1:{server.http_port}{path}", method="POST",
+                                 data=json.dumps(body).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def test_connector_read_api_needs_select_on_the_scanned_table(server):
+    # the Spark connector's plan and tablet scan run as the Basic-auth user: SELECT_PRIV on
+    # every table the plan reads, whatever the (client-held, forgeable) opaque plan says
+    root = server.connect()
+    u, db = unique_name("rd"), unique_name("rddb")
+    _q(root, f"CREATE DATABASE {db}")
+    for t in ("t", "secret"):
+        _q(root, f"CREATE TABLE {db}.{t} (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+        _q(root, f"INSERT INTO {db}.{t} VALUES (1), (2)")
+    _q(root, f"CREATE USER '{u}'@'%' IDENTIFIED BY 'pw'")
+    _q(root, f"GRANT SELECT_PRIV ON {db}.t TO '{u}'@'%'")
+    plan_path = f"/api/{db}/t/_query_plan"
+    status, body = _post(server, plan_path, {"sql": f"select k from {db}.t"}, f"{u}:pw")
+    assert status == 200, body
+    plan = json.loads(body)["data"]
+    scan = {"opaqued_query_plan": plan["opaqued_query_plan"],
+            "tablet_ids": [int(t) for t in plan["partitions"]]}
+    assert _post(server, "/api/_tablet_scan", scan, f"{u}:pw")[0] == 200
+    status, body = _post(server, plan_path, {"sql": f"select k from {db}.t where k in "
+                                                    f"(select k from {db}.secret)"}, f"{u}:pw")
+    assert status == 401 and b"SELECT command denied" in body
+    status, body = _post(server, f"/api/{db}/secret/_query_plan",
+                         {"sql": f"select k from {db}.secret"}, f"{u}:pw")
+    assert status == 401
+    secret = json.loads(_post(server, f"/api/{db}/secret/_query_plan",
+                              {"sql": f"select k from {db}.secret"}, "root:")[1])["data"]
+    forged = {"opaqued_query_plan": secret["opaqued_query_plan"],
+              "tablet_ids": [int(t) for t in secret["partitions"]]}
+    status, body = _post(server, "/api/_tablet_scan", forged, f"{u}:pw")
+    assert status == 401 and b"SELECT command denied" in body, body
+    _q(root, f"REVOKE SELECT_PRIV ON {db}.t FROM '{u}'@'%'")
+    assert _post(server, "/api/_tablet_scan", scan, f"{u}:pw")[0] == 401
+    _q(root, f"DROP USER '{u}'@'%'")
+    _q(root, f"DROP DATABASE {db}")
+
+
 def test_connection_limit_kill_and_processlist(server):
     root = server.connect()
     u, other = unique_name("lim"), unique_name("oth")
@@ -194,3 +241,34 @@ def test_connection_limit_kill_and_processlist(server):
 ])
 def test_account_statement_errors(server, sql, code):
     assert _err(server.connect(), sql)[0] == code
+
+
+def test_rollup_temp_partition_load_and_resource_statements_need_privileges(server):
+    # statements of the rollup, temporary partition and Spark Load work are checked as Doris:
+    # ALTER on the table, LOAD on LOAD LABEL's targets, ADMIN for resources and compaction
+    root = server.connect()
+    u, db = unique_name("al"), unique_name("aldb")
+    _q(root, f"CREATE DATABASE {db}")
+    _q(root, f"CREATE TABLE {db}.p (k INT, v INT) DUPLICATE KEY(k) PARTITION BY RANGE(k) "
+             "(PARTITION p1 VALUES LESS THAN (10)) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    _q(root, f"CREATE USER '{u}'@'%' IDENTIFIED BY 'pw'")
+    _q(root, f"GRANT SELECT_PRIV ON {db}.p TO '{u}'@'%'")
+    conn = _login(server, u, "pw")
+    for sql in (f"ALTER TABLE {db}.p ADD ROLLUP r (v, k)",
+                f"ALTER TABLE {db}.p DROP ROLLUP r",
+                f"CREATE MATERIALIZED VIEW mv AS SELECT k, sum(v) FROM {db}.p GROUP BY k",
+                f"ALTER TABLE {db}.p ADD TEMPORARY PARTITION tp VALUES LESS THAN (10)",
+                f"ALTER TABLE {db}.p REPLACE PARTITION (p1) WITH TEMPORARY PARTITION (tp)",
+                f"LOAD LABEL {db}.l1 (DATA INFILE('file:///nope.csv') INTO TABLE p) "
+                "WITH RESOURCE 'r0'"):
+        code, msg = _err(conn, sql)
+        assert code == 1142 and "command denied" in msg, (sql, msg)
+    for sql in ("CREATE RESOURCE 'r_x' PROPERTIES ('type' = 'spark', 'spark.master' = 'local[1]')",
+                f"ADMIN COMPACT TABLE {db}.p PARTITION p1 WHERE type = 'CUMULATIVE'"):
+        assert _err(conn, sql)[0] == 1227, sql
+    _q(root, f"GRANT ALTER_PRIV ON {db}.p TO '{u}'@'%'")
+    _q(conn, f"ALTER TABLE {db}.p ADD TEMPORARY PARTITION tp VALUES LESS THAN (10)")
+    assert _q(root, f"SHOW TEMPORARY PARTITIONS FROM {db}.p")[0][1] == "tp"
+    conn.close()
+    _q(root, f"DROP USER '{u}'@'%'")
+    _q(root, f"DROP DATABASE {db}")

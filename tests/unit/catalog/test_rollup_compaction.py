@@ -36,13 +36,19 @@ def rollup_rows(cat: Catalog) -> list[tuple]:
     return sorted(zip(t.column("k2").to_pylist(), t.column("v").to_pylist()))
 
 
-def test_rollup_tablets_compact_by_their_own_keys(tmp_path):
+def loaded_catalog(tmp_path) -> Catalog:
+    """db.t (with rollup r) after six loads of two rows."""
     cat = open_catalog(tmp_path)
     cat.create_database("db")
     cat.create_table("db", parse_create_table(TokenCursor(DDL)))
     for i in range(6):
         load_table(cat, "db", "t", pa.table({"k1": [i, i + 10], "k2": [i % 2, 1],
                                              "v": pa.array([1, 2], pa.int64())}), datetime.now())
+    return cat
+
+
+def test_rollup_tablets_compact_by_their_own_keys(tmp_path):
+    cat = loaded_catalog(tmp_path)
     expected = [(0, 3), (1, 15)]
     assert rollup_rows(cat) == expected
     tablet, _ = rollup_tablet(cat)
@@ -66,4 +72,32 @@ def test_rollup_tablets_compact_by_their_own_keys(tmp_path):
     assert rollup_rows(cat) == expected
     tablet, _ = rollup_tablet(cat)
     assert len(tablet.rowsets()) == 1
+    cat.close()
+
+
+def test_a_scan_served_by_a_rollup_reads_the_rollup_tablets_captured_at_bind(tmp_path):
+    # the snapshot of a query covers the rollup tablets it may read: compaction and loads
+    # after the bind change nothing the query sees
+    import sqlglot
+
+    from planner import logical as L
+    from planner.binder import BindContext, bind_query
+    from planner.naming import NameGen
+    cat = loaded_catalog(tmp_path)
+    ctx = BindContext(cat, "db", NameGen())
+    plan, _ = bind_query(sqlglot.parse_one("SELECT k2, sum(v) FROM t GROUP BY k2", read="doris"), ctx)
+    while not isinstance(plan, L.OlapScan):  # one table: the scan is at the bottom
+        plan = plan.input
+    scans = [plan]
+    assert scans[0].index_name == "r"
+    tablet, version = rollup_tablet(cat)
+    [scanned] = scans[0].tablets
+    assert scanned.tablet_id == tablet.tablet_id and scanned.snapshot is not None
+    load_table(cat, "db", "t", pa.table({"k1": [1], "k2": [0], "v": pa.array([100], pa.int64())}),
+               datetime.now())
+    assert compact_all(cat, NOW) >= 2
+    t = scanned.snapshot.read(["k2", "v"], [], ScanStats())
+    assert sorted(zip(t.column("k2").to_pylist(), t.column("v").to_pylist())) == [(0, 3), (1, 15)]
+    for s in ctx.snapshots:
+        s.release()
     cat.close()
