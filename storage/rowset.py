@@ -60,7 +60,9 @@ class RowsetMeta:
 
     @property
     def num_segments(self) -> int:
-        return len(self.segments)
+        """Segment files, or 1 for a slice of a load file (it reads as one segment: compaction
+        scores and SHOW TABLETS count it so)."""
+        return len(self.segments) or (1 if self.load_file is not None else 0)
 
     def published_at(self, version: int) -> RowsetMeta:
         return replace(self, start_version=version, end_version=version,
