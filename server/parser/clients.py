@@ -8,7 +8,7 @@ statement.py:_OWN_PARSERS):
     CREATE CATALOG [IF NOT EXISTS] c [WITH RESOURCE r] [COMMENT 'c'] [PROPERTIES (...)]
     DROP CATALOG [IF EXISTS] c
     SHOW CREATE VIEW [catalog.][db.]v
-    ALTER TABLE t RENAME n | REPLACE WITH TABLE o [PROPERTIES ('swap' = 'true' | 'false')]
+    ALTER TABLE t RENAME n
     SHOW [FULL] TABLES FROM | IN catalog.db [LIKE 'p' | WHERE ...]   (sqlglot reads `db` only)
 
 `resolve_catalogs(tree)` checks and drops the catalog of every three-part table name
@@ -77,17 +77,9 @@ class RenameTableStmt:
     new_name: str
 
 
-@dataclass
-class ReplaceTableStmt:
-    db: str | None
-    name: str
-    other: str
-    swap: bool = True
-
-
 def _alter_table(cur) -> object | None:
-    """ALTER TABLE t RENAME n | REPLACE WITH TABLE o [PROPERTIES ('swap' = 'true')]; None for
-    the other ALTER TABLE forms (the next parser takes them)."""
+    """ALTER TABLE t RENAME n; None for the other ALTER TABLE forms (the next parser takes
+    them: REPLACE WITH TABLE is server/parser/temp_partitions.py's)."""
     cur.expect("ALTER", "TABLE")
     db, name = cur.qualified_name()
     if cur.accept("RENAME"):
@@ -96,11 +88,6 @@ def _alter_table(cur) -> object | None:
         new_name = cur.identifier("table name")
         cur.expect_end()
         return RenameTableStmt(db, name, new_name)
-    if cur.accept("REPLACE", "WITH", "TABLE"):
-        other = cur.identifier("table name")
-        props = {k.lower(): v for k, v in (cur.properties() if cur.accept("PROPERTIES") else {}).items()}
-        cur.expect_end()
-        return ReplaceTableStmt(db, name, other, props.get("swap", "true").lower() == "true")
     return None
 
 
