@@ -136,11 +136,15 @@ class DorisDataSource(DataSource):
 
     def reader(self, schema) -> "DorisReader":
         # PySpark refuses a reader with pushFilters when spark.sql.python.filterPushdown.enabled
-        # is false, and does not tell reader() the setting: its planning worker holds it in the
-        # caller's local `enable_pushdown` (PySpark 4.x). Without it, a reader without pushdown
+        # is false, and does not tell reader() the setting (PySpark 4.x): with it on, the reader
+        # is made by the filter pushdown worker (pyspark.sql.worker.data_source_pushdown_
+        # filters); otherwise by the planning worker, which holds the setting in its local
+        # `enable_pushdown`. Without pushdown, a reader without pushFilters
         # (doris.filter.query still filters on the server).
-        caller = sys._getframe(1).f_locals
-        cls = DorisPushdownReader if caller.get("enable_pushdown") is True else DorisReader
+        frame = sys._getframe(1)
+        pushdown = frame.f_globals.get("__name__", "").endswith("data_source_pushdown_filters") \
+            or frame.f_locals.get("enable_pushdown") is True
+        cls = DorisPushdownReader if pushdown else DorisReader
         return cls(dict(self.options), schema)
 
     def writer(self, schema, overwrite: bool) -> "DorisWriter":
