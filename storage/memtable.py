@@ -72,7 +72,7 @@ def flush_grouped(data: pa.Table, schema: TabletSchema, group: pa.Array) -> tupl
     rows come out sorted by (group, key) and merged within a group. Returns (rows, groups)."""
     table = conform(data, schema).append_column(GROUP_COLUMN, group)
     keys = [GROUP_COLUMN, *schema.key_names]
-    table = sort_by_key(table, keys)
+    table = sort_by_key(table, [GROUP_COLUMN, *schema.merge_order()])
     if schema.merges_on_read:
         table = merge_sorted(table, keys, aggregations(schema, schema.names))
     groups = table.column(GROUP_COLUMN)
