@@ -135,11 +135,20 @@ class LoadManager:
         jobs = self._matching(db, stmt.where)
         if not jobs:
             raise DdlError("Load job does not exist")
-        running = [j for j in jobs if j["State"] not in FINAL_STATES]
-        if not running:
-            raise DdlError("There is no uncompleted job")
-        for job in running:
-            self._cancel(job["job_id"], "type:USER_CANCEL; msg:user cancel")
+        with self._lock:  # the LOADING step takes this lock too: no cancel slips past it
+            running = [j for j in jobs if j["State"] not in FINAL_STATES]
+            if not running:
+                raise DdlError("There is no uncompleted job")
+            if all(j["State"] == "LOADING" for j in running):
+                raise DdlError("Job could not be cancelled when job is committing.")
+            for job in running:
+                if job["State"] != "LOADING":
+                    self._cancel_reasons.setdefault(job["job_id"],
+                                                    "type:USER_CANCEL; msg:user cancel")
+            spark = self._spark
+        if spark is not None:
+            for job in running:
+                spark.sparkContext.cancelJobGroup(str(job["job_id"]))
 
     def show(self, db: str, where: LoadFilter) -> list[list]:
         return [[j.get(c) for c in SHOW_LOAD_COLUMNS] for j in self._matching(db, where)]

@@ -236,6 +236,8 @@ class Tablet:
                 self._ids = (self._published, ids)
                 self._pending.discard(meta.rowset_id)
                 self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
+                self.generation += 1  # the compaction scheduler's score cache keys on it
+                Tablet.changes += 1
                 return published
             for rs in self._published:
                 if rs.rowset_id == meta.rowset_id:

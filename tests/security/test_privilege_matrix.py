@@ -42,7 +42,8 @@ STATEMENTS = [
      "CREATE DATABASE IF NOT EXISTS {db}_gone", None),
     ("ADMIN SHOW FRONTEND CONFIG LIKE 'qe_max_connection'", {"ADMIN_PRIV"}, "g", 1227, None,
      None),
-    ("SET GLOBAL query_timeout = 300", {"ADMIN_PRIV"}, "g", 1227, None, None),
+    ("SET GLOBAL query_timeout = 300", {"ADMIN_PRIV"}, "g", 1227, None,
+     "SET GLOBAL query_timeout = 900"),  # the shared server keeps its default for others
     ("SHOW PROC '/backends'", {"ADMIN_PRIV"}, "g", 1227, None, None),
     ("SHOW ROLES", {"GRANT_PRIV", "ADMIN_PRIV"}, "g", 1227, None, None),
     ("SHOW ALL GRANTS", {"GRANT_PRIV", "ADMIN_PRIV"}, "g", 1227, None, None),
