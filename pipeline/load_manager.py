@@ -136,7 +136,8 @@ class LoadManager:
         if not jobs:
             raise DdlError("Load job does not exist")
         with self._lock:  # the LOADING step takes this lock too: no cancel slips past it
-            running = [j for j in jobs if j["State"] not in FINAL_STATES]
+            current = [self._job(j["job_id"]) for j in jobs]  # states as of now, not before
+            running = [j for j in current if j["State"] not in FINAL_STATES]
             if not running:
                 raise DdlError("There is no uncompleted job")
             if all(j["State"] == "LOADING" for j in running):

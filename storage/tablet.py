@@ -236,8 +236,10 @@ class Tablet:
                 self._ids = (self._published, ids)
                 self._pending.discard(meta.rowset_id)
                 self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
-                self.generation += 1  # the compaction scheduler's score cache keys on it
-                Tablet.changes += 1
+                # The compaction scheduler's score cache keys on the generation. Tablet.changes
+                # (wake the producer at once) is left alone on this path: a load only makes
+                # the next full round worth running, and a rescan per load starves the server.
+                self.generation += 1
                 return published
             for rs in self._published:
                 if rs.rowset_id == meta.rowset_id:

@@ -35,8 +35,21 @@ def read_source(body: bytes, opts: StreamLoadOptions, names: list[str]) -> Sourc
     return _read_csv(body, opts, names)
 
 
+def _valid_utf8(body: bytes) -> bytes:
+    """The body with invalid UTF-8 sequences replaced by U+FFFD: pyarrow's CSV reader cannot
+    hand a row that is not UTF-8 to the invalid-row handler (it fails while decoding it)."""
+    if body.isascii():
+        return body
+    try:
+        body.decode("utf-8")
+        return body
+    except UnicodeDecodeError:
+        return body.decode("utf-8", "replace").encode("utf-8")
+
+
 def _read_csv(body: bytes, opts: StreamLoadOptions, names: list[str]) -> SourceRows:
     sep, delim = opts.column_separator, opts.line_delimiter
+    body = _valid_utf8(body)
     if delim not in ("\n", "\r\n"):
         body = body.replace(delim.encode(), b"\n")
     if len(sep.encode()) != 1:
