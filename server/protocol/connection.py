@@ -109,7 +109,13 @@ class DorisConnection(Connection):
                     packet += str_len(result.info.encode())
                 await self.stream.write(packet)
             else:
-                await self.write_rows(result, more)
+                try:
+                    await self.write_rows(result, more)
+                except (ConnectionResetError, BrokenPipeError):
+                    # The client went away mid-result: no internal error. The next read ends
+                    # the connection (mysql-mimic's "Connection closed").
+                    self.stream.writer.close()
+                    return
 
     async def handle_field_list(self, data: bytes) -> None:
         """COM_FIELD_LIST (the mysql CLI's auto-rehash): see field_list.py."""
