@@ -107,6 +107,9 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
         if (pa.types.is_string(src) or pa.types.is_large_string(src)) and \
                 dtype.kind in ("DATE", "DATETIME"):
             return _parse_temporal(array, dtype, column)
+        if pa.types.is_integer(src) and dtype.kind in ("DATE", "DATETIME"):
+            # 20240101 as Doris casts an integer to a date: its digits, read as text
+            return _parse_temporal(pc.cast(array, pa.string()), dtype, column)
         if pa.types.is_string(src) or pa.types.is_large_string(src):
             array = _prepare_text(array, dtype)
             if pa.types.is_decimal(target):
@@ -170,5 +173,21 @@ def _to_text(array: pa.Array) -> pa.Array:
 
 
 def _describe_cast_error(array: pa.Array, dtype: DataType, err: Exception) -> str:
-    text = str(err).split("\n")[0]
-    return f"({text})"
+    """The first value that does not cast, as Doris names it; found by halving the array
+    (log2(n) casts on the error path), else pyarrow's own message."""
+    errors = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
+    target = dtype.arrow()
+    try:
+        pc.cast(array, target)
+    except errors:
+        lo, n = 0, len(array)
+        while n > 1:
+            half = n // 2
+            try:
+                pc.cast(array.slice(lo, half), target)
+                lo, n = lo + half, n - half
+            except errors:
+                n = half
+        value = array[lo].as_py()
+        return repr(value) if not isinstance(value, str) else f"'{value}'"
+    return f"({str(err).splitlines()[0]})"

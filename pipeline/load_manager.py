@@ -176,7 +176,10 @@ class LoadManager:
             if reason is None:
                 phase = "LOAD_RUN_FAIL" if self._job(job_id)["State"] == "LOADING" else "ETL_RUN_FAIL"
                 reason = f"type:{phase}; msg:{_message(e)}"
-                log.warning("spark load %s failed: %s", job_id, e, exc_info=True)
+                # A job's own failure (Spark's error, a missing file, a Doris error) is its
+                # state and reason; anything else is a bug and logged with its traceback.
+                log.warning("spark load %s failed: %s", job_id, _message(e),
+                            exc_info=not _is_job_failure(e))
             self._finish_cancelled(job_id, reason)
         finally:
             timer.cancel()
@@ -297,6 +300,13 @@ class LoadManager:
 
 class _Cancelled(DorisError):
     pass
+
+
+def _is_job_failure(e: Exception) -> bool:
+    """Spark's own errors (analysis, a failed stage), I/O and Doris errors fail the job."""
+    from pyspark.errors import PySparkException
+    from py4j.protocol import Py4JError
+    return isinstance(e, (DorisError, OSError, PySparkException, Py4JError, _Cancelled))
 
 
 def _message(e: Exception) -> str:

@@ -120,7 +120,8 @@ class BoundedStream:
                     # with mysql-mimic's read_str_null, which loops forever (on the event loop)
                     # when a string has no terminator: NULs at the end bound it.
                     data += b"\x00" * 4
-                return bytes(data)
+                # An empty packet is COM_SLEEP, as MySQL reads it (1047, Unknown command).
+                return bytes(data) or b"\x00"
 
     async def _exactly(self, n: int) -> bytes:
         try:

@@ -48,10 +48,13 @@ class _NotLiteral(Exception):
 
 def _column_array(values: list) -> pa.Array:
     kinds = {type(v) for v in values if v is not None}
-    if len(kinds) > 1:
-        # Mixed literal kinds (1, '2'): load them as text, cast strictly by the column type.
-        return pa.array([None if v is None else str(v) for v in values], pa.string())
-    return pa.array(values)
+    if len(kinds) == 1:
+        try:
+            return pa.array(values)
+        except (OverflowError, pa.ArrowInvalid):  # e.g. an integer beyond BIGINT: as text
+            pass
+    # Mixed literal kinds (1, '2'): load them as text, cast strictly by the column type.
+    return pa.array([None if v is None else str(v) for v in values], pa.string())
 
 
 def _values_table(values: exp.Values, names: list[str], ctx: StatementContext,

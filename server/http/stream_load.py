@@ -31,6 +31,7 @@ from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed
 from catalog.load import load_table, prepare_load
 from catalog.partial_update import complete_partial_columns
 from executor.expressions import EvalContext
+from executor.expressions.errors import ExpressionError
 from server.http.error_log import ErrorLogStore
 from server.http.load_options import StreamLoadOptions
 from server.http.load_rows import prepare_rows, target_partitions
@@ -64,7 +65,7 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
     except LabelAlreadyUsed as e:
         reply.update(Status="Label Already Exists", Message=e.client_message(),
                      ExistingJobStatus="PRECOMMITTED" if e.txn_id < 0 else "FINISHED")
-    except DorisError as e:
+    except (DorisError, ExpressionError) as e:  # e.g. an unknown function in `where`
         reply.update(Status="Fail", Message=e.client_message())
     reply["LoadTimeMs"] = int((time.monotonic() - started) * 1000)
     return reply

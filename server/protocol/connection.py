@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import struct
 
@@ -34,6 +35,7 @@ from server.protocol.text_rows import encode_rows
 from server.results import OkResult, RowsResult
 
 ROWS_PER_WRITE = 8192
+STMT_HAS_NO_OPEN_CURSOR = 1421
 VARCHAR = DataType("VARCHAR", length=65533)
 
 
@@ -70,31 +72,15 @@ class DorisConnection(Connection):
 
     async def handle_change_user(self, data: bytes) -> None:
         """COM_CHANGE_USER: a failed re-authentication closes the connection."""
-        await super().handle_change_user(data)
+        with malformed_packet():
+            await super().handle_change_user(data)
         if getattr(self.session, "access", None) is None:
             self.stream.writer.close()
 
-    async def handle_field_list(self, data: bytes) -> None:
-        """COM_FIELD_LIST (the mysql CLI's auto-rehash): SHOW COLUMNS through the session in a
-        worker thread, privileges checked; mysql-mimic's version ran on the event loop and a
-        hostile table name could stall every connection."""
-        com = packets.parse_com_field_list(self.client_charset, data)
-        table = com.table.replace("`", "``")
-        like = com.wildcard.rstrip("\x00").replace("'", "''")
-        sql = f"SHOW COLUMNS FROM `{table}`" + (f" LIKE '{like}'" if like else "")
-        result = (await asyncio.to_thread(self.session.execute, sql))[-1]
-        if isinstance(result, Exception):
-            await self.stream.write(self.error_packet(result))
-            return
-        rows = [r for b in result.batches for r in zip(*(c.to_pylist() for c in b.columns))]
-        self.stream.write_many([packets.make_column_definition_41(
-            server_charset=self.server_charset, table=com.table, name=str(r[0]),
-            is_com_field_list=True, default=r[4]) for r in rows])
-        await self.stream.write(self.ok_or_eof())
-
     async def handle_query(self, data: bytes) -> None:
-        com_query = packets.parse_com_query(
-            capabilities=self.capabilities, client_charset=self.client_charset, data=data)
+        with malformed_packet():
+            com_query = packets.parse_com_query(
+                capabilities=self.capabilities, client_charset=self.client_charset, data=data)
         results = await asyncio.to_thread(self.session.execute, com_query.sql)
         for i, result in enumerate(results):
             more = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(results) - 1 else 0
@@ -118,11 +104,14 @@ class DorisConnection(Connection):
                     return
 
     async def handle_field_list(self, data: bytes) -> None:
-        """COM_FIELD_LIST (the mysql CLI's auto-rehash): see field_list.py."""
-        table = self.client_charset.decode(data.split(b"\x00", 1)[0])
+        """COM_FIELD_LIST (the mysql CLI's auto-rehash): see field_list.py. In a worker thread:
+        the catalog lock is never taken on the event loop."""
+        with malformed_packet():
+            table = self.client_charset.decode(data.split(b"\x00", 1)[0])
         try:
-            columns = field_list_packets(self.session.services.catalog, self.session.database,
-                                         table)
+            columns = await asyncio.to_thread(
+                field_list_packets, self.session.services.catalog, self.session.database,
+                table, getattr(self.session, "access", None))
         except DorisError as e:
             await self.stream.write(self.error_packet(e))
             return
@@ -130,7 +119,8 @@ class DorisConnection(Connection):
         await self.stream.write(self.ok_or_eof())
 
     async def handle_stmt_prepare(self, data: bytes) -> None:
-        sql = self.client_charset.decode(data)
+        with malformed_packet():
+            sql = self.client_charset.decode(data)
         try:
             spots = placeholders(sql)
         except Exception as e:  # noqa: BLE001 - a tokenizer error is the client's syntax error
@@ -163,10 +153,10 @@ class DorisConnection(Connection):
         await self.stream.drain()
 
     async def handle_stmt_execute(self, data: bytes) -> None:
-        stmt_id = struct.unpack_from("<I", data)[0]
-        stmt = self.get_stmt(stmt_id)
-        _, use_cursor, values, stmt.types = read_params(
-            data, stmt.num_params, stmt.types, self.capabilities, "utf-8")
+        with malformed_packet():
+            stmt = self.get_stmt(struct.unpack_from("<I", data)[0])
+            _, use_cursor, values, stmt.types = read_params(
+                data, stmt.num_params, stmt.types, self.capabilities, "utf-8")
         sql = bind_sql(stmt.sql, stmt.spots, values)
         results = await asyncio.to_thread(self.session.execute, sql)
         result = results[-1]
@@ -200,6 +190,33 @@ class DorisConnection(Connection):
             self.stream.write_many(chunk)
             await self.stream.drain()
         await self.stream.write(self.ok_or_eof(affected_rows=0))
+
+    # mysql-mimic's own handlers, which parse the packet: a malformed one is error 1835
+    async def handle_stmt_send_long_data(self, data: bytes) -> None:
+        with malformed_packet():
+            await super().handle_stmt_send_long_data(data)
+
+    async def handle_stmt_fetch(self, data: bytes) -> None:
+        with malformed_packet():
+            stmt = self.get_stmt(packets.parse_handle_stmt_fetch(data).stmt_id)
+        if stmt.cursor is None:
+            raise MysqlError(f"The statement ({stmt.stmt_id}) has no open cursor.",
+                             STMT_HAS_NO_OPEN_CURSOR)
+        await super().handle_stmt_fetch(data)
+
+    async def handle_stmt_reset(self, data: bytes) -> None:
+        with malformed_packet():
+            await super().handle_stmt_reset(data)
+
+    async def handle_stmt_close(self, data: bytes) -> None:
+        with malformed_packet():
+            await super().handle_stmt_close(data)
+
+    async def handle_init_db(self, data: bytes) -> None:
+        with malformed_packet():
+            database = packets.parse_com_init_db(self.client_charset, data)
+        await self.session.use(database)
+        await self.stream.write(self.ok())
 
     def error_packet(self, err) -> bytes:
         msg = err.client_message().encode("utf-8", errors="replace")
@@ -253,6 +270,16 @@ class DorisConnection(Connection):
             if not pending.done():  # the client went away mid-result: nobody awaits it
                 pending.add_done_callback(lambda f: f.cancelled() or f.exception())
         await self.stream.write(self.ok_or_eof(affected_rows=0, flags=more), drain=True)
+
+
+@contextlib.contextmanager
+def malformed_packet():
+    """A command packet that does not parse (truncated, not UTF-8) is the client's error:
+    1835 "Malformed communication packet." as MySQL sends it, and the connection goes on."""
+    try:
+        yield
+    except (struct.error, IndexError, UnicodeDecodeError) as e:
+        raise MysqlError("Malformed communication packet.", ErrorCode.MALFORMED_PACKET) from e
 
 
 def _prepare_ok(stmt_id: int, num_columns: int, num_params: int) -> bytes:

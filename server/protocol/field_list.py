@@ -29,9 +29,9 @@ class BadDatabase(DorisError):
 VARCHAR = DataType("VARCHAR", length=65533)
 
 
-def field_list_packets(catalog, db: str | None, table_name: str) -> list[bytes]:
+def field_list_packets(catalog, db: str | None, table_name: str, access=None) -> list[bytes]:
     """Column definitions of `db`.`table_name` (information_schema included); DorisError if
-    there is no such table."""
+    there is no such table, or if `access` (the session's user) may not see it."""
     if not table_name:
         raise BadTable("Empty tableName")
     if db and db.lower() == information_schema.NAME:
@@ -47,6 +47,8 @@ def field_list_packets(catalog, db: str | None, table_name: str) -> list[bytes]:
         table = database.tables.get(table_name)
         if table is None:
             raise BadTable(f"Unknown table({table_name})")
+        if access is not None:
+            access.require_tbl(database.name, table.name, "SHOW")
         return [column_definition(c.name, c.type, c.nullable, schema=db, table=table.name,
                                   field_list=True,
                                   default=None if c.default is None else str(c.default))
