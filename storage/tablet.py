@@ -44,7 +44,7 @@ from storage.compaction import merge_rows
 from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
-from storage.load_file import fsync_directory as _fsync_directory
+from storage.durable import fsync_path
 from storage.memtable import flush
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
@@ -99,7 +99,7 @@ class Tablet:
         try:
             names, rows, size = write_segments(self.directory, rowset_id, table, self.schema,
                                                self.options.segment, self.options.max_segment_size)
-            _fsync_directory(self.directory)
+            fsync_path(self.directory)
             written = True
         finally:
             if not written:  # leave no partial rowset behind
@@ -121,7 +121,7 @@ class Tablet:
                 size += os.path.getsize(src)
                 os.replace(src, self._path(name))
                 names.append(name)
-            _fsync_directory(self.directory)
+            fsync_path(self.directory)
             moved = True
         finally:
             if not moved:
@@ -208,7 +208,7 @@ class Tablet:
                 arr = contiguous(arr)
                 path = self._path(side_index.file_name(rs.rowset_id, segment_no, index_id))
                 written += side_index.write(path, arr, column, dtype, self.options.segment)
-        _fsync_directory(self.directory)
+        fsync_path(self.directory)
         return written
 
     def publish(self, meta: RowsetMeta, version: int) -> RowsetMeta:
@@ -457,7 +457,7 @@ class Tablet:
         removed += self._remove_side_files(lambda rowset_id, index_id: rowset_id not in live
                                            or index_id not in indexes)
         if removed:
-            _fsync_directory(self.directory)
+            fsync_path(self.directory)
         return sorted(removed)
 
     def _remove_side_files(self, doomed) -> list[str]:
