@@ -258,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     except DataDirInUse as e:
         print(f"minidoris: {e}", file=sys.stderr)
         return 1
+    except OSError as e:  # a read-only data dir, a port in use: the machine's state, said once
+        print(f"minidoris: cannot start: {e}", file=sys.stderr)
+        return 1
     return 0
 
 
