@@ -47,6 +47,6 @@ def _parenthesise(node: exp.Expression) -> exp.Expression:
             node.set(key, _parenthesise(value))
         elif isinstance(value, list):
             node.set(key, [_parenthesise(v) if isinstance(v, exp.Expression) else v for v in value])
-    if isinstance(node, exp.Binary) and not isinstance(node, (exp.Dot, exp.Corr)):
+    if isinstance(node, exp.Binary) and not isinstance(node, (exp.Dot, exp.Func)):
         return exp.Paren(this=node)
     return node
