@@ -109,41 +109,109 @@ def _data_type(t) -> str:
     return "text" if t.kind == "STRING" else t.kind.lower()
 
 
+def _column_row(db: str, table: str, position: int, name: str, t, nullable: bool) -> dict:
+    char_len = t.length if t.is_string else None
+    precision = t.precision if t.kind == "DECIMAL" else {
+        "TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19, "LARGEINT": 39,
+        "FLOAT": 12, "DOUBLE": 22, "BOOLEAN": 1}.get(t.kind)
+    scale = t.scale if t.kind == "DECIMAL" else (0 if t.is_integer else None)
+    return {
+        "TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": table,
+        "COLUMN_NAME": name, "ORDINAL_POSITION": position, "COLUMN_DEFAULT": None,
+        "IS_NULLABLE": "YES" if nullable else "NO", "DATA_TYPE": _data_type(t),
+        "CHARACTER_MAXIMUM_LENGTH": char_len,
+        "CHARACTER_OCTET_LENGTH": char_len * 4 if char_len else None,
+        "NUMERIC_PRECISION": precision, "NUMERIC_SCALE": scale,
+        "DATETIME_PRECISION": t.scale if t.kind == "DATETIME" else None,
+        "CHARACTER_SET_NAME": "utf8mb4" if t.is_string else None,
+        "COLLATION_NAME": "utf8mb4_0900_bin" if t.is_string else None,
+        "COLUMN_TYPE": t.sql(), "COLUMN_KEY": "", "EXTRA": "", "PRIVILEGES": "SELECT",
+        "COLUMN_COMMENT": "", "COLUMN_SIZE": char_len or precision,
+        "DECIMAL_DIGITS": scale, "GENERATION_EXPRESSION": None, "SRS_ID": None}
+
+
 def _column_rows(db: str, table: OlapTable) -> list[dict]:
     rows = []
     for i, c in enumerate(table.columns, 1):
-        t = c.type
-        char_len = t.length if t.is_string else None
-        precision = t.precision if t.kind == "DECIMAL" else {
-            "TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19, "LARGEINT": 39,
-            "FLOAT": 12, "DOUBLE": 22, "BOOLEAN": 1}.get(t.kind)
-        scale = t.scale if t.kind == "DECIMAL" else (0 if t.is_integer else None)
-        rows.append({
-            "TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": table.name,
-            "COLUMN_NAME": c.name, "ORDINAL_POSITION": i, "COLUMN_DEFAULT": c.default,
-            "IS_NULLABLE": "YES" if c.nullable else "NO", "DATA_TYPE": _data_type(t),
-            "CHARACTER_MAXIMUM_LENGTH": char_len,
-            "CHARACTER_OCTET_LENGTH": char_len * 4 if char_len else None,
-            "NUMERIC_PRECISION": precision, "NUMERIC_SCALE": scale,
-            "DATETIME_PRECISION": t.scale if t.kind == "DATETIME" else None,
-            "CHARACTER_SET_NAME": "utf8mb4" if t.is_string else None,
-            "COLLATION_NAME": "utf8mb4_0900_bin" if t.is_string else None,
-            "COLUMN_TYPE": t.sql(), "COLUMN_KEY": "UNI" if c.is_key and table.keys_type == "UNIQUE_KEYS"
+        row = _column_row(db, table.name, i, c.name, c.type, c.nullable)
+        row.update({
+            "COLUMN_DEFAULT": c.default,
+            "COLUMN_KEY": "UNI" if c.is_key and table.keys_type == "UNIQUE_KEYS"
             else ("DUP" if c.is_key else ""),
             "EXTRA": c.aggregation if c.aggregation and table.keys_type == "AGG_KEYS" else "",
-            "PRIVILEGES": "SELECT", "COLUMN_COMMENT": c.comment, "COLUMN_SIZE": char_len or precision,
-            "DECIMAL_DIGITS": scale, "GENERATION_EXPRESSION": None, "SRS_ID": None})
+            "COLUMN_COMMENT": c.comment})
+        rows.append(row)
     return rows
 
 
-def build(name: str, catalog, variables: list[tuple[str, object]]) -> pa.Table:
-    """The rows of information_schema.<name> now (visible databases only)."""
+def view_column_rows(db: str, view: dict, columns: list) -> list[dict]:
+    """information_schema.columns rows of a view, from its query's result columns."""
+    return [_column_row(db, view["name"], i, c.name, c.type, c.nullable)
+            for i, c in enumerate(columns, 1)]
+
+
+def _visible_views(catalog) -> list[tuple[str, dict]]:
+    return [(db.name, v) for db in catalog.dbs.values() for v in db.views.values()
+            if visible_tbl(db.name, v["name"])]
+
+
+def table_totals(table, index_id: int | None = None) -> tuple[int, int, int]:
+    """(bytes of all replicas, replica count, rows of one replica) of a table or one index,
+    from the published rowsets in the catalog."""
+    size = replicas = rows = 0
+    for p in table.partitions.values():
+        for iid, tablet_ids in p.tablets_by_index.items():
+            if index_id is not None and iid != index_id:
+                continue
+            for tid in tablet_ids:
+                meta = p.tablets[tid]
+                size += meta.data_size() * len(meta.replicas)
+                replicas += len(meta.replicas)
+                rows += meta.row_count()
+    return size, replicas, rows
+
+
+def _time(seconds: float | None) -> datetime | None:
+    return datetime.fromtimestamp(int(seconds)) if seconds else None
+
+
+def table_status(table: OlapTable) -> dict:
+    """What Doris reports of a table in information_schema.tables and SHOW TABLE STATUS: its
+    base index's rows and bytes (all replicas), the average row length, the create time and
+    the last publish as update time, collation `utf-8`; MySQL's other columns NULL."""
+    size, _, rows = table_totals(table, table.base_index_id)
+    update = max((p.visible_version_time for p in table.partitions.values()), default=0)
+    return {"TABLE_TYPE": "BASE TABLE", "ENGINE": "Doris", "TABLE_ROWS": rows,
+            "AVG_ROW_LENGTH": size // rows if rows else 0, "DATA_LENGTH": size,
+            "INDEX_LENGTH": 0, "CREATE_TIME": _time(table.create_time),
+            "UPDATE_TIME": _time(update), "TABLE_COLLATION": "utf-8",
+            "TABLE_COMMENT": table.comment or ""}
+
+
+def view_status(view: dict) -> dict:
+    """A view's row of information_schema.tables / SHOW TABLE STATUS (engine `View`)."""
+    return {"TABLE_TYPE": "VIEW", "ENGINE": "View", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
+            "DATA_LENGTH": 0, "INDEX_LENGTH": 0, "CREATE_TIME": _time(view.get("create_time")),
+            "UPDATE_TIME": None, "TABLE_COLLATION": "utf-8",
+            "TABLE_COMMENT": view.get("comment", "")}
+
+
+def build(name: str, catalog, variables: list[tuple[str, object]],
+          view_columns: Callable | None = None) -> pa.Table:
+    """The rows of information_schema.<name> now (visible databases only). `view_columns`
+    (db, view) -> the view's result columns: COLUMNS lists views' columns with it (it runs
+    the view's query, so outside the catalog lock)."""
     schema = _SCHEMAS[name.upper()]
     builder = _BUILDERS.get(name.upper())
     rows: list[dict] = []
+    views: list[tuple[str, dict]] = []
     if builder is not None:
         with catalog.lock:
             rows = builder(catalog, variables)
+            if name.upper() == "COLUMNS" and view_columns is not None:
+                views = _visible_views(catalog)
+    for db, view in views:
+        rows += view_column_rows(db, view, view_columns(db, view))
     columns = {f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in schema}
     return pa.table(columns, schema=schema)
 
@@ -166,29 +234,19 @@ def _tables(catalog, variables) -> list[dict]:
             for n in table_names()]
     for db, t in _visible_tables(catalog):
         rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
-                     "TABLE_NAME": t.name, "TABLE_TYPE": "BASE TABLE", "ENGINE": "Doris",
-                     "VERSION": 10, "ROW_FORMAT": "", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
-                     "DATA_LENGTH": 0, "MAX_DATA_LENGTH": 0, "INDEX_LENGTH": 0,
-                     "DATA_FREE": 0, "CREATE_TIME": datetime.fromtimestamp(t.create_time),
-                     "TABLE_COLLATION": "utf8mb4_0900_bin", "CREATE_OPTIONS": "",
-                     "TABLE_COMMENT": t.comment})
-    for db in catalog.dbs.values():
-        for v in db.views.values():  # catalog/views.py
-            if not visible_tbl(db.name, v["name"]):
-                continue
-            rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
-                         "TABLE_NAME": v["name"], "TABLE_TYPE": "VIEW", "ENGINE": "",
-                         "TABLE_ROWS": 0, "TABLE_COLLATION": "utf8mb4_0900_bin",
-                         "TABLE_COMMENT": v.get("comment", "")})
+                     "TABLE_NAME": t.name, **table_status(t)})
+    for db, v in _visible_views(catalog):  # catalog/views.py
+        rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db,
+                     "TABLE_NAME": v["name"], **view_status(v)})
     return rows
 
 
 def _views(catalog, variables) -> list[dict]:
-    return [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name, "TABLE_NAME": v["name"],
+    return [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": v["name"],
              "VIEW_DEFINITION": v["sql"], "CHECK_OPTION": "NONE", "IS_UPDATABLE": "NO",
              "DEFINER": "root@%", "SECURITY_TYPE": "DEFINER", "CHARACTER_SET_CLIENT": "utf8mb4",
              "COLLATION_CONNECTION": "utf8mb4_0900_bin"}
-            for db in catalog.dbs.values() for v in db.views.values()]
+            for db, v in _visible_views(catalog)]
 
 
 def _columns(catalog, variables) -> list[dict]:

@@ -81,6 +81,7 @@ class ShowPartitionsStmt:
     db: str | None
     table: str
     temporary: bool = False
+    tail: str = ""  # [WHERE ...] [ORDER BY ...] [LIMIT ...] (server/handlers/show_filter.py)
 
 
 @dataclass

@@ -14,6 +14,7 @@ from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner.fragments import build_fragments
 from planner.naming import NameGen
+from planner.views import view_query
 from server.handlers import profile
 from server.handlers.context import StatementContext
 from server.handlers.explain import fragment_context
@@ -22,11 +23,13 @@ from server.results import ResultColumn, RowsResult
 from storage.types import DataType, from_arrow
 
 
-def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv, list]:
+def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, list, ExecEnv, list]:
     """The plan, its result columns, the execution env and the tablet snapshots the plan holds
-    (release them when the query ends: `_released`)."""
+    (release them when the query ends: `_released`). `db`: bind in it instead of the session's."""
     stmt = inline_session_values(stmt, ctx)
-    bind_ctx = BindContext(ctx.catalog, ctx.db, NameGen(), variables=ctx.session.variables.list())
+    bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
+                           variables=ctx.session.variables.list(),
+                           view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
     try:
         plan, columns = bind_query(stmt, bind_ctx)
         # The distributed plan decides each join's distribution; the executor carries it out.
@@ -98,11 +101,20 @@ def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
     return dtype
 
 
-def query(stmt, ctx: StatementContext) -> RowsResult:
+def view_columns(db: str, view: dict, ctx: StatementContext) -> list[ResultColumn]:
+    """A view's columns (names, types) as a query over it reports them: its query run with
+    LIMIT 0 in the view's database (SHOW COLUMNS, information_schema.columns)."""
+    result = query(view_query(view).limit(0), ctx, db)
+    for _ in result.batches:  # the stream's end releases its snapshots
+        pass
+    return result.columns
+
+
+def query(stmt, ctx: StatementContext, db: str | None = None) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
     surfaces early errors), the rest as the connection sends them."""
     started = time.time()
-    plan, columns, env, snapshots = _plan(stmt, ctx)
+    plan, columns, env, snapshots = _plan(stmt, ctx, db)
     batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots,
                         ctx.session)
     first = next(batches, None)

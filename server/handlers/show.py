@@ -16,10 +16,13 @@ from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
 from catalog.unique_model import is_merge_on_write
+from server.handlers import show_filter
 from server.handlers.context import StatementContext
+from server.handlers.query import view_columns
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
-from server.results import RowsResult, text_columns
+from server.results import RowsResult, rows_from_python, text_columns
+from storage.types import DataType
 
 
 def like_filter(pattern: str | None):
@@ -40,7 +43,7 @@ def show(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     handler = _SHOW.get(kind)
     if handler is None:
         raise NotSupported(f"SHOW {kind} is not supported yet")
-    return handler(stmt, ctx)
+    return show_filter.apply(handler(stmt, ctx), show_filter.tail_of(stmt))  # WHERE, LIMIT
 
 
 def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
@@ -118,43 +121,68 @@ def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 
 
 def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
-    """SHOW [FULL] COLUMNS FROM t: as Doris, YES/NO for Null and Key, the aggregation as Extra;
-    FULL adds Collation, Privileges and Comment. LIKE filters the fields."""
+    """SHOW [FULL] COLUMNS FROM t: as Doris (ShowColumn), the type in lower case with its V2/V3
+    name, YES/NO for Null and Key, the aggregation type as Extra (NONE for the value columns
+    of Duplicate and merge-on-write Unique tables); FULL adds Collation, Privileges and
+    Comment. A view's columns are its query's. LIKE filters the fields."""
     keep = like_filter(_like(stmt))
     full = bool(stmt.args.get("full"))
+    db_name, name = stmt.text("db") or ctx.db, stmt.text("target")
     with ctx.catalog.lock:
-        table = ctx.catalog.get_table(stmt.text("db") or ctx.db, stmt.text("target"))
-        rows = []
-        for c in table.columns:
-            if not keep(c.name):
-                continue
-            extra = c.aggregation if c.aggregation and not c.is_key and \
-                table.keys_type == "AGG_KEYS" else ""
-            null, key = ("YES" if c.nullable else "NO"), ("YES" if c.is_key else "NO")
-            type_text = c.type.sql().lower()
-            if full:
-                rows.append((c.name, type_text, "", null, key, c.default, extra, "",
-                             c.comment or ""))
-            else:
-                rows.append((c.name, type_text, null, key, c.default, extra))
+        db = ctx.catalog.get_db(db_name)
+        view = db.views.get(name)
+        if view is None:
+            table = ctx.catalog.get_table(db_name, name)
+            fields = [(c.name, c.type, c.nullable, c.is_key, c.default,
+                       _desc_row(table, None, c)[5], c.comment or "") for c in table.columns]
+    if view is not None:  # outside the lock: binding the view's query takes it
+        fields = [(c.name, c.type, c.nullable, False, None, "", "")
+                  for c in view_columns(db.name, view, ctx)]
+    rows = []
+    for field, dtype, nullable, is_key, default, extra, comment in fields:
+        if not keep(field):
+            continue
+        null, key = ("YES" if nullable else "NO"), ("YES" if is_key else "NO")
+        if full:
+            rows.append((field, dtype.show_columns_sql(), "", null, key, default, extra, "",
+                         comment))
+        else:
+            rows.append((field, dtype.show_columns_sql(), null, key, default, extra))
     if full:
         return text_columns(["Field", "Type", "Collation", "Null", "Key", "Default", "Extra",
                              "Privileges", "Comment"], rows)
     return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
 
 
+_BIGINT, _DATETIME = DataType("BIGINT"), DataType("DATETIME")
+_TABLE_STATUS = (("Name", DataType("VARCHAR", 64)), ("Engine", DataType("VARCHAR", 10)),
+                 ("Version", _BIGINT), ("Row_format", DataType("VARCHAR", 64)),
+                 ("Rows", _BIGINT), ("Avg_row_length", _BIGINT), ("Data_length", _BIGINT),
+                 ("Max_data_length", _BIGINT), ("Index_length", _BIGINT),
+                 ("Data_free", _BIGINT), ("Auto_increment", _BIGINT),
+                 ("Create_time", _DATETIME), ("Update_time", _DATETIME),
+                 ("Check_time", _DATETIME), ("Collation", DataType("VARCHAR", 64)),
+                 ("Checksum", _BIGINT), ("Create_options", DataType("VARCHAR", 64)),
+                 ("Comment", DataType("VARCHAR", 64)))
+
+
 def _table_status(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
-    cols = ["Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
-            "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
-            "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment"]
+    """SHOW TABLE STATUS [FROM db] [LIKE p | WHERE e]: Doris's columns and types, a row per
+    table and view sorted by name (information_schema.table_status: rows, bytes, times,
+    collation `utf-8`); what Doris leaves NULL is NULL."""
     keep = like_filter(_like(stmt))
+    rows = []
     with ctx.catalog.lock:
         db = ctx.catalog.get_db(stmt.text("db") or ctx.db)
-        rows = [(t.name, "Doris", 10, "", 0, 0, 0, 0, 0, 0, None,
-                 datetime.fromtimestamp(t.create_time).strftime("%Y-%m-%d %H:%M:%S"), None, None,
-                 "utf8mb4_0900_bin", None, "", t.comment or "")
-                for t in sorted(db.tables.values(), key=lambda t: t.name) if keep(t.name)]
-    return text_columns(cols, rows)
+        objects = [(t.name, information_schema.table_status(t)) for t in db.tables.values()]
+        objects += [(v["name"], information_schema.view_status(v)) for v in db.views.values()]
+        for name, st in sorted(objects):
+            if keep(name) and visible_tbl(db.name, name):
+                rows.append((name, st["ENGINE"], None, None, st["TABLE_ROWS"],
+                             st["AVG_ROW_LENGTH"], st["DATA_LENGTH"], None, None, None, None,
+                             st["CREATE_TIME"], st["UPDATE_TIME"], None, st["TABLE_COLLATION"],
+                             None, None, st["TABLE_COMMENT"]))
+    return rows_from_python([n for n, _ in _TABLE_STATUS], [t for _, t in _TABLE_STATUS], rows)
 
 
 def _engines(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
@@ -188,13 +216,15 @@ def _grants(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
                           None, None, None, None, None, "normal: Usage_priv")])
 
 
-def show_command(words: list[str], ctx: StatementContext) -> RowsResult | None:
-    """SHOW statements sqlglot leaves raw (exp.Command); None when not one of them."""
+def show_command(text: str, ctx: StatementContext) -> RowsResult | None:
+    """SHOW statements sqlglot leaves raw (exp.Command; `text` follows SHOW); None when not
+    one of them."""
+    words = text.split()
     key = " ".join(w.upper() for w in words[:1])
     if key == "DATA":
         return show_data(words[1:], ctx)
     if key == "TABLETS":
-        return show_tablets(words[1:], ctx)
+        return show_tablets(text.strip()[len(words[0]):], ctx)
     if key == "CATALOGS":
         return text_columns(["CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime",
                              "LastUpdateTime", "Comment"],
@@ -263,6 +293,7 @@ def _desc_row(table, index, c) -> tuple:
 
 
 def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResult:
+    tail = show_filter.parse_tail(stmt.tail)
     cols = ["PartitionId", "PartitionName", "VisibleVersion", "VisibleVersionTime", "State",
             "PartitionKey", "Range", "DistributionKey", "Buckets", "ReplicationNum",
             "StorageMedium", "CooldownTime", "RemoteStoragePolicy", "LastConsistencyCheckTime",
@@ -292,7 +323,7 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
                          p.replication_num, "HDD", "9999-12-31 23:59:59", "", "NULL",
                          _size_text(size), "false", f"tag.location.default: {p.replication_num}",
                          "true", "true", "NULL"))
-    return text_columns(cols, rows)
+    return show_filter.apply(text_columns(cols, rows), tail)
 
 
 def _size_text(n: int) -> str:

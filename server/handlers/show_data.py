@@ -8,8 +8,11 @@ as Doris reports the bytes of all replicas, a table's Size is its bytes times it
 from __future__ import annotations
 
 from catalog.backend import byte_text
+from catalog.information_schema import table_totals
 from catalog.errors import AnalysisError
+from server.handlers import show_filter
 from server.handlers.context import StatementContext
+from server.parser.tokens import TokenCursor
 from server.results import RowsResult, text_columns
 
 _DATA_QUOTA = 1 << 50          # Doris's default database data quota: 1024 TB
@@ -26,22 +29,35 @@ def show_data(words: list[str], ctx: StatementContext) -> RowsResult:
     return _table_data(db, table, ctx)
 
 
-def show_tablets(words: list[str], ctx: StatementContext) -> RowsResult:
-    """`words`: what follows SHOW TABLETS (FROM [db.]table)."""
-    if len(words) != 2 or words[0].upper() != "FROM":
-        raise AnalysisError(f"Syntax error in SHOW TABLETS near '{' '.join(words)}'")
-    db, name = _qualified(words[1], ctx)
+def show_tablets(text: str, ctx: StatementContext) -> RowsResult:
+    """`text`: what follows SHOW TABLETS: FROM [db.]table [PARTITION[S] (p, ...)] [WHERE ...]
+    [ORDER BY ...] [LIMIT [offset,] n] (the filter may name IndexName, which is not shown)."""
+    cur = TokenCursor(text)
+    if not cur.accept("FROM"):
+        raise AnalysisError(f"Syntax error in SHOW TABLETS near '{text.strip()[:80]}'")
+    db, name = cur.qualified_name()
+    db = db or ctx.db
+    partitions = None
+    if cur.accept("PARTITION") or cur.accept("PARTITIONS"):
+        partitions = cur.paren_list(lambda: cur.identifier("partition name"))
+    tail = show_filter.parse_tail(cur.rest_sql())
     cols = ["TabletId", "ReplicaId", "BackendId", "SchemaHash", "Version", "LstSuccessVersion",
             "LstFailedVersion", "LstFailedTime", "LocalDataSize", "RemoteDataSize", "RowCount",
             "State", "LstConsistencyCheckTime", "CheckVersion", "VisibleVersionCount",
             "VersionCount", "QueryHits", "PathHash", "Path", "MetaUrl", "CompactionStatus",
             "CooldownReplicaId", "CooldownMetaId"]
-    rows = []
+    rows, index_names = [], []
     http_port = ctx.session.services.config.http_port
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(db, name)
+        for part in partitions or []:
+            if table.partition_by_name(part) is None:
+                raise AnalysisError(f"Unknown partition: {part}")
         for p in table.sorted_partitions():
+            if partitions is not None and p.name.lower() not in {x.lower() for x in partitions}:
+                continue
             for index_id, tablet_ids in p.tablets_by_index.items():
+                index_name = table.indexes[index_id].name
                 for tid in tablet_ids:
                     meta = p.tablets[tid]
                     size, count = meta.data_size(), meta.row_count()
@@ -54,7 +70,8 @@ def show_tablets(words: list[str], ctx: StatementContext) -> RowsResult:
                                      p.visible_version, -1, "NULL", size, 0, count, "NORMAL",
                                      "NULL", -1, versions, versions, 0, -1, "", meta_url,
                                      compaction, -1, "TUniqueId(hi:-1, lo:-1)"))
-    return text_columns(cols, rows)
+                        index_names.append(index_name)
+    return show_filter.apply(text_columns(cols, rows), tail, {"IndexName": index_names})
 
 
 def _qualified(text: str, ctx: StatementContext) -> tuple[str | None, str]:
@@ -64,27 +81,12 @@ def _qualified(text: str, ctx: StatementContext) -> tuple[str | None, str]:
     return ctx.db, parts[0]
 
 
-def _table_totals(table, index_id: int | None = None) -> tuple[int, int, int]:
-    """(bytes of all replicas, replica count, rows of one replica) of a table or one index."""
-    size = replicas = rows = 0
-    for p in table.partitions.values():
-        for iid, tablet_ids in p.tablets_by_index.items():
-            if index_id is not None and iid != index_id:
-                continue
-            for tid in tablet_ids:
-                meta = p.tablets[tid]
-                size += meta.data_size() * len(meta.replicas)
-                replicas += len(meta.replicas)
-                rows += meta.row_count()
-    return size, replicas, rows
-
-
 def _database_data(ctx: StatementContext) -> RowsResult:
     rows, total_size, total_replicas = [], 0, 0
     with ctx.catalog.lock:
         db = ctx.catalog.get_db(ctx.db)
         for name in sorted(db.tables):
-            size, replicas, _ = _table_totals(db.tables[name])
+            size, replicas, _ = table_totals(db.tables[name])
             rows.append((name, byte_text(size), replicas, byte_text(0)))
             total_size += size
             total_replicas += replicas
@@ -99,7 +101,7 @@ def _table_data(db: str | None, name: str, ctx: StatementContext) -> RowsResult:
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(db, name)
         for i, (index_id, index) in enumerate(table.indexes.items()):
-            size, replicas, count = _table_totals(table, index_id)
+            size, replicas, count = table_totals(table, index_id)
             rows.append((table.name if i == 0 else "", index.name, byte_text(size), replicas,
                          count, byte_text(0)))
             total_size += size
