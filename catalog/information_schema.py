@@ -59,9 +59,14 @@ _SCHEMAS = {
                         "CREATED:t", "LAST_ALTERED:t", "SQL_MODE", "ROUTINE_COMMENT",
                         "DEFINER", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION",
                         "DATABASE_COLLATION"),
+    # Doris's columns (SchemaTable "parameters"), plus MySQL's CHARACTER_MAXIMUM_LENGTH, which
+    # JDBC's getProcedureColumns / getFunctionColumns select
     "PARAMETERS": _schema("SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME",
-                          "ORDINAL_POSITION:i", "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE",
-                          "DTD_IDENTIFIER", "ROUTINE_TYPE"),
+                          "ORDINAL_POSITION", "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE",
+                          "CHARACTER_MAXIMUM_LENGTH", "CHARACTER_OCTET_LENGTH",
+                          "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION",
+                          "CHARACTER_SET_NAME", "COLLATION_NAME", "DTD_IDENTIFIER",
+                          "ROUTINE_TYPE", "DATA_TYPEDTD_IDENDS"),
     "TRIGGERS": _schema("TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME",
                         "EVENT_MANIPULATION", "EVENT_OBJECT_TABLE", "ACTION_STATEMENT",
                         "ACTION_TIMING"),

@@ -56,8 +56,9 @@ def set_statement(stmt: exp.Set, ctx: StatementContext) -> OkResult:
         assignment = item.this
         left = assignment.left
         name = left.name.lower()
-        if isinstance(left, exp.Parameter):
-            continue  # user variables (@x := ...) are accepted and ignored
+        if isinstance(left, exp.Parameter):  # a user variable: SET @x = <constant>
+            ctx.session.user_variables[name] = _value(assignment.right, ctx)
+            continue
         scope = str(item.args.get("kind") or "").upper()
         if isinstance(left, exp.SessionParameter) and left.args.get("kind"):
             scope = str(left.args["kind"]).upper()  # SET @@global.x = ...

@@ -242,7 +242,23 @@ def show_command(text: str, ctx: StatementContext) -> RowsResult | None:
     return None
 
 
+def _none_of(*columns: str):
+    """A MySQL object kind Doris has none of (its SHOW answers these columns, no rows)."""
+    return lambda stmt, ctx: text_columns(list(columns), [])
+
+
+_COLLATIONS = ("character_set_client", "collation_connection", "Database Collation")
 _SHOW = {
+    # stored procedures, functions, triggers and events (ShowProcedureStmt, ShowTriggersStmt,
+    # ShowEventsStmt): Doris keeps none; DBeaver-like tools list them when browsing a schema
+    "PROCEDURE STATUS": _none_of("Db", "Name", "Type", "Definer", "Modified", "Created",
+                                "Security_type", "Comment", *_COLLATIONS),
+    "FUNCTION STATUS": _none_of("Db", "Name", "Type", "Definer", "Modified", "Created",
+                               "Security_type", "Comment", *_COLLATIONS),
+    "TRIGGERS": _none_of("Trigger", "Event", "Table", "Statement", "Timing", "Created",
+                         "sql_mode", "Definer", *_COLLATIONS),
+    "EVENTS": _none_of("Db", "Name", "Definer", "Time", "Type", "Execute at", "Interval value",
+                       "Interval field", "Status", "Ends", "Status", "Originator", *_COLLATIONS),
     "TABLE STATUS": _table_status, "ENGINES": _engines, "CHARACTER SET": _charsets,
     "CHARSET": _charsets, "COLLATION": _collations, "CREATE DATABASE": _create_database,
     "GRANTS": _grants,
@@ -264,6 +280,13 @@ def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsR
 
 
 def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResult:
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(stmt.db or ctx.db)
+        view = db.views.get(stmt.table)
+    if view is not None:  # a view: its query's columns, none of them a key
+        rows = [(c.name, c.type.desc_sql(), "Yes" if c.nullable else "No", "false", None, "")
+                for c in view_columns(db.name, view, ctx)]
+        return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         indexes = [table.indexes[table.base_index_id], *table.rollups()] if stmt.all else \
