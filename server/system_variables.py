@@ -3,7 +3,8 @@ global variables with Doris 2.1's defaults (SessionVariable.java / GlobalVariabl
 variable's scope flag, and the session/global value semantics.
 
 - A session reads its own value if it SET one, else the current GLOBAL value (SET GLOBAL
-  changes new sessions and the current one, as in Doris; not persisted across restarts here).
+  changes new sessions and the current one, as in Doris, and is journaled: the catalog keeps
+  it across restarts, catalog/global_variables.py, and `restore_globals` applies it).
 - Flags as Doris's VarAttr: READ_ONLY (SET fails, 1238), GLOBAL (global only: SET without
   GLOBAL fails, 1229), SESSION_ONLY (SET GLOBAL fails, 1228); the rest may be set either way.
 - An unknown name is 1193 `Unknown system variable 'x'`, in SET and in SELECT @@x.
@@ -154,3 +155,13 @@ class DorisSessionVariables(SessionVariables):
 
     def changed(self, name: str) -> bool:
         return self.get_variable(name) != self.default(name)
+
+
+def restore_globals(global_vars: GlobalVariables, saved: dict) -> None:
+    """Apply the SET GLOBAL values the catalog kept (catalog/global_variables.py) at start-up;
+    a name this version does not know is skipped."""
+    for name, value in saved.items():
+        try:
+            global_vars.set(name, value, force=True)
+        except (MysqlError, DorisError, TypeError, ValueError):
+            continue

@@ -13,6 +13,7 @@ from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
 from catalog.errors import DorisError
+from catalog.global_variables import persist_global_variable
 from server.handlers.context import StatementContext
 from server.results import OkResult
 from server.system_variables import UnknownVariable, VariableScopeError
@@ -65,6 +66,8 @@ def set_statement(stmt: exp.Set, ctx: StatementContext) -> OkResult:
         value = _value(assignment.right, ctx)
         try:
             variables.set_scoped(name, value, "GLOBAL" if scope == "GLOBAL" else None)
+            if scope == "GLOBAL":  # kept across restarts, as Doris's edit log keeps it
+                persist_global_variable(ctx.catalog, name, variables.global_variables.get(name))
         except MysqlError:
             raise UnknownVariable(name) from None
         except (TypeError, ValueError):
