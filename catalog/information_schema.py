@@ -15,6 +15,7 @@ from typing import Callable
 import pyarrow as pa
 
 from catalog.access import visible_db, visible_tbl
+from catalog.errors import DorisError
 from catalog.model import OlapTable
 
 NAME = "information_schema"
@@ -216,7 +217,10 @@ def build(name: str, catalog, variables: list[tuple[str, object]],
             if name.upper() == "COLUMNS" and view_columns is not None:
                 views = _visible_views(catalog)
     for db, view in views:
-        rows += view_column_rows(db, view, view_columns(db, view))
+        try:
+            rows += view_column_rows(db, view, view_columns(db, view))
+        except DorisError:  # a view over a dropped table or column: listed without columns
+            continue
     columns = {f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in schema}
     return pa.table(columns, schema=schema)
 

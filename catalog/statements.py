@@ -239,6 +239,7 @@ class DropRollupStmt:
 class ShowAlterTableStmt:
     kind: str  # ROLLUP | MATERIALIZED VIEW
     db: str | None
+    tail: str = ""  # [WHERE ...] [ORDER BY ...] [LIMIT ...] (server/handlers/show_filter.py)
 
 
 @dataclass

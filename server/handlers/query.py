@@ -104,15 +104,16 @@ def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
 def view_columns(db: str, view: dict, ctx: StatementContext) -> list[ResultColumn]:
     """A view's columns (names, types) as a query over it reports them: its query run with
     LIMIT 0 in the view's database (SHOW COLUMNS, information_schema.columns)."""
-    result = query(view_query(view).limit(0), ctx, db)
+    result = query(view_query(view).limit(0), ctx, db, profiled=False)
     for _ in result.batches:  # the stream's end releases its snapshots
         pass
     return result.columns
 
 
-def query(stmt, ctx: StatementContext, db: str | None = None) -> RowsResult:
+def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = True) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
-    surfaces early errors), the rest as the connection sends them."""
+    surfaces early errors), the rest as the connection sends them. `profiled`: False for
+    the server's own metadata queries (no SHOW QUERY PROFILE entry)."""
     started = time.time()
     plan, columns, env, snapshots = _plan(stmt, ctx, db)
     batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots,
@@ -128,5 +129,7 @@ def query(stmt, ctx: StatementContext, db: str | None = None) -> RowsResult:
             else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
     result = RowsResult(result_cols, itertools.chain([first], batches))
+    if not profiled:
+        return result
     return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE
                          profile.scanned_indexes(plan))
