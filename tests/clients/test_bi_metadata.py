@@ -31,13 +31,9 @@ _DDL = [
 
 
 def _setup(server, db: str) -> None:
-    conn = server.connect(db)
-    try:
-        with conn.cursor() as cur:
-            for sql in _DDL:
-                cur.execute(sql)
-    finally:
-        conn.close()
+    with server.connect(db) as conn, conn.cursor() as cur:
+        for sql in _DDL:
+            cur.execute(sql)
 
 
 def test_jdbc_bi_metadata(server, fresh_db, tmp_path):
