@@ -257,6 +257,9 @@ _SHOW = {
                                "Security_type", "Comment", *_COLLATIONS),
     "TRIGGERS": _none_of("Trigger", "Event", "Table", "Statement", "Timing", "Created",
                          "sql_mode", "Definer", *_COLLATIONS),
+    # plugins (ShowPluginsStmt's columns): minidoris loads none (DBeaver's plugin panel)
+    "PLUGINS": _none_of("Name", "Type", "Description", "Version", "JavaVersion", "ClassName",
+                        "SoName", "Sources", "Status", "Properties"),
     "EVENTS": _none_of("Db", "Name", "Definer", "Time", "Type", "Execute at", "Interval value",
                        "Interval field", "Status", "Ends", "Status", "Originator", *_COLLATIONS),
     "TABLE STATUS": _table_status, "ENGINES": _engines, "CHARACTER SET": _charsets,
