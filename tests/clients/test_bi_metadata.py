@@ -114,3 +114,19 @@ def test_sqlalchemy_mysql_dialect_reflection(server, fresh_db):
             assert "from_pandas" in sa.inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+def test_pydoris_reflects_view_columns(server, fresh_db):
+    """A view's columns through pydoris's doris:// dialect (Superset), from DESC / SHOW COLUMNS
+    of the view. (SQLAlchemy's plain mysql dialect cannot parse Doris's upper-case DESC types,
+    INT / DECIMAL(15, 2), for views: as against Doris itself.)"""
+    sa = pytest.importorskip("sqlalchemy")
+    pytest.importorskip("pydoris")
+    _setup(server, fresh_db)
+    engine = sa.create_engine(f"doris://root:@{server.host}:{server.port}/{fresh_db}")
+    try:
+        cols = sa.inspect(engine).get_columns("big_orders")
+        assert [(c["name"], str(c["type"])) for c in cols] == [("id", "BIGINT"),
+                                                               ("doubled", "DECIMAL(15, 2)")]
+    finally:
+        engine.dispose()
