@@ -194,6 +194,13 @@ def table_status(table: OlapTable) -> dict:
             "TABLE_COMMENT": table.comment or ""}
 
 
+def system_view_status() -> dict:
+    """An information_schema table's row of SHOW TABLE STATUS (Doris: engine SYSTEM VIEW)."""
+    return {"TABLE_TYPE": "SYSTEM VIEW", "ENGINE": "SYSTEM VIEW", "TABLE_ROWS": 0,
+            "AVG_ROW_LENGTH": 0, "DATA_LENGTH": 0, "INDEX_LENGTH": 0, "CREATE_TIME": None,
+            "UPDATE_TIME": None, "TABLE_COLLATION": "utf-8", "TABLE_COMMENT": ""}
+
+
 def view_status(view: dict) -> dict:
     """A view's row of information_schema.tables / SHOW TABLE STATUS (engine `View`)."""
     return {"TABLE_TYPE": "VIEW", "ENGINE": "View", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
@@ -239,8 +246,7 @@ def _schemata(catalog, variables) -> list[dict]:
 
 def _tables(catalog, variables) -> list[dict]:
     rows = [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": NAME, "TABLE_NAME": n,
-             "TABLE_TYPE": "SYSTEM VIEW", "ENGINE": "SYSTEM VIEW", "TABLE_ROWS": 0}
-            for n in table_names()]
+             **system_view_status()} for n in table_names()]
     for db, t in _visible_tables(catalog):
         rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
                      "TABLE_NAME": t.name, **table_status(t)})

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from catalog import information_schema
 from catalog.access import visible_db, visible_tbl
-from catalog.errors import NotSupported
+from catalog.errors import NotSupported, UnknownTable
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
@@ -21,8 +21,8 @@ from server.handlers.context import StatementContext
 from server.handlers.query import view_columns
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
-from server.results import RowsResult, rows_from_python, text_columns
-from storage.types import DataType
+from server.results import ResultColumn, RowsResult, rows_from_python, text_columns
+from storage.types import DataType, from_arrow
 
 
 def like_filter(pattern: str | None):
@@ -120,6 +120,22 @@ def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     return text_columns(cols, rows)
 
 
+def _plain_columns(db_name: str | None, name: str, ctx: StatementContext) -> list | None:
+    """The columns (ResultColumn) of a view, its query's, or of an information_schema table:
+    no keys, defaults or aggregation; None for a table of the catalog."""
+    if db_name and db_name.lower() == information_schema.NAME:
+        schema = information_schema.schema_of(name)
+        if schema is None:
+            raise UnknownTable(name, information_schema.NAME)
+        return [ResultColumn(f.name, from_arrow(f.type)) for f in schema]
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(db_name)
+        view = db.views.get(name)
+    if view is None:
+        return None
+    return view_columns(db.name, view, ctx)  # outside the lock: binding the query takes it
+
+
 def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     """SHOW [FULL] COLUMNS FROM t: as Doris (ShowColumn), the type in lower case with its V2/V3
     name, YES/NO for Null and Key, the aggregation type as Extra (NONE for the value columns
@@ -128,16 +144,14 @@ def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     keep = like_filter(_like(stmt))
     full = bool(stmt.args.get("full"))
     db_name, name = stmt.text("db") or ctx.db, stmt.text("target")
-    with ctx.catalog.lock:
-        db = ctx.catalog.get_db(db_name)
-        view = db.views.get(name)
-        if view is None:
+    plain = _plain_columns(db_name, name, ctx)
+    if plain is not None:
+        fields = [(c.name, c.type, c.nullable, False, None, "", "") for c in plain]
+    else:
+        with ctx.catalog.lock:
             table = ctx.catalog.get_table(db_name, name)
             fields = [(c.name, c.type, c.nullable, c.is_key, c.default,
                        _desc_row(table, None, c)[5], c.comment or "") for c in table.columns]
-    if view is not None:  # outside the lock: binding the view's query takes it
-        fields = [(c.name, c.type, c.nullable, False, None, "", "")
-                  for c in view_columns(db.name, view, ctx)]
     rows = []
     for field, dtype, nullable, is_key, default, extra, comment in fields:
         if not keep(field):
@@ -172,12 +186,18 @@ def _table_status(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     collation `utf-8`); what Doris leaves NULL is NULL."""
     keep = like_filter(_like(stmt))
     rows = []
+    db_name = stmt.text("db") or ctx.db
     with ctx.catalog.lock:
-        db = ctx.catalog.get_db(stmt.text("db") or ctx.db)
-        objects = [(t.name, information_schema.table_status(t)) for t in db.tables.values()]
-        objects += [(v["name"], information_schema.view_status(v)) for v in db.views.values()]
+        if db_name and db_name.lower() == information_schema.NAME:  # its system views
+            db_name, objects = information_schema.NAME, [
+                (n, information_schema.system_view_status()) for n in information_schema.table_names()]
+        else:
+            db = ctx.catalog.get_db(db_name)
+            db_name = db.name
+            objects = [(t.name, information_schema.table_status(t)) for t in db.tables.values()]
+            objects += [(v["name"], information_schema.view_status(v)) for v in db.views.values()]
         for name, st in sorted(objects):
-            if keep(name) and visible_tbl(db.name, name):
+            if keep(name) and visible_tbl(db_name, name):
                 rows.append((name, st["ENGINE"], None, None, st["TABLE_ROWS"],
                              st["AVG_ROW_LENGTH"], st["DATA_LENGTH"], None, None, None, None,
                              st["CREATE_TIME"], st["UPDATE_TIME"], None, st["TABLE_COLLATION"],
@@ -222,7 +242,7 @@ def show_command(text: str, ctx: StatementContext) -> RowsResult | None:
     words = text.split()
     key = " ".join(w.upper() for w in words[:1])
     if key == "DATA":
-        return show_data(words[1:], ctx)
+        return show_data(text.strip()[len(words[0]):], ctx)
     if key == "TABLETS":
         return show_tablets(text.strip()[len(words[0]):], ctx)
     if key == "CATALOGS":
@@ -283,12 +303,10 @@ def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsR
 
 
 def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResult:
-    with ctx.catalog.lock:
-        db = ctx.catalog.get_db(stmt.db or ctx.db)
-        view = db.views.get(stmt.table)
-    if view is not None:  # a view: its query's columns, none of them a key
+    plain = _plain_columns(stmt.db or ctx.db, stmt.table, ctx)
+    if plain is not None:  # a view or an information_schema table: none of them a key
         rows = [(c.name, c.type.desc_sql(), "Yes" if c.nullable else "No", "false", None, "")
-                for c in view_columns(db.name, view, ctx)]
+                for c in plain]
         return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)

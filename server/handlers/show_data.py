@@ -13,20 +13,30 @@ from catalog.errors import AnalysisError
 from server.handlers import show_filter
 from server.handlers.context import StatementContext
 from server.parser.tokens import TokenCursor
-from server.results import RowsResult, text_columns
+from server.results import RowsResult, rows_from_python, text_columns
+from storage.types import DataType
 
 _DATA_QUOTA = 1 << 50          # Doris's default database data quota: 1024 TB
 _REPLICA_QUOTA = 1073741824    # and replica quota
+_NAME, _NUMBER = DataType("VARCHAR", 64), DataType("BIGINT")
 
 
-def show_data(words: list[str], ctx: StatementContext) -> RowsResult:
-    """`words`: what follows SHOW DATA (nothing, or FROM [db.]table)."""
-    if not words:
-        return _database_data(ctx)
-    if len(words) != 2 or words[0].upper() != "FROM":
-        raise AnalysisError(f"Syntax error in SHOW DATA near '{' '.join(words)}'")
-    db, table = _qualified(words[1], ctx)
-    return _table_data(db, table, ctx)
+def show_data(text: str, ctx: StatementContext) -> RowsResult:
+    """`text`: what follows SHOW DATA: [FROM [db.]table] [ORDER BY ...] [LIMIT ...]; the order
+    and limit apply to the table (index) rows, by their numbers, before the summary rows."""
+    cur = TokenCursor(text)
+    name = cur.qualified_name() if cur.accept("FROM") else None
+    tail = show_filter.parse_tail(cur.rest_sql())
+    if name is None:
+        return _database_data(ctx, tail)
+    return _table_data(name[0] or ctx.db, name[1], ctx, tail)
+
+
+def _ordered(names: list[str], rows: list[tuple], tail) -> list[tuple]:
+    """`rows` (text, then numbers) as `tail` filters, orders and limits them."""
+    types = [_NAME] * (len(names) - 3) + [_NUMBER] * 3
+    result = show_filter.apply(rows_from_python(names, types, rows), tail)
+    return [tuple(r.values()) for batch in result.batches for r in batch.to_pylist()]
 
 
 def show_tablets(text: str, ctx: StatementContext) -> RowsResult:
@@ -74,38 +84,35 @@ def show_tablets(text: str, ctx: StatementContext) -> RowsResult:
     return show_filter.apply(text_columns(cols, rows), tail, {"IndexName": index_names})
 
 
-def _qualified(text: str, ctx: StatementContext) -> tuple[str | None, str]:
-    parts = [p.strip("`") for p in text.rstrip(";").split(".")]
-    if len(parts) == 2:
-        return parts[0], parts[1]
-    return ctx.db, parts[0]
-
-
-def _database_data(ctx: StatementContext) -> RowsResult:
-    rows, total_size, total_replicas = [], 0, 0
+def _database_data(ctx: StatementContext, tail) -> RowsResult:
+    rows = []
     with ctx.catalog.lock:
         db = ctx.catalog.get_db(ctx.db)
         for name in sorted(db.tables):
             size, replicas, _ = table_totals(db.tables[name])
-            rows.append((name, byte_text(size), replicas, byte_text(0)))
-            total_size += size
-            total_replicas += replicas
-    rows.append(("Total", byte_text(total_size), total_replicas, byte_text(0)))
-    rows.append(("Quota", byte_text(_DATA_QUOTA), _REPLICA_QUOTA, ""))
-    rows.append(("Left", byte_text(_DATA_QUOTA - total_size), _REPLICA_QUOTA - total_replicas, ""))
-    return text_columns(["TableName", "Size", "ReplicaCount", "RemoteSize"], rows)
+            rows.append((name, size, replicas, 0))
+    total_size, total_replicas = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    out = [(n, byte_text(size), replicas, byte_text(0))
+           for n, size, replicas, _ in _ordered(["TableName", "Size", "ReplicaCount",
+                                                 "RemoteSize"], rows, tail)]
+    out.append(("Total", byte_text(total_size), total_replicas, byte_text(0)))
+    out.append(("Quota", byte_text(_DATA_QUOTA), _REPLICA_QUOTA, ""))
+    out.append(("Left", byte_text(_DATA_QUOTA - total_size), _REPLICA_QUOTA - total_replicas, ""))
+    return text_columns(["TableName", "Size", "ReplicaCount", "RemoteSize"], out)
 
 
-def _table_data(db: str | None, name: str, ctx: StatementContext) -> RowsResult:
-    rows, total_size, total_replicas = [], 0, 0
+def _table_data(db: str | None, name: str, ctx: StatementContext, tail) -> RowsResult:
+    rows = []
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(db, name)
-        for i, (index_id, index) in enumerate(table.indexes.items()):
+        for index_id, index in table.indexes.items():
             size, replicas, count = table_totals(table, index_id)
-            rows.append((table.name if i == 0 else "", index.name, byte_text(size), replicas,
-                         count, byte_text(0)))
-            total_size += size
-            total_replicas += replicas
-    rows.append(("", "Total", byte_text(total_size), total_replicas, "", byte_text(0)))
+            rows.append((index.name, size, replicas, count))
+        table_name = table.name
+    total_size, total_replicas = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    ordered = _ordered(["IndexName", "Size", "ReplicaCount", "RowCount"], rows, tail)
+    out = [(table_name if i == 0 else "", index_name, byte_text(size), replicas, count,
+            byte_text(0)) for i, (index_name, size, replicas, count) in enumerate(ordered)]
+    out.append(("", "Total", byte_text(total_size), total_replicas, "", byte_text(0)))
     return text_columns(["TableName", "IndexName", "Size", "ReplicaCount", "RowCount",
-                         "RemoteSize"], rows)
+                         "RemoteSize"], out)
