@@ -44,8 +44,13 @@ _SCHEMAS = {
                        "DECIMAL_DIGITS:i", "GENERATION_EXPRESSION", "SRS_ID:i"),
     "PARTITIONS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME",
                           "SUBPARTITION_NAME", "PARTITION_ORDINAL_POSITION:i",
-                          "PARTITION_METHOD", "PARTITION_EXPRESSION", "PARTITION_DESCRIPTION",
-                          "TABLE_ROWS:i", "PARTITION_COMMENT"),
+                          "SUBPARTITION_ORDINAL_POSITION:i", "PARTITION_METHOD",
+                          "SUBPARTITION_METHOD", "PARTITION_EXPRESSION",
+                          "SUBPARTITION_EXPRESSION", "PARTITION_DESCRIPTION", "TABLE_ROWS:i",
+                          "AVG_ROW_LENGTH:i", "DATA_LENGTH:i", "MAX_DATA_LENGTH:i",
+                          "INDEX_LENGTH:i", "DATA_FREE:i", "CREATE_TIME:i", "UPDATE_TIME:t",
+                          "CHECK_TIME:t", "CHECKSUM:i", "PARTITION_COMMENT", "NODEGROUP",
+                          "TABLESPACE_NAME"),
     "STATISTICS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE:i",
                           "INDEX_SCHEMA", "INDEX_NAME", "SEQ_IN_INDEX:i", "COLUMN_NAME",
                           "COLLATION", "CARDINALITY:i", "SUB_PART:i", "PACKED", "NULLABLE",
@@ -98,8 +103,9 @@ _SCHEMAS = {
     "COLUMN_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
                                  "COLUMN_NAME", "PRIVILEGE_TYPE", "IS_GRANTABLE"),
     "FILES": _schema("FILE_ID:i", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "ENGINE"),
-    "GLOBAL_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE"),
-    "SESSION_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE"),
+    "GLOBAL_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE", "DEFAULT_VALUE", "CHANGED"),
+    "SESSION_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE", "DEFAULT_VALUE", "CHANGED"),
+    "COLUMN_STATISTICS": _schema("SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM"),
 }
 
 
@@ -272,12 +278,16 @@ def _partitions(catalog, variables) -> list[dict]:
     rows = []
     for db, t in _visible_tables(catalog):
         for i, p in enumerate(t.sorted_partitions(), 1):
+            base = [p.tablets[tid] for tid in p.tablets_by_index[t.base_index_id]]
+            count = sum(m.row_count() for m in base)
+            size = sum(m.data_size() * len(m.replicas) for m in base)
             rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
                          "TABLE_NAME": t.name, "PARTITION_NAME": p.name,
                          "PARTITION_ORDINAL_POSITION": i,
                          "PARTITION_METHOD": t.partition_info.kind,
                          "PARTITION_EXPRESSION": ", ".join(t.partition_info.columns),
-                         "TABLE_ROWS": 0})
+                         "TABLE_ROWS": count, "AVG_ROW_LENGTH": size // count if count else 0,
+                         "DATA_LENGTH": size, "UPDATE_TIME": _time(p.visible_version_time)})
     return rows
 
 
@@ -296,13 +306,23 @@ def _collations(catalog, variables) -> list[dict]:
              "IS_DEFAULT": "Yes", "IS_COMPILED": "Yes", "SORTLEN": 1}]
 
 
-def _variables(catalog, variables) -> list[dict]:
-    return [{"VARIABLE_NAME": k, "VARIABLE_VALUE": None if v is None else str(v)}
-            for k, v in variables]
+def _variable_text(v) -> str | None:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return None if v is None else str(v)
+
+
+def _variable_rows(variables, position: int) -> list[dict]:
+    """Rows of session_variables (position 1) or global_variables (2) from the (name,
+    session, global, default) tuples, as SHOW VARIABLES prints them."""
+    return [{"VARIABLE_NAME": row[0], "VARIABLE_VALUE": _variable_text(row[position]),
+             "DEFAULT_VALUE": _variable_text(row[3]), "CHANGED": str(int(row[position] != row[3]))}
+            for row in variables]
 
 
 _BUILDERS: dict[str, Callable] = {
     "SCHEMATA": _schemata, "TABLES": _tables, "COLUMNS": _columns, "PARTITIONS": _partitions,
     "ENGINES": _engines, "CHARACTER_SETS": _charsets, "COLLATIONS": _collations,
-    "GLOBAL_VARIABLES": _variables, "SESSION_VARIABLES": _variables, "VIEWS": _views,
+    "GLOBAL_VARIABLES": lambda catalog, variables: _variable_rows(variables, 2),
+    "SESSION_VARIABLES": lambda catalog, variables: _variable_rows(variables, 1), "VIEWS": _views,
 }

@@ -53,7 +53,8 @@ class BindContext:
     db: str | None
     names: NameGen
     ctes: dict[str, exp.Expression] = field(default_factory=dict)
-    variables: list = field(default_factory=list)  # session variables (information_schema)
+    variables: list = field(default_factory=list)  # (name, session, global, default) values
+    # of the system variables (information_schema.session_variables / global_variables)
     snapshots: list = field(default_factory=list)  # TabletSnapshots taken; released by the caller
     view_columns: Callable | None = None  # (db, view) -> its result columns (information_schema)
 

@@ -182,6 +182,12 @@ class DorisSessionVariables(SessionVariables):
     def changed(self, name: str) -> bool:
         return self.get_variable(name) != self.default(name)
 
+    def info_rows(self) -> list[tuple[str, object, object, object]]:
+        """(name, session value, global value, default) of every variable, for
+        information_schema.session_variables / global_variables."""
+        return [(name, value, self.global_variables.get(name), self.default(name))
+                for name, value in self.list()]
+
 
 def restore_globals(global_vars: GlobalVariables, saved: dict) -> None:
     """Apply the SET GLOBAL values the catalog kept (catalog/global_variables.py) at start-up;

@@ -28,7 +28,7 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
     (release them when the query ends: `_released`). `db`: bind in it instead of the session's."""
     stmt = inline_session_values(stmt, ctx)
     bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
-                           variables=ctx.session.variables.list(),
+                           variables=ctx.session.variables.info_rows(),
                            view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
     try:
         plan, columns = bind_query(stmt, bind_ctx)
@@ -72,7 +72,7 @@ def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
     """The result columns (names, declared types) of a query bound in `db`, without running it."""
     stmt = inline_session_values(stmt, ctx)
     _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
-                                              variables=ctx.session.variables.list()))
+                                              variables=ctx.session.variables.info_rows()))
     return columns
 
 
