@@ -1,10 +1,11 @@
 """information_schema: MySQL's metadata tables, built from the catalog when a query reads them.
 
 BI tools, JDBC's DatabaseMetaData and ORMs discover schemas through these tables. Each is an
-Arrow table made on demand from a catalog snapshot (SCHEMATA, TABLES, COLUMNS, PARTITIONS,
-STATISTICS ...); tables that minidoris has nothing to put in (VIEWS, ROUTINES, TRIGGERS, ...)
-exist with MySQL's columns and no rows, so the queries tools send succeed. The planner scans
-them like any relation, so filters, joins and ORDER BY work.
+Arrow table made on demand from a catalog snapshot (SCHEMATA, TABLES and COLUMNS with views'
+rows, VIEWS, PARTITIONS, SESSION/GLOBAL_VARIABLES ...); tables that minidoris has nothing to
+put in (ROUTINES, TRIGGERS, ...) exist with Doris's / MySQL's columns and no rows, so the
+queries tools send succeed. `table_status` / `view_status` are also SHOW TABLE STATUS's rows.
+The planner scans them like any relation, so filters, joins and ORDER BY work.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""SHOW DATA [FROM [db.]table] and SHOW TABLETS FROM [db.]table, with Doris's columns.
+"""SHOW DATA [FROM [db.]table] [ORDER BY] [LIMIT] and SHOW TABLETS FROM [db.]table
+[PARTITION (p, ...)] [WHERE] [ORDER BY] [LIMIT], with Doris's columns.
 
 Sizes come from the published rowsets in the catalog (`TabletMeta.rowsets`: each rowset's
 bytes and rows). A replica is a placement of the one copy on disk (see ARCHITECTURE.md), so,
