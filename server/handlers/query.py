@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import time
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from catalog.errors import AnalysisError
 from executor.env import ExecEnv
 from executor.expressions import EvalContext
 from executor.stream import stream
@@ -101,12 +103,26 @@ def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
     return dtype
 
 
+_TYPING_VIEWS: contextvars.ContextVar[frozenset] = contextvars.ContextVar("typing_views",
+                                                                         default=frozenset())
+
+
 def view_columns(db: str, view: dict, ctx: StatementContext) -> list[ResultColumn]:
     """A view's columns (names, types) as a query over it reports them: its query run with
-    LIMIT 0 in the view's database (SHOW COLUMNS, information_schema.columns)."""
-    result = query(view_query(view).limit(0), ctx, db, profiled=False)
-    for _ in result.batches:  # the stream's end releases its snapshots
-        pass
+    LIMIT 0 in the view's database (SHOW COLUMNS, information_schema.columns). A view whose
+    query reads information_schema.columns would type itself again: that is an error (the
+    listing skips such a view)."""
+    key = (db, view["name"])
+    typing = _TYPING_VIEWS.get()
+    if key in typing:
+        raise AnalysisError(f"View {db}.{view['name']} refers to itself through information_schema")
+    token = _TYPING_VIEWS.set(typing | {key})
+    try:
+        result = query(view_query(view).limit(0), ctx, db, profiled=False)
+        for _ in result.batches:  # the stream's end releases its snapshots
+            pass
+    finally:
+        _TYPING_VIEWS.reset(token)
     return result.columns
 
 
