@@ -54,6 +54,7 @@ class DorisSession(BaseSession):
         # tablet snapshots of this session's queries still streaming (server/handlers/query.py);
         # released when the connection closes, so a client gone mid-result frees them
         self.snapshots: list[list] = []
+        self.user_variables: dict[str, object] = {}  # SET @x = ...; read as @x (lower-cased names)
 
     @property
     def connection_id(self) -> int:
