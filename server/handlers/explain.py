@@ -9,6 +9,7 @@ from executor.env import ExecEnv
 from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner.explain import render
+from planner.explain_graph import render_graph
 from planner.fragments import FragmentContext, build_fragments
 from planner.naming import NameGen
 from server.handlers.context import StatementContext
@@ -36,7 +37,10 @@ def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     summary: list[str] = []
     if stmt.level == "ANALYZE":
         summary = _analyze(plan, fragments, ctx)
-    lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary
+    if stmt.level == "GRAPH":
+        lines = render_graph(fragments)
+    else:
+        lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary
     return text_columns(["Explain String"], [(line,) for line in lines])
 
 
