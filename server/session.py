@@ -142,8 +142,10 @@ class DorisSession(BaseSession):
             return [e]
         if not statements:
             return [OkResult()]
+        metrics = getattr(self.services, "metrics", None)  # /metrics (server/metrics.py)
         for text, tokens in statements:
             log.debug("connection %s runs: %.2000s", self.connection_id, text)
+            started, ran = time.time(), len(out)
             try:
                 stmt = fast if fast is not None else parse_statement(text, tokens)
                 ctx = StatementContext(self.services.catalog, self.services.engine,
@@ -167,4 +169,8 @@ class DorisSession(BaseSession):
                 log.exception("internal error running %r", text[:500])
                 out.append(InternalError.of(e, text))
                 break
+            finally:
+                if metrics is not None:
+                    metrics.record(time.time() - started,
+                                   len(out) > ran and isinstance(out[-1], Exception))
         return out

@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from catalog.auth import AccessDenied
 from catalog.errors import DorisError, StorageIOError
+from server import metrics
 from server.auth import login_basic
 from server.http import compaction_api, read_api
 from server.http.error_log import ErrorLogStore
@@ -129,6 +130,11 @@ def _handler_class(service: HttpService) -> type:
                 alive = sum(1 for b in backends if getattr(b, "alive", True))
                 return self._reply(200, {"msg": "success", "code": 0, "count": 0, "data": {
                     "online_backend_num": alive, "total_backend_num": len(backends)}})
+            if url.path == "/metrics":  # Prometheus (server/metrics.py); any valid account
+                if self._authorized() is False:
+                    return
+                return self._send(200, metrics.render(service.services).encode(),
+                                  "text/plain; version=0.0.4; charset=utf-8")
             if url.path == "/api/_load_error_log":
                 name = parse_qs(url.query).get("file", [""])[0]
                 text = service.errors.get(name)
