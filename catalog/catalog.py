@@ -40,6 +40,7 @@ from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog import rollup_job
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
+from catalog.schema_change import APPLY as SCHEMA_CHANGE_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -430,4 +431,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
+    **SCHEMA_CHANGE_APPLY,  # light schema change: a table's new columns (catalog/schema_change.py)
 }

@@ -22,6 +22,10 @@ def drop_rollup(stmt: DropRollupStmt, ctx: StatementContext) -> OkResult:
 
 
 def show_alter(stmt: ShowAlterTableStmt, ctx: StatementContext) -> RowsResult:
+    if stmt.kind == "COLUMN":
+        from catalog.schema_change_job import SHOW_COLUMNS
+        return text_columns(SHOW_COLUMNS,
+                            rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db, stmt.kind))
     return text_columns(rollup_ddl.SHOW_COLUMNS,
                         rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db, stmt.kind))
 
