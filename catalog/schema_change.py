@@ -99,6 +99,9 @@ def analyze(table: OlapTable, stmt: SchemaChangeStmt) -> _Plan:
     before = plan.schema()
     for clause in stmt.clauses:
         _CLAUSES[type(clause)](plan, clause)
+    if [c.is_key for c in plan.columns] != sorted((c.is_key for c in plan.columns),
+                                                  reverse=True):
+        raise DdlError(f"Invalid column order. value should be after key. index[{table.name}]")
     if plan.schema() == before and not plan.heavy:
         raise DdlError("Nothing is changed. please check your alter stmt.")
     if not light_enabled and (plan.added or _dropped(table, plan)):
@@ -133,8 +136,8 @@ def _add_columns(plan: _Plan, clause: AddColumnClause) -> None:
             names = plan.indexes[target]
             pos = clause.position
             _insert(names, col.name, pos, key_of=lambda n: (plan.column(n) or col).is_key)
-            plan.changed_indexes.add(target)
-            plan.heavy = True  # a rollup gains a column: its data is rebuilt
+            if col.is_key:  # a rollup's new key reorders its rows: rebuilt
+                plan.changed_indexes.add(target)
 
 
 def _new_column(plan: _Plan, cdef: ColumnDef) -> Column:
@@ -351,10 +354,6 @@ def _modify_column(plan: _Plan, clause: ModifyColumnClause) -> None:
         _insert(plan.columns, new, clause.position, key_of=lambda c: c.is_key)
         plan.heavy = True
         plan.changed_indexes.add(table.base_index_id)
-    if [c.is_key for c in plan.columns] != sorted((c.is_key for c in plan.columns),
-                                                  reverse=True):
-        raise DdlError(f"Invalid column order. value should be after key. index"
-                       f"[{table.name}]")
 
 
 def _check_change_allowed(orig: Column, new: Column) -> None:
@@ -416,10 +415,6 @@ def _reorder(plan: _Plan, clause: ReorderColumnsClause) -> None:
     if target is None:
         by_name = {c.name: c for c in plan.columns}
         plan.columns = [by_name[n] for n in ordered]
-        if [c.is_key for c in plan.columns] != sorted((c.is_key for c in plan.columns),
-                                                      reverse=True):
-            raise DdlError(f"Invalid column order. value should be after key. index"
-                           f"[{table.name}]")
         plan.changed_indexes.add(table.base_index_id)
     else:
         plan.indexes[target] = ordered
