@@ -93,9 +93,11 @@ class Tablet:
         self.generation = 0  # bumped whenever the published rowsets change (score caches)
 
     # -- writing -------------------------------------------------------------------------------
-    def write_rowset(self, data: pa.Table, txn_id: int) -> RowsetMeta:
-        """Write `data` as a pending rowset (sorted, pre-aggregated, fsynced); not yet visible."""
-        schema = self.schema
+    def write_rowset(self, data: pa.Table, txn_id: int,
+                     schema: TabletSchema | None = None) -> RowsetMeta:
+        """Write `data` as a pending rowset (sorted, pre-aggregated, fsynced); not yet visible.
+        `schema`: the one `data` was read with (compaction), else the tablet's current one."""
+        schema = schema or self.schema
         table = flush(data, schema)
         rowset_id = self._allocate_rowset_id()
         written = False
@@ -277,14 +279,15 @@ class Tablet:
         rowsets among the inputs (base compaction) are applied to the older data rowsets and
         purged: the output carries no predicate. `start_version` widens the output's range
         down to the versions before the first input that the tablet holds no rowset of."""
-        names = self.schema.names
+        schema = self.schema  # a schema change meanwhile makes the caller drop the output
+        names = schema.names
         stats = ScanStats()
-        deletes = delete_conjunctions(inputs, self.schema)
-        tables = [self.scan_rowset(self.schema, rs, deletes, names, [], stats)
+        deletes = delete_conjunctions(inputs, schema)
+        tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
                   for rs in inputs if rs.num_rows]
-        data = merge_rows(tables, self.schema) if tables else \
+        data = merge_rows(tables, schema) if tables else \
             self.concat([], names)
-        meta = self.write_rowset(data, txn_id)
+        meta = self.write_rowset(data, txn_id, schema)
         meta.start_version = inputs[0].start_version if start_version is None else start_version
         meta.end_version = inputs[-1].end_version
         return meta
