@@ -19,7 +19,7 @@ names they had then (`OlapTable.origin_column_names`) for rowsets written before
     op             data
     schema_change  {db, table, schema: {columns, indexes: {index id: [names]}, comment,
                     properties, partition_columns, distribution_columns, table_indexes,
-                    next_column_uid, origin_column_names}}
+                    next_column_uid, origin_column_names}, job: the FINISHED job, next_id}
 """
 
 from __future__ import annotations
@@ -271,9 +271,10 @@ def _rename_column(plan: _Plan, clause: RenameColumnClause) -> None:
     if plan.column(new) is not None and new.lower() != old.lower():
         raise DdlError(f"Column name[{new}] is already used")
     for index_id, names in plan.indexes.items():
-        if plan.table.indexes[index_id].define_exprs:
-            raise DdlError(f"Can not rename column contained by mv, mv="
-                           f"{plan.table.indexes[index_id].name}")
+        index = plan.table.indexes[index_id]
+        if any(col.name.lower() in (s.lower() for s in _define_sources(d))
+               for d in index.define_exprs.values()):
+            raise DdlError(f"Can not rename column contained by mv, mv={index.name}")
         plan.indexes[index_id] = [new if n == col.name else n for n in names]
 
     def renamed(names: list[str]) -> list[str]:
@@ -452,9 +453,15 @@ def apply_schema(cat: Catalog, table: OlapTable, schema: dict) -> None:
 
 
 def apply_schema_change(cat: Catalog, data: dict) -> None:
+    from catalog.rollup_job import RollupJob
+
     table = cat.dbs[data["db"]].tables[data["table"]]
     apply_schema(cat, table, data["schema"])
     update_tablet_schemas(cat, table)
+    if "job" in data:
+        job = RollupJob.from_dict(data["job"])
+        cat.alter_jobs[job.job_id] = job
+        cat.next_id = max(cat.next_id, data["next_id"])
 
 
 APPLY = {"schema_change": apply_schema_change}
@@ -463,7 +470,7 @@ APPLY = {"schema_change": apply_schema_change}
 
 def alter_columns(cat: Catalog, db: str | None, stmt: SchemaChangeStmt) -> None:
     """Run one ALTER TABLE of column clauses: journal a light change, or start a job."""
-    from catalog import rollup_ddl, schema_change_job
+    from catalog import rollup_ddl, rollup_job, schema_change_job
     from catalog.load import table_lock
 
     db_name, table_id = rollup_ddl.resolve(cat, stmt.db or db, stmt.table)
@@ -475,7 +482,17 @@ def alter_columns(cat: Catalog, db: str | None, stmt: SchemaChangeStmt) -> None:
         if plan.heavy:
             job = schema_change_job.create_job(cat, db_name, table, plan, stmt.properties)
         else:
+            # Doris records a light change as a FINISHED job "for compatibility": SHOW ALTER
+            # TABLE COLUMN lists it (timeout 1 s, no transaction)
+            base = table.indexes[table.base_index_id]
+            now = cat.clock()
+            job = rollup_job.RollupJob(cat._alloc_id(), db_name, table.table_id, table.name,
+                                       base.index_id, base.name, base.index_id, base.name, -1,
+                                       now, 1, state=rollup_job.FINISHED, finish_time=now,
+                                       kind="SCHEMA_CHANGE")
             cat._log("schema_change", {"db": db_name, "table": table.name,
-                                       "schema": plan.schema()})
+                                       "schema": plan.schema(), "job": job.to_dict(),
+                                       "next_id": cat.next_id})
+            job = None
     if job is not None:
         schema_change_job.start(cat, job)

@@ -48,6 +48,9 @@ def test_kill9_after_light_schema_changes(server_factory):
     srv.start()
     conn = srv.connect("lsc")
     assert [r[0] for r in query(conn, "DESC big")] == ["k", "d", "v2", "c", "s"]
+    # each light change is a FINISHED job, as Doris records them
+    assert [(r[1], r[9]) for r in query(conn, "SHOW ALTER TABLE COLUMN")] == \
+        [("big", "FINISHED")] * 4
     assert query(conn, "SELECT c, count(*), sum(v2), count(s) FROM big GROUP BY c "
                        "ORDER BY c") == expected
     # compaction writes the new schema; the rows stay the same
