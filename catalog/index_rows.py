@@ -37,8 +37,9 @@ def define_sources(define: list[str]) -> list[str]:
 def source_columns(table: OlapTable, index: MaterializedIndexMeta) -> list[str]:
     """The base columns the index's rows are made of."""
     out: list[str] = []
-    if index.schema is not None:  # a schema change's shadow index: what the table has of it
-        return [c.name for c in table.columns if c.name in index.columns]
+    if index.schema is not None:  # a schema change's shadow index: what its origin has of it
+        origin = table.indexes[int(index.properties["origin_index_id"])]
+        return [n for n in origin.columns if n in index.columns]
     for name in index.columns:
         srcs = define_sources(index.define_exprs[name]) if name in index.define_exprs else [name]
         out += [table.column(s).name for s in srcs if table.column(s).name not in out]

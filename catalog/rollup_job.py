@@ -75,6 +75,7 @@ class RollupJob:
     # (catalog/schema_change_job.py), with the table's schema once it finishes.
     kind: str = "ROLLUP"
     new_schema: dict | None = None
+    group: int = 0  # the jobs of one schema change statement (one per index) share it
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -92,7 +93,7 @@ def running_job(cat: Catalog, table_id: int) -> RollupJob | None:
 # -- creating ----------------------------------------------------------------------------------
 def create_jobs(cat: Catalog, db: str, table: OlapTable, indexes: list[MaterializedIndexMeta],
                 base_index_id: int, timeout_s: int = DEFAULT_TIMEOUT_S, kind: str = "ROLLUP",
-                new_schema: dict | None = None) -> list[RollupJob]:
+                new_schema: dict | None = None, group: int = 0) -> list[RollupJob]:
     """Journal one job per new index; the caller holds the table's load lock and cat.lock."""
     jobs = []
     for index in indexes:
@@ -100,7 +101,7 @@ def create_jobs(cat: Catalog, db: str, table: OlapTable, indexes: list[Materiali
         job = RollupJob(cat._alloc_id(), db, table.table_id, table.name, base_index_id,
                         table.indexes[base_index_id].name, index.index_id, index.name,
                         cat.begin_txn(), cat.clock(), timeout_s, index.is_mv, kind=kind,
-                        new_schema=new_schema)
+                        new_schema=new_schema, group=group)
         tablets: dict[str, list] = {}
         for p in table.sorted_partitions():
             base = p.tablets_by_index[base_index_id]
@@ -240,21 +241,26 @@ def apply_finish(cat: Catalog, data: dict) -> None:
         if _storage(cat):
             cat.engine.get_tablet(r["tablet"]).publish(RowsetMeta.from_dict(r["meta"]),
                                                        r["version"])
-    if job.index_id in table.indexes:
-        table.indexes[job.index_id].state = "NORMAL"
     if job.kind == "SCHEMA_CHANGE":
         from catalog.schema_change_job import swap  # it builds on this module
         swap(cat, table, job)
+    elif job.index_id in table.indexes:
+        table.indexes[job.index_id].state = "NORMAL"
 
 
 def apply_cancel(cat: Catalog, data: dict) -> None:
     job = cat.alter_jobs[data["job_id"]]
-    job.state, job.finish_time, job.msg = CANCELLED, data["time"], data["msg"]
+    # a schema change's jobs (one per index) go together: finished ones wait for the others
+    jobs = [j for j in cat.alter_jobs.values() if j.group == job.group
+            and j.state != CANCELLED] if job.group else [job]
+    for j in jobs:
+        j.state, j.finish_time, j.msg = CANCELLED, data["time"], data["msg"]
     try:
         _, table = cat.find_table_by_id(job.table_id)
     except DdlError:
         return
-    remove_index(cat, table, job.index_id)
+    for j in jobs:
+        remove_index(cat, table, j.index_id)
 
 
 def apply_drop(cat: Catalog, data: dict) -> None:

@@ -474,13 +474,13 @@ def alter_columns(cat: Catalog, db: str | None, stmt: SchemaChangeStmt) -> None:
     from catalog.load import table_lock
 
     db_name, table_id = rollup_ddl.resolve(cat, stmt.db or db, stmt.table)
-    job = None
+    jobs = []
     with table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, stmt.table)
         rollup_ddl.check_normal(cat, table)
         plan = analyze(table, stmt)
         if plan.heavy:
-            job = schema_change_job.create_job(cat, db_name, table, plan, stmt.properties)
+            jobs = schema_change_job.create_job(cat, db_name, table, plan, stmt.properties)
         else:
             # Doris records a light change as a FINISHED job "for compatibility": SHOW ALTER
             # TABLE COLUMN lists it (timeout 1 s, no transaction)
@@ -493,6 +493,4 @@ def alter_columns(cat: Catalog, db: str | None, stmt: SchemaChangeStmt) -> None:
             cat._log("schema_change", {"db": db_name, "table": table.name,
                                        "schema": plan.schema(), "job": job.to_dict(),
                                        "next_id": cat.next_id})
-            job = None
-    if job is not None:
-        schema_change_job.start(cat, job)
+    schema_change_job.start(cat, jobs)

@@ -14,14 +14,17 @@ changed, columns reordered) rewrites the base index into new tablets:
     converts its rows the same way and writes them into the shadow tablet.
  3. `rollup_job_finish` publishes them and `swap` makes the shadow index the base: the table
     gets its new schema, the old index and its tablets go, all in that one journal entry.
+    A rollup whose columns change is rebuilt the same way, by a job of its own; the jobs of
+    one statement form a group (`RollupJob.group`) and the swap waits for the last of them.
 
-CANCEL ALTER TABLE COLUMN, a timeout or a failure drop the shadow index (`rollup_job_cancel`);
-a restart resumes a RUNNING job. Not done here (refused with a message): heavy changes of a
-rollup or materialized view's own columns, and tables with temporary partitions (as Doris).
+CANCEL ALTER TABLE COLUMN, a timeout or a failure drop the shadow indexes of the whole group
+(`rollup_job_cancel`); a restart resumes RUNNING jobs. Refused: changes of a materialized
+view's computed columns, and tables with temporary partitions (as Doris).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
 from catalog import rollup_job
@@ -43,51 +46,74 @@ SHOW_COLUMNS = ["JobId", "TableName", "CreateTime", "FinishTime", "IndexName", "
 
 
 def create_job(cat: Catalog, db: str, table: OlapTable, plan: _Plan,
-               properties: dict[str, str]) -> rollup_job.RollupJob:
-    """Journal the job; the caller holds the table's load lock and cat.lock."""
+               properties: dict[str, str]) -> list[rollup_job.RollupJob]:
+    """Journal one job per changed index (base and rollups, one group); the caller holds the
+    table's load lock and cat.lock."""
     from catalog.rollup_ddl import _timeout
 
     if table.temp_partitions:
         raise DdlError("Can not alter table when there are temp partitions in table")
-    if plan.changed_indexes - {table.base_index_id}:
-        names = sorted(table.indexes[i].name for i in plan.changed_indexes
-                       if i != table.base_index_id)
-        raise DdlError(f"Schema change of rollup or materialized view [{', '.join(names)}] "
-                       f"columns that rewrites data is not supported by minidoris")
-    for index_id, names in plan.indexes.items():
-        for name, new_type in plan.type_changed.items():
-            if name in names:
-                raise DdlError(f"Schema change of rollup or materialized view "
-                               f"[{table.indexes[index_id].name}] columns that rewrites data "
-                               f"is not supported by minidoris")
-    base = table.indexes[table.base_index_id]
-    columns = plan.columns
-    key_count = sum(c.is_key for c in columns)
-    index = MaterializedIndexMeta(cat._alloc_id(), SHADOW_NAME_PREFIX + base.name,
-                                  [c.name for c in columns], table.keys_type, key_count,
-                                  schema=[c.to_dict() for c in columns])
-    return rollup_job.create_jobs(cat, db, table, [index], table.base_index_id,
-                                  _timeout(cat, properties), kind=KIND,
-                                  new_schema=plan.schema())[0]
+    timeout, group, jobs = _timeout(cat, properties), cat._alloc_id(), []
+    for origin_id in sorted(plan.changed_indexes, key=lambda i: i != table.base_index_id):
+        index = _shadow_index(cat, table, plan, table.indexes[origin_id])
+        jobs += rollup_job.create_jobs(cat, db, table, [index], origin_id, timeout, kind=KIND,
+                                       new_schema=plan.schema(), group=group)
+    return jobs
 
 
-def start(cat: Catalog, job: rollup_job.RollupJob) -> None:
-    rollup_job.start(cat, job)
+def _shadow_index(cat: Catalog, table: OlapTable, plan: _Plan,
+                  origin: MaterializedIndexMeta) -> MaterializedIndexMeta:
+    """The new index an origin index is rebuilt as: its columns in the new schema."""
+    if origin.define_exprs:
+        raise DdlError(f"Can not modify column contained by mv, mv={origin.name}")
+    if origin.index_id == table.base_index_id:
+        columns = [copy.copy(c) for c in plan.columns]
+    else:
+        old = {c.name: c for c in table.index_columns(origin.index_id)}
+        columns = []
+        for name in plan.indexes[origin.index_id]:
+            col = copy.copy(plan.column(name))
+            if name in old:  # the rollup's own key flag and aggregation
+                col.is_key, col.aggregation = old[name].is_key, old[name].aggregation
+            columns.append(col)
+    if [c.is_key for c in columns] != sorted((c.is_key for c in columns), reverse=True):
+        raise DdlError(f"Invalid column order. value should be after key. index[{origin.name}]")
+    return MaterializedIndexMeta(cat._alloc_id(), SHADOW_NAME_PREFIX + origin.name,
+                                 [c.name for c in columns], origin.keys_type,
+                                 sum(c.is_key for c in columns),
+                                 properties={"origin_index_id": str(origin.index_id)},
+                                 schema=[c.to_dict() for c in columns])
+
+
+def start(cat: Catalog, jobs: list[rollup_job.RollupJob]) -> None:
+    for job in jobs:
+        rollup_job.start(cat, job)
 
 
 def swap(cat: Catalog, table: OlapTable, job: rollup_job.RollupJob) -> None:
-    """rollup_job_finish of a schema change job: the new index replaces the old one."""
-    new = table.indexes.get(job.index_id)
-    if new is None or job.base_index_id not in table.indexes:
-        return  # replay of an already swapped job
-    old = table.indexes[job.base_index_id]
-    new.name, new.schema, new.state, new.key_count = old.name, None, "NORMAL", old.key_count
-    if table.base_index_id == old.index_id:
-        table.base_index_id = new.index_id
-    rollup_job.remove_index(cat, table, old.index_id)
-    table.indexes = {new.index_id: new, **{k: v for k, v in table.indexes.items()
-                                            if k != new.index_id}}
-    apply_schema(cat, table, job.new_schema)
+    """rollup_job_finish of a schema change job: once every job of its statement finished,
+    the new indexes replace the old ones and the table gets its new schema."""
+    group = [j for j in cat.alter_jobs.values() if j.group == job.group] if job.group \
+        else [job]
+    if any(j.state != rollup_job.FINISHED for j in group):
+        return  # the others are still converting: the new index stays SHADOW
+    for j in group:
+        new, old = table.indexes.get(j.index_id), table.indexes.get(j.base_index_id)
+        if new is None or old is None:
+            return  # replay of an already swapped job
+        key_count = None if old.key_count is None else sum(
+            c["is_key"] for c in new.schema or [])
+        new.name, new.schema, new.state, new.key_count = old.name, None, "NORMAL", key_count
+        new.aggregations, new.properties = dict(old.aggregations), dict(old.properties)
+        if table.base_index_id == old.index_id:
+            table.base_index_id = new.index_id
+        rollup_job.remove_index(cat, table, old.index_id)
+    base = table.indexes[table.base_index_id]
+    table.indexes = {base.index_id: base, **{k: v for k, v in table.indexes.items()
+                                              if k != base.index_id}}
+    schema = dict(job.new_schema)
+    schema["indexes"] = {}  # the rollups' new column lists came with their new indexes
+    apply_schema(cat, table, schema)
     update_tablet_schemas(cat, table)
 
 
