@@ -8,6 +8,8 @@ the number and SQLSTATE; `doris_message()` adds Doris's prefix. Only the connect
 
 from __future__ import annotations
 
+import errno
+
 
 class DorisError(Exception):
     """Base class: a statement failed and changed nothing."""
@@ -129,6 +131,22 @@ class NotSupported(DorisError):
 
 class ResourceLimit(DorisError):
     """A query exceeded a session limit such as exec_mem_limit."""
+
+
+class StorageIOError(DorisError):
+    """The machine refused a write or a read: a full disk, a read-only or failing data
+    directory. Not a bug: the statement failed and changed nothing (its partial files are
+    removed), and the server goes on serving."""
+
+    ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
+
+    @classmethod
+    def of(cls, e: BaseException) -> "StorageIOError | None":
+        """The error to report for `e`, or None when `e` is not such an environment error."""
+        if not isinstance(e, OSError) or e.errno not in cls.ERRNOS:
+            return None
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        return cls(f"Write to the data directory failed: {e.strerror}{where}")
 
 
 class InternalError(DorisError):

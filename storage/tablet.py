@@ -34,11 +34,12 @@ import shutil
 import itertools
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 
 import pyarrow as pa
 
+from storage import stale_sweeper
 from storage.arrays import contiguous
 from storage.compaction import merge_rows
 from storage.compaction_policy import CompactionState
@@ -83,6 +84,7 @@ class Tablet:
         self._pending: set[int] = set()
         self._stale: dict[int, RowsetMeta] = {}  # compacted away, files kept while held
         self._snapshots: dict[int, tuple[int, ...]] = {}  # snapshot key -> rowset ids held
+        self._dropped_keys: deque[int] = deque()  # snapshots collected, not yet unregistered
         self._snapshot_keys = itertools.count()
         self._readers: dict[int, list[SegmentReader]] = {}
         self._load_slices: dict[int, str] = {}  # rowset id -> load file it reads
@@ -322,6 +324,7 @@ class Tablet:
     def sweep_stale(self) -> list[str]:
         """Delete the files of stale rowsets no snapshot holds; the names removed."""
         with self._lock:
+            self._unregister_dropped()
             held = self._held_ids()
             doomed = {i for i in self._stale if i not in held}
             for rowset_id in doomed:
@@ -334,11 +337,13 @@ class Tablet:
         return removed
 
     def stale_rowsets(self) -> list[RowsetMeta]:
+        self.sweep_stale()
         with self._lock:
             return sorted(self._stale.values(), key=lambda r: r.start_version)
 
     def held_rowsets(self) -> dict[int, int]:
         """rowset id -> snapshots holding it (the reader registry)."""
+        self.sweep_stale()
         with self._lock:
             return dict(Counter(i for ids in self._snapshots.values() for i in ids))
 
@@ -373,12 +378,23 @@ class Tablet:
         return TabletSnapshot(self, version, rowsets, schema, key)
 
     def _release(self, key: int) -> None:
-        """A snapshot's references dropped (TabletSnapshot's finalizer)."""
+        """A snapshot released by its reader (`TabletSnapshot.release`)."""
         with self._lock:
             ids = self._snapshots.pop(key, ())
-            freed = any(i in self._stale for i in ids)
+            freed = any(i in self._stale for i in ids) or bool(self._dropped_keys)
         if freed:
             self.sweep_stale()
+
+    def _dropped(self, key: int) -> None:
+        """A snapshot garbage-collected unreleased (its finalizer): never waits for a lock, see
+        storage/stale_sweeper.py; the sweeper thread unregisters it and sweeps."""
+        self._dropped_keys.append(key)
+        stale_sweeper.schedule(self)
+
+    def _unregister_dropped(self) -> None:
+        """Unregister the snapshots the collector dropped (call under the lock)."""
+        while self._dropped_keys:
+            self._snapshots.pop(self._dropped_keys.popleft(), None)
 
     def read(self, version: int, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats) -> pa.Table:

@@ -7,6 +7,7 @@ from catalog import rollup_ddl
 from catalog.materialized_view import create_materialized_view
 from catalog.statements import (AddRollupStmt, AdminWaitAlterStmt, CancelAlterTableStmt,
                                 CreateMaterializedViewStmt, DropRollupStmt, ShowAlterTableStmt)
+from server.handlers import show_filter
 from server.handlers.context import StatementContext
 from server.results import OkResult, RowsResult, text_columns
 
@@ -22,12 +23,13 @@ def drop_rollup(stmt: DropRollupStmt, ctx: StatementContext) -> OkResult:
 
 
 def show_alter(stmt: ShowAlterTableStmt, ctx: StatementContext) -> RowsResult:
+    tail = show_filter.parse_tail(stmt.tail)
+    columns = rollup_ddl.SHOW_COLUMNS
     if stmt.kind == "COLUMN":
-        from catalog.schema_change_job import SHOW_COLUMNS
-        return text_columns(SHOW_COLUMNS,
-                            rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db, stmt.kind))
-    return text_columns(rollup_ddl.SHOW_COLUMNS,
-                        rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db, stmt.kind))
+        from catalog.schema_change_job import SHOW_COLUMNS as columns
+    return show_filter.apply(text_columns(columns,
+                                          rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db,
+                                                               stmt.kind)), tail)
 
 
 def cancel_alter(stmt: CancelAlterTableStmt, ctx: StatementContext) -> OkResult:

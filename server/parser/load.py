@@ -65,7 +65,9 @@ def parse_show_resources(cur: TokenCursor) -> ShowResourcesStmt:
                 raise cur.error("Only NAME and RESOURCETYPE may be tested")
             if not cur.accept("AND"):
                 break
-    cur.expect_end()
+    if not cur.at_end() and not (cur.is_word("ORDER", "BY") or cur.is_word("LIMIT")):
+        raise cur.error("Expected ORDER BY or LIMIT")
+    stmt.tail = cur.rest_sql()
     return stmt
 
 

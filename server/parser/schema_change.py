@@ -9,7 +9,7 @@
       RENAME COLUMN old [TO] new
       ORDER BY (col, ...) [FROM rollup]
       MODIFY COMMENT 'text'
-    SHOW ALTER TABLE COLUMN [FROM | IN db]
+    SHOW ALTER TABLE COLUMN [FROM | IN db] [WHERE ...] [ORDER BY ...] [LIMIT n]
     CANCEL ALTER TABLE COLUMN FROM [db.]t [(job_id, ...)]
 
 Any other ALTER TABLE returns None (the next parser gets it).
@@ -91,8 +91,7 @@ def parse_show_alter_column(cur: TokenCursor) -> ShowAlterTableStmt | None:
     if not cur.accept("COLUMN"):
         return None
     db = cur.identifier("database name") if cur.accept("FROM") or cur.accept("IN") else None
-    cur.expect_end()
-    return ShowAlterTableStmt("COLUMN", db)
+    return ShowAlterTableStmt("COLUMN", db, cur.rest_sql())  # [WHERE] [ORDER BY] [LIMIT]
 
 
 def parse_cancel_alter_column(cur: TokenCursor) -> CancelAlterTableStmt | None:
