@@ -100,6 +100,8 @@ class TabletSchema:
         if not 0 < self.bloom_filter_fpp < 1:
             raise ValueError(f"Bloom filter fpp {self.bloom_filter_fpp} is not in (0, 1)")
         self._by_name = {c.name: i for i, c in enumerate(self.columns)}
+        self._column_ids = {c.name: c.unique_id for c in self.columns if c.unique_id >= 0} \
+            or None
         self.short_key_widths = _short_key_widths(self.key_columns)
 
     # -- lookups -------------------------------------------------------------------------------
@@ -156,9 +158,9 @@ class TabletSchema:
 
     def column_ids(self) -> dict[str, int] | None:
         """name -> unique id of the columns that have one (None: no column has one), as
-        RowsetMeta.column_ids records them for rowsets written under this schema."""
-        ids = {c.name: c.unique_id for c in self.columns if c.unique_id >= 0}
-        return ids or None
+        RowsetMeta.column_ids records them for rowsets written under this schema (computed
+        once: every scan of every rowset asks; callers must not change it)."""
+        return self._column_ids
 
     def arrow_schema(self):
         import pyarrow as pa
