@@ -24,6 +24,7 @@ from storage import scan_unit
 
 UNIT_MIN_TABLETS = 16  # fewer tablets are read one by one, each with its page-level indexes
 UNIT_ROWS = 262_144
+_NO_STATS = ScanStats()  # the counters of a unit's later tablets (its first carries them all)
 
 
 def scan_schema(node) -> pa.Schema:
@@ -109,7 +110,7 @@ def read_tablets(node, env: ExecEnv, schema: pa.Schema) -> list[tuple[pa.Table, 
             continue
         starts = np.concatenate(([0], np.cumsum(rows)))
         for i in range(len(unit)):
-            out.append((table.slice(int(starts[i]), int(rows[i])), stats if i == 0 else ScanStats()))
+            out.append((table.slice(int(starts[i]), int(rows[i])), stats if i == 0 else _NO_STATS))
     return out
 
 
