@@ -50,7 +50,15 @@ def stream(node: object, env: ExecEnv) -> Iterator[pa.Table]:
 def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
     schema = scan_schema(node)
     pending: deque = deque()
-    units = iter(scan_units(node, env))
+    units = scan_units(node, env)
+    if len(units) == 1:  # one tablet (a point lookup): read here, no hop to the pool
+        table, stats, _ = read_unit(node, units[0], env, schema)
+        env.scan_stats.merge(stats)
+        if table.num_rows:
+            check_memory(table, env)
+        yield table if table.num_rows else schema.empty_table()
+        return
+    units = iter(units)
     yielded = False
     while True:
         while len(pending) < READ_AHEAD:

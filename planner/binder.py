@@ -15,6 +15,7 @@ output columns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from sqlglot import exp
 
@@ -52,7 +53,8 @@ class BindContext:
     db: str | None
     names: NameGen
     ctes: dict[str, exp.Expression] = field(default_factory=dict)
-    variables: list = field(default_factory=list)  # session variables (information_schema)
+    # session variables (information_schema), or a function listing them when first needed
+    variables: list | Callable[[], list] = field(default_factory=list)
     snapshots: list = field(default_factory=list)  # TabletSnapshots taken; released by the caller
 
 
@@ -294,7 +296,8 @@ def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindConte
 def _bind_information_schema(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
     if information_schema.schema_of(node.name) is None:
         raise UnknownTable(node.name, information_schema.NAME)
-    table = information_schema.build(node.name, ctx.catalog, ctx.variables)
+    variables = ctx.variables() if callable(ctx.variables) else ctx.variables
+    table = information_schema.build(node.name, ctx.catalog, variables)
     alias = node.alias or node.name
     instance = ctx.names.new("")
     internals = [f"{alias}.{c}#{instance}" for c in table.column_names]
