@@ -146,12 +146,14 @@ class DorisSession(BaseSession):
         for text, tokens in statements:
             log.debug("connection %s runs: %.2000s", self.connection_id, text)
             try:
+                if fast is None and len(statements) == 1:
+                    fast = query_cache.lookup(tokens)
                 if fast is not None:
                     stmt = fast
                 else:
                     stmt = parse_statement(text, tokens)
                     if len(statements) == 1:
-                        query_cache.remember(sql, stmt)
+                        query_cache.remember(sql, text, tokens, stmt)
                 ctx = StatementContext(self.services.catalog, self.services.engine,
                                        self.services.pool, self,
                                        datetime.now(timezone.utc).astimezone(), text)

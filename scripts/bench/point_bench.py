@@ -10,7 +10,9 @@ MariaDB the same columns with PRIMARY KEY(c_custkey), InnoDB). Each client is it
 (mysql-connector-python, pure-Python protocol, so client overhead is in every figure equally)
 looping over random keys for --seconds; every reply is checked to hold one row. Prepared:
 `cursor(prepared=True)`, one COM_STMT_PREPARE, then COM_STMT_EXECUTE per lookup.
-Timings on a shared machine are noisy: compare figures of one run.
+With the server's pid (started here, or --pid) the report adds the server's CPU time per
+query, steadier than q/s on a busy machine. Timings on a shared machine are noisy: compare
+figures of one run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import random
 import shutil
 import subprocess
@@ -63,12 +66,25 @@ def _client(args: tuple) -> float:
     return rate
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """User + system CPU of process `pid` so far (0 without one)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(host: str, port: int, user: str, db: str, case: str, clients: int, seconds: float,
-            max_key: int) -> float:
+            max_key: int, pid: int | None) -> tuple[float, float | None]:
+    """(queries per second, server CPU milliseconds per query or None without a pid)."""
     with mp.get_context("spawn").Pool(clients) as pool:
+        pool.map(time.sleep, [0.0] * clients)  # the workers are up before the clock starts
+        began_cpu = cpu_seconds(pid)
         rates = pool.map(_client, [(host, port, user, db, case, seconds, max_key, i)
                                    for i in range(clients)])
-    return sum(rates)
+        cpu = cpu_seconds(pid) - began_cpu
+    qps = sum(rates)
+    return qps, (cpu * 1e3 / (qps * seconds) if pid and qps else None)
 
 
 class MariaDB:
@@ -137,6 +153,7 @@ def main() -> int:
     ap.add_argument("--cases", nargs="*", default=list(CASES))
     ap.add_argument("--port", type=int, default=None)
     ap.add_argument("--http-port", type=int, default=None)
+    ap.add_argument("--pid", type=int, default=None, help="the running server's pid (its CPU)")
     ap.add_argument("--mariadb-port", type=int, default=None)
     ap.add_argument("--no-mariadb", action="store_true")
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
@@ -153,6 +170,7 @@ def main() -> int:
     else:
         port, http_port = args.port, args.http_port
     engines = [("minidoris", "127.0.0.1", port, "point")]
+    pids = {"minidoris": srv.proc.pid if srv else args.pid}
     maria = None
     report: dict = {"sf": args.sf, "seconds": args.seconds, "rows": max_key, "results": {}}
     try:
@@ -167,6 +185,7 @@ def main() -> int:
             elif MariaDB.available():
                 maria = MariaDB().start()
                 engines.append(("mariadb", "127.0.0.1", maria.port, "bench"))
+                pids["mariadb"] = maria.proc.pid
             else:
                 log("MariaDB is not installed (apt-get install mariadb-server): minidoris only")
             if len(engines) > 1:
@@ -174,9 +193,11 @@ def main() -> int:
         for name, host, p, db in engines:
             for case in args.cases:
                 for n in args.clients:
-                    qps = measure(host, p, "root", db, case, n, args.seconds, max_key)
-                    report["results"][f"{name}/{case}/{n}"] = qps
-                    log(f"{name:9} {case:12} {n} client(s): {qps:8,.0f} q/s")
+                    qps, cpu = measure(host, p, "root", db, case, n, args.seconds, max_key,
+                                       pids.get(name))
+                    report["results"][f"{name}/{case}/{n}"] = {"qps": qps, "server_cpu_ms": cpu}
+                    log(f"{name:9} {case:12} {n} client(s): {qps:8,.0f} q/s" +
+                        (f"  server CPU {cpu:.2f} ms/query" if cpu is not None else ""))
         if args.json:
             args.json.write_text(json.dumps(report, indent=1))
     finally:
