@@ -187,10 +187,10 @@ def read_unit(snapshots: list[TabletSnapshot], columns: list[str],
     # the rows each snapshot contributes, before and after the predicates
     owner_of = np.repeat(np.arange(len(snapshots)), counts)
     snap_rows = np.bincount(owner_of, weights=kept_rows, minlength=len(snapshots)).astype(np.int64)
-    if mask is not None:
-        bounds = np.concatenate(([0], np.cumsum(snap_rows)))
-        passed = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
-        out_rows = passed[bounds[1:]] - passed[bounds[:-1]]
+    if mask is not None:  # a count per snapshot (a cumulative sum of the mask costs more)
+        bounds = np.concatenate(([0], np.cumsum(snap_rows))).tolist()
+        out_rows = np.array([np.count_nonzero(mask[a:b]) for a, b in zip(bounds, bounds[1:])],
+                            dtype=np.int64)
     else:
         out_rows = snap_rows
     if not columns:
