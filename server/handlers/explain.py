@@ -11,6 +11,7 @@ from planner.binder import BindContext, bind_query
 from planner.explain import render
 from planner.fragments import FragmentContext, build_fragments
 from planner.naming import NameGen
+from planner import statistics
 from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
 from server.results import RowsResult, text_columns
@@ -30,9 +31,10 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(stmt.query, ctx)
-    plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
-                                                  variables=ctx.session.variables.list()))
-    fragments = build_fragments(plan, columns, fragment_context(ctx))
+    with statistics.memoized():  # each scan's statistics summed once per statement
+        plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
+                                                      variables=ctx.session.variables.list()))
+        fragments = build_fragments(plan, columns, fragment_context(ctx))
     summary: list[str] = []
     if stmt.level == "ANALYZE":
         summary = _analyze(plan, fragments, ctx)

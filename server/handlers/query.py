@@ -13,6 +13,7 @@ from executor.expressions import EvalContext
 from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner import logical as L
+from planner import statistics
 from planner.fragments import build_fragments
 from planner.naming import NameGen
 from server.handlers import profile
@@ -32,11 +33,12 @@ def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv, list]:
     stmt = inline_session_values(stmt, ctx)
     bind_ctx = BindContext(ctx.catalog, ctx.db, NameGen(), variables=ctx.session.variables.list)
     try:
-        plan, columns = bind_query(stmt, bind_ctx)
-        # The distributed plan decides each join's distribution; the executor carries it out
-        # (a plan without joins has nothing to decide: EXPLAIN still builds its fragments).
-        if not _single_relation(plan):
-            build_fragments(plan, columns, fragment_context(ctx))
+        with statistics.memoized():
+            plan, columns = bind_query(stmt, bind_ctx)
+            # The distributed plan decides each join's distribution; the executor carries it
+            # out (a plan without joins has nothing to decide: EXPLAIN builds its fragments).
+            if not _single_relation(plan):
+                build_fragments(plan, columns, fragment_context(ctx))
     except BaseException:
         _release(bind_ctx.snapshots)
         raise
