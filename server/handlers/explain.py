@@ -12,6 +12,7 @@ from planner.explain import render
 from planner.explain_graph import render_graph
 from planner.fragments import FragmentContext, build_fragments
 from planner.naming import NameGen
+from planner import statistics
 from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
 from server.results import RowsResult, text_columns
@@ -31,9 +32,10 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(stmt.query, ctx)
-    plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
-                                                  variables=ctx.session.variables.info_rows()))
-    fragments = build_fragments(plan, columns, fragment_context(ctx))
+    with statistics.memoized():  # each scan's statistics summed once per statement
+        plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
+                                                      variables=ctx.session.variables.info_rows))
+        fragments = build_fragments(plan, columns, fragment_context(ctx))
     summary: list[str] = []
     if stmt.level == "ANALYZE":
         summary = _analyze(plan, fragments, ctx)
