@@ -10,12 +10,16 @@
     /dbs/<db id>/<table id>/index_schema  IndexInfoProcDir: IndexId, IndexName, SchemaVersion, ...
     .../index_schema/<index id>           the index's columns as DESC prints them
     /statistic                            StatisticProcDir: per database counts, then Total
+    /current_queries                      the statements running now, longest first
     /frontends, /backends, /colocation_group[/<group id>]   as SHOW FRONTENDS / BACKENDS
 
 Ids are Doris's: numbers, an unknown one is Doris's "... does not exist" error.
 """
 
 from __future__ import annotations
+
+import hashlib
+import time
 
 from catalog.backend import byte_text
 from catalog.errors import AnalysisError
@@ -25,7 +29,7 @@ from catalog.statements import ShowPartitionsStmt
 from server.handlers.context import StatementContext
 from server.results import RowsResult, text_columns
 
-ROOT = ["backends", "colocation_group", "dbs", "frontends", "statistic"]
+ROOT = ["backends", "colocation_group", "current_queries", "dbs", "frontends", "statistic"]
 _DATA_QUOTA = 1 << 50
 _REPLICA_QUOTA = 1073741824
 _STATISTIC = ["DbId", "DbName", "TableNum", "PartitionNum", "IndexNum", "TabletNum",
@@ -176,3 +180,20 @@ def statistic(ctx: StatementContext) -> RowsResult:
             totals = [a + b for a, b in zip(totals, [1, *counts])]
     rows.append(("Total", totals[0], *totals[1:], 0, 0, 0, 0, 0, 0))
     return text_columns(_STATISTIC, rows)
+
+
+def current_queries(ctx: StatementContext) -> RowsResult:
+    """CurrentQueryStatisticsProcDir's columns: what every connection runs now."""
+    now, rows = time.time(), []
+    sessions = dict(getattr(ctx.session.services, "sessions", {}) or {})
+    for cid, s in sessions.items():
+        sql = ctx.sql if s is ctx.session else s.current_sql
+        if not sql:
+            continue
+        elapsed_ms = int((now - s.statement_started) * 1000) if s.statement_started else 0
+        rows.append((f"{cid:x}-{int(s.statement_started * 1000):x}", cid, "internal",
+                     s.database or "", s.username or "root", elapsed_ms,
+                     hashlib.md5(sql.encode()).hexdigest(), sql[:1000]))
+    rows.sort(key=lambda r: -r[5])
+    return text_columns(["QueryId", "ConnectionId", "Catalog", "Database", "User", "ExecTime",
+                         "SqlHash", "Statement"], rows)

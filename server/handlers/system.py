@@ -74,6 +74,8 @@ def show_proc(stmt: ShowProcStmt, ctx: StatementContext) -> RowsResult:
         return proc_dirs.table_dir(ctx, names)
     if names == ["statistic"]:
         return proc_dirs.statistic(ctx)
+    if names == ["current_queries"]:
+        return proc_dirs.current_queries(ctx)
     if names == ["frontends"]:
         from server.handlers.show import show_command
         return show_command("FRONTENDS", ctx)

@@ -49,6 +49,9 @@ def test_walk_the_tree(server, fresh_db):
     names, rows = _proc(conn, f"/dbs/{db_id}/{table_id}/index_schema/{rollup_id}")
     assert names == ["Field", "Type", "Null", "Key", "Default", "Extra"]
     assert [(r[0], r[3], r[5]) for r in rows] == [("g", "true", ""), ("v", "false", "SUM")]
+    names, rows = _proc(conn, "/current_queries")  # this very statement is running
+    assert names[:3] == ["QueryId", "ConnectionId", "Catalog"]
+    assert any("current_queries" in r[-1] for r in rows), rows
     names, rows = _proc(conn, "/statistic")
     assert names[0] == "DbId" and rows[-1][0] == "Total"
     for path, message in (("/dbs/99999999", "Database 99999999 does not exist"),
