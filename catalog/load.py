@@ -220,10 +220,11 @@ def write_rowsets(engine: StorageEngine, table: OlapTable, parts: list, full: pa
     bounds = np.searchsorted(group_of_row[order], np.arange(len(groups) + 1)) if not small else None
     rowsets = []
     try:
-        for index_id in table.indexes:
+        # A snapshot of the indexes: an ALTER job may add or drop one while this load writes.
+        for index_id, index in list(table.indexes.items()):
             if small:
                 name = load_file.file_name(txn_id, index_id)
-                rows, group_col = flush_grouped(index_rows(table, table.indexes[index_id], full),
+                rows, group_col = flush_grouped(index_rows(table, index, full),
                                                 table.tablet_schema(index_id),
                                                 pa.array(group_of_row.astype(np.int64)))
                 size = engine.load_files.write(name, rows)
@@ -236,8 +237,7 @@ def write_rowsets(engine: StorageEngine, table: OlapTable, parts: list, full: pa
                                                    size * count // max(rows.num_rows, 1), txn_id)
                 else:
                     chunk = full.take(pa.array(order[bounds[g]:bounds[g + 1]]))
-                    meta = tablet.write_rowset(index_rows(table, table.indexes[index_id], chunk),
-                                               txn_id)
+                    meta = tablet.write_rowset(index_rows(table, index, chunk), txn_id)
                 rowsets.append((p.partition_id, tablet.tablet_id, meta))
     except BaseException:
         for _, tid, meta in rowsets:
