@@ -36,7 +36,7 @@ class RequestBody(io.RawIOBase):
         self._left = length if length is not None else 0  # of the body, or of the chunk
         self._chunked = length is None
         self._done = length == 0
-        self.limit, self._too_large = limit, too_large
+        self.limit, self.too_large = limit, too_large
         self.received = 0
 
     def readable(self) -> bool:
@@ -75,7 +75,7 @@ class RequestBody(io.RawIOBase):
             self._done = True
             return
         if self.limit and self.received + size > self.limit:
-            raise self._too_large(self.received + size)
+            raise self.too_large(self.received + size)
         self._left = size
 
     def drain(self, max_bytes: int) -> bool:
