@@ -25,6 +25,8 @@ The table object, its partitions and its storage shape are fixed when the sink o
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pyarrow as pa
 
@@ -35,6 +37,8 @@ from catalog.load import PreparedLoad, place_rows, storage_shape, target_partiti
 from storage import load_file
 from storage.load_file import SMALL_ROWSET_ROWS
 from storage.memtable import MemTable, flush_grouped
+
+FLUSH_THREADS = 2  # tablets flushed at once when a load finishes
 
 
 class DeltaWriter:
@@ -93,14 +97,17 @@ class OlapTableSink:
         if self.txn_id is None:
             self.txn_id = self.catalog.begin_txn()
         order = np.argsort(group_of_row, kind="stable")
-        bounds = np.searchsorted(group_of_row[order], np.arange(len(keys) + 1))
+        bounds = np.searchsorted(group_of_row[order], np.arange(len(keys) + 1)).tolist()
+        by_group = full.take(pa.array(order)).combine_chunks()  # one take; slices per tablet
         limiter = self.engine.memtables
+        row_bytes = by_group.nbytes / max(by_group.num_rows, 1)  # measuring each slice is slow
         for g, key in enumerate(keys.tolist()):
-            chunk = full.take(pa.array(order[bounds[g]:bounds[g + 1]]))
+            chunk = by_group.slice(bounds[g], bounds[g + 1] - bounds[g])
             group = self._groups[key]
             for index_id, index in self.table.indexes.items():
                 writer = self._writers[(index_id, group)]
-                limiter.consume(writer.memtable.add(index_rows(self.table, index, chunk)))
+                rows = index_rows(self.table, index, chunk)
+                limiter.consume(writer.memtable.add(rows, int(row_bytes * rows.num_rows)))
         self.num_rows += full.num_rows
         self._flush_if_needed()
 
@@ -147,8 +154,12 @@ class OlapTableSink:
             elif not self._flushed and self.num_rows < SMALL_ROWSET_ROWS * max(len(self._groups), 1):
                 rowsets = self._write_load_files()
             else:
-                for writer in self._writers.values():
-                    self._flush(writer)
+                writers = list(self._writers.values())
+                self._flushed = True
+                with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="flush") as pool:
+                    # fsync, LZ4 and Arrow's kernels release the GIL: tablets flush side by side
+                    list(pool.map(lambda w: w.flush(self.txn_id, self.engine.memtables), writers))
+                for writer in writers:
                     if writer.rowset is not None:
                         rowsets.append((writer.partition_id, writer.tablet.tablet_id,
                                         writer.rowset.finish()))

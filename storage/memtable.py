@@ -98,9 +98,10 @@ class MemTable:
         self.nbytes = 0
         self.num_rows = 0
 
-    def add(self, rows: pa.Table) -> int:
-        """Keep `rows`; returns the bytes they add."""
-        size = rows.nbytes
+    def add(self, rows: pa.Table, size: int | None = None) -> int:
+        """Keep `rows` (of about `size` bytes, measured when not given); returns the bytes
+        they add."""
+        size = rows.nbytes if size is None else size
         self.chunks.append(rows)
         self.nbytes += size
         self.num_rows += rows.num_rows

@@ -74,15 +74,16 @@ class RequestBody(io.RawIOBase):
                 pass  # trailers
             self._done = True
             return
+        self._left = size
         if self.limit and self.received + size > self.limit:
             raise self.too_large(self.received + size)
-        self._left = size
 
     def drain(self, max_bytes: int) -> bool:
         """Read and drop the rest of the body, unless more than `max_bytes` of it are left
         (False: the caller closes the connection instead). A broken body also gives False."""
         if self._done:
             return True
+        self.limit = 0
         if not self._chunked and self._left > max_bytes:
             return False
         start = self.received
