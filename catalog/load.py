@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,14 +89,27 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
     `partition_ids` (INSERT INTO t PARTITION (...)): every row must belong to one of them.
     `txn_id`, when given, was taken by the caller (group commit). Returns (rows loaded,
     transaction id)."""
-    with catalog.lock:
-        table = catalog.get_table(db_name, table_name)
-    if data.num_rows == 0 and label is None:
-        for name in data.column_names:
-            if table.column(name) is None:
-                raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
-        return 0, 0
-    prepared = prepare_load(catalog, db_name, table_name, data, now, label, partition_ids, txn_id)
+    return load_batches(catalog, db_name, table_name, [data], now, label, partition_ids, txn_id)
+
+
+def load_batches(catalog: Catalog, db_name: str, table_name: str, batches: Iterable[pa.Table],
+                 now, label: str | None = None, partition_ids: list[int] | None = None,
+                 txn_id: int | None = None) -> tuple[int, int]:
+    """`load_table` of rows that arrive in batches (INSERT ... SELECT's result stream): each
+    batch goes to the tablets' memtables as it comes (catalog/load_sink.py), so the load
+    holds at most its memtables, whatever its size. One transaction, one version."""
+    from catalog.load_sink import OlapTableSink  # it imports this module
+    sink = OlapTableSink(catalog, db_name, table_name, now, label, partition_ids, txn_id)
+    try:
+        for data in batches:
+            sink.write(data)
+        if sink.num_rows == 0 and label is None:
+            sink.abort()  # nothing to publish (Doris skips the transaction for 0 rows)
+            return 0, 0
+        prepared = sink.finish()
+    except BaseException:
+        sink.abort()
+        raise
     commit_load(catalog, prepared)
     return prepared.num_rows, prepared.txn_id
 
