@@ -131,6 +131,14 @@ class ResourceLimit(DorisError):
     """A query exceeded a session limit such as exec_mem_limit."""
 
 
+class MemLimitExceeded(DorisError):
+    """The process's memory is over `mem_limit` (storage/process_memory.py): the load fails
+    with Doris's MEM_LIMIT_EXCEEDED status and changes nothing."""
+
+    def __init__(self, message: str):
+        super().__init__(f"[MEM_LIMIT_EXCEEDED]{message}")
+
+
 class InternalError(DorisError):
     """A bug: logged with its traceback, reported as 1105."""
 

@@ -10,12 +10,17 @@ Doris's write path (VOlapTableSink -> DeltaWriter -> MemTable -> RowsetWriter), 
     flushes              a memtable reaching `write_buffer_size` (engine, conf) is flushed into
                          its tablet's pending rowset (sorted, pre-aggregated, segment files:
                          storage/rowset_writer.py); when the memtables of all loads pass the
-                         engine's `MemTableLimiter` soft limit, this load flushes its largest
-                         ones, so memory is bounded by configuration, not by the load's size
+                         engine's `MemTableLimiter` soft limit, this load flushes all of its
+                         own (a batch's rows are slices of one Arrow table: its memory goes
+                         only when every slice does), so memory is bounded by configuration,
+                         not by the load's size; flushes run two tablets at a time
     sink.finish()        -> PreparedLoad: every remaining memtable flushed, each touched
                          tablet's rowset finished (fsynced, invisible); `load.commit_load`
                          publishes them all at once (one version per partition)
     sink.abort()         every file written so far is removed
+    mem_limit            between batches, a process over `mem_limit` (storage/process_memory.py)
+                         flushes this load's memtables and the page cache; still over it, the
+                         load fails with MEM_LIMIT_EXCEEDED and the server keeps serving
 
 A load that never flushed and holds few rows per touched tablet (< SMALL_ROWSET_ROWS on
 average) writes, per index, one load file for all its tablets instead (storage/load_file.py).
@@ -31,14 +36,15 @@ import numpy as np
 import pyarrow as pa
 
 from catalog.compaction import check_version_count
-from catalog.errors import AnalysisError, LabelAlreadyUsed
+from catalog.errors import AnalysisError, LabelAlreadyUsed, MemLimitExceeded
 from catalog.index_rows import index_rows
 from catalog.load import PreparedLoad, place_rows, storage_shape, target_partitions
 from storage import load_file
 from storage.load_file import SMALL_ROWSET_ROWS
 from storage.memtable import MemTable, flush_grouped
+from storage.process_memory import release_unused
 
-FLUSH_THREADS = 2  # tablets flushed at once when a load finishes
+FLUSH_THREADS = 2  # tablets flushed at once
 
 
 class DeltaWriter:
@@ -110,6 +116,20 @@ class OlapTableSink:
                 limiter.consume(writer.memtable.add(rows, int(row_bytes * rows.num_rows)))
         self.num_rows += full.num_rows
         self._flush_if_needed()
+        self._check_process_memory()
+
+    def _check_process_memory(self) -> None:
+        """mem_limit: over it, flush every memtable of this load and shrink the page cache
+        first; still over it, fail the load (MEM_LIMIT_EXCEEDED) rather than the process."""
+        memory = self.engine.process_memory
+        if memory.exceeded() is None:
+            return
+        self._flush_all([w for w in self._writers.values() if w.memtable.nbytes])
+        self.engine.page_cache.clear()
+        release_unused()
+        message = memory.exceeded()
+        if message is not None:
+            raise MemLimitExceeded(message)
 
     def _open_groups(self, keys: np.ndarray) -> None:
         """DeltaWriters for (partition, bucket) groups seen for the first time, after Doris's
@@ -128,20 +148,25 @@ class OlapTableSink:
                                                                index_id, group)
 
     def _flush_if_needed(self) -> None:
-        limiter, limit = self.engine.memtables, self.engine.write_buffer_size
-        for writer in self._writers.values():
-            if writer.memtable.nbytes >= limit:
-                self._flush(writer)
-        if limiter.over_limit():
-            # Largest first, down to half the soft limit (or none of ours left).
-            for writer in sorted(self._writers.values(), key=lambda w: -w.memtable.nbytes):
-                if not writer.memtable.nbytes or limiter.held <= limiter.soft_limit // 2:
-                    break
-                self._flush(writer)
+        full = [w for w in self._writers.values()
+                if w.memtable.nbytes >= self.engine.write_buffer_size]
+        if self.engine.memtables.over_limit():
+            # All of this load's memtables, not only the largest (Doris): a batch's rows are
+            # slices of one Arrow table, freed only when every tablet let go of its slice.
+            full = [w for w in self._writers.values() if w.memtable.nbytes]
+        self._flush_all(full)
 
-    def _flush(self, writer: DeltaWriter) -> None:
+    def _flush_all(self, writers: list[DeltaWriter]) -> None:
+        if not writers:
+            return
         self._flushed = True
-        writer.flush(self.txn_id, self.engine.memtables)
+        if len(writers) == 1:
+            writers[0].flush(self.txn_id, self.engine.memtables)
+            return
+        with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="flush") as pool:
+            # fsync, LZ4 and Arrow's kernels release the GIL: tablets flush side by side
+            list(pool.map(lambda w: w.flush(self.txn_id, self.engine.memtables), writers))
+        release_unused()
 
     def finish(self) -> PreparedLoad:
         """Flush what is left and finish every touched tablet's pending rowset."""
@@ -155,10 +180,7 @@ class OlapTableSink:
                 rowsets = self._write_load_files()
             else:
                 writers = list(self._writers.values())
-                self._flushed = True
-                with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="flush") as pool:
-                    # fsync, LZ4 and Arrow's kernels release the GIL: tablets flush side by side
-                    list(pool.map(lambda w: w.flush(self.txn_id, self.engine.memtables), writers))
+                self._flush_all([w for w in writers if w.memtable.nbytes])
                 for writer in writers:
                     if writer.rowset is not None:
                         rowsets.append((writer.partition_id, writer.tablet.tablet_id,

@@ -43,6 +43,7 @@ from server.variables import new_global_variables
 from storage import StorageEngine
 from storage.compaction_policy import CompactionConfig
 from storage.memtable import MemTableLimiter
+from storage.process_memory import ProcessMemory, physical_bytes, tune_allocator
 
 log = logging.getLogger("minidoris")
 
@@ -84,6 +85,8 @@ def open_services(cfg: Config) -> Services:
                            page_cache_bytes=cfg.storage_page_cache_limit)
     engine.write_buffer_size = cfg.write_buffer_size
     engine.memtables = MemTableLimiter(load_soft_limit(cfg))
+    engine.process_memory = ProcessMemory(parse_mem_limit(cfg.mem_limit, physical_bytes()))
+    tune_allocator()
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
@@ -122,8 +125,8 @@ def load_soft_limit(cfg: Config) -> int:
     """The bytes all loads' memtables may hold before loads flush their largest (Doris's
     MemTableMemoryLimiter: mem_limit x load_process_max_memory_limit_percent x
     load_process_soft_mem_limit_percent)."""
-    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return parse_mem_limit(cfg.mem_limit, physical) * cfg.load_process_max_memory_limit_percent \
+    return parse_mem_limit(cfg.mem_limit, physical_bytes()) * \
+        cfg.load_process_max_memory_limit_percent \
         // 100 * cfg.load_process_soft_mem_limit_percent // 100
 
 

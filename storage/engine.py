@@ -21,6 +21,7 @@ from storage import load_file
 from storage.errors import StorageError
 from storage.load_file import LoadFiles
 from storage.memtable import DEFAULT_WRITE_BUFFER_SIZE, MemTableLimiter
+from storage.process_memory import ProcessMemory
 from storage.page_cache import PageCache
 from storage.rowset import DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta
 from storage.schema import TabletSchema
@@ -47,6 +48,7 @@ class StorageEngine:
         # of the process's at the limiter's soft limit (set from the conf by server/main.py).
         self.write_buffer_size = DEFAULT_WRITE_BUFFER_SIZE
         self.memtables = MemTableLimiter()
+        self.process_memory = ProcessMemory()  # mem_limit: loads fail past it
 
     def create_tablet(self, tablet_id: int, schema: TabletSchema) -> Tablet:
         """A new, empty tablet."""

@@ -119,8 +119,9 @@ class MemTable:
 class MemTableLimiter:
     """The bytes held by the memtables of every load in the process, against a soft limit
     (Doris's MemTableMemoryLimiter: mem_limit x load_process_max_memory_limit_percent x
-    load_process_soft_mem_limit_percent). A load over the limit flushes its largest memtables;
-    0 means no limit."""
+    load_process_soft_mem_limit_percent). A load over the limit flushes its memtables (Doris
+    flushes the largest; here all of the load's, catalog/load_sink.py says why); 0 means no
+    limit."""
 
     def __init__(self, soft_limit: int = 0):
         self.soft_limit = soft_limit

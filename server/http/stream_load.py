@@ -38,7 +38,7 @@ from datetime import datetime
 
 import pyarrow as pa
 
-from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed
+from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed, MemLimitExceeded
 from catalog.load import commit_load
 from catalog.load_sink import OlapTableSink
 from catalog.partial_update import complete_partial_columns
@@ -120,6 +120,8 @@ def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
     except LabelAlreadyUsed as e:
         reply.update(Status="Label Already Exists", Message=e.client_message(),
                      ExistingJobStatus="PRECOMMITTED" if e.txn_id < 0 else "FINISHED")
+    except MemLimitExceeded as e:  # a BE status: its text without the FE's errCode prefix
+        reply.update(Status="Fail", Message=e.message)
     except (DorisError, ExpressionError) as e:  # e.g. an unknown function in `where`
         reply.update(Status="Fail", Message=e.client_message())
     if length is None:
