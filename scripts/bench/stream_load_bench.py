@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tmp", default="/tmp", help="where the CSV and the data dir go")
     ap.add_argument("--cache-dir", default=str(Path.home() / ".cache" / "minidoris-bench"))
     ap.add_argument("--keep", action="store_true", help="keep the CSV and the data dir")
+    ap.add_argument("--repo", default=str(REPO), help="the tree whose server runs (e.g. main's)")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="stream-load-bench-", dir=args.tmp))
     csv = work / "body.csv"
@@ -105,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     server = subprocess.Popen(
         [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port),
          "--http-port", str(http_port), "--data-dir", str(work / "data"), "--config", str(conf)],
-        cwd=REPO, stdout=open(work / "server.log", "w"), stderr=subprocess.STDOUT)
+        cwd=args.repo, stdout=open(work / "server.log", "w"), stderr=subprocess.STDOUT)
     try:
         for _ in range(200):
             try:
@@ -137,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
                   "rows_per_second": round(rows / seconds), "status": reply.get("Status"),
                   "loaded": reply.get("NumberLoadedRows"), "counted": counted,
                   "peak_rss_mb": peak >> 20, "rss_before_mb": rss_before >> 20,
-                  "conf": args.conf, "message": reply.get("Message")}
+                  "conf": args.conf, "repo": args.repo, "message": reply.get("Message")}
         print(json.dumps(result), flush=True)
         return 0 if reply.get("Status") == "Success" and counted == rows else 1
     finally:
