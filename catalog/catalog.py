@@ -40,6 +40,7 @@ from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog import rollup_job
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
+from catalog.global_variables import APPLY as GLOBAL_VARIABLE_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -59,6 +60,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
+        self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -108,6 +110,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
         self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
                            for j in state.get("alter_jobs", [])}
+        self.global_variables = dict(state.get("global_variables", {}))
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.all_partitions():
@@ -125,7 +128,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
                 "resources": self.resources,
                 "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
-                "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()]}
+                "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
+                "global_variables": self.global_variables}
 
     def close(self) -> None:
         self.journal.close()
@@ -430,4 +434,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
+    **GLOBAL_VARIABLE_APPLY,  # SET GLOBAL values
 }

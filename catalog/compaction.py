@@ -44,6 +44,7 @@ from catalog.model import OlapTable
 from storage.compaction_policy import (CompactionConfig, RowsetInfo, calculate_cumulative_point,
                                        pick_base_inputs, pick_cumulative_inputs, promotion_size,
                                        tablet_view, update_cumulative_point)
+from storage.errors import StorageError
 from storage.rowset import RowsetMeta
 from storage.tablet import Tablet
 
@@ -129,12 +130,13 @@ def check_version_count(cat: Catalog, tablet_ids, action: str = "init delta writ
 def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
                  now: float | None = None) -> CompactionTask | None:
     """The inputs the policy picks for a `kind` compaction of the tablet, or None."""
-    if not cat.engine.has_tablet(ref.tablet_id):
-        return None
     if running_job(cat, ref.table_id) is not None:
         return None  # an ADD ROLLUP job reads the base tablets at its watershed version
     now = time.time() if now is None else now
-    tablet = cat.engine.get_tablet(ref.tablet_id)
+    try:
+        tablet = cat.engine.get_tablet(ref.tablet_id)
+    except StorageError:  # dropped meanwhile (DROP, TRUNCATE)
+        return None
     state = tablet.compaction
     view = tablet_view(tablet.rowsets())
     promotion = promotion_size(view, cfg)

@@ -36,6 +36,7 @@ from catalog.compaction import (BASE, CUMULATIVE, CompactionError, CompactionTas
                                 execute_task, prepare_task, tablet_refs)
 from storage.compaction_policy import (CompactionConfig, base_score, calculate_cumulative_point,
                                        cumulative_score, promotion_size, tablet_view)
+from storage.errors import StorageError
 from storage.tablet import Tablet
 
 if TYPE_CHECKING:
@@ -155,11 +156,12 @@ class CompactionScheduler:
               now: float) -> CompactionTask | None:
         scored = []
         for ref in refs:
-            if ref.tablet_id in submitted or not self.cat.engine.has_tablet(ref.tablet_id):
+            if ref.tablet_id in submitted or self._table_disabled(ref):
                 continue
-            if self._table_disabled(ref):
+            try:
+                tablet = self.cat.engine.get_tablet(ref.tablet_id)
+            except StorageError:  # dropped since the round listed it (DROP, TRUNCATE)
                 continue
-            tablet = self.cat.engine.get_tablet(ref.tablet_id)
             state = tablet.compaction
             failed = state.last_base_failure if kind == BASE else state.last_cumu_failure
             if state.running or now - failed < self.config.min_failure_interval_sec:

@@ -8,6 +8,8 @@ the number and SQLSTATE; `doris_message()` adds Doris's prefix. Only the connect
 
 from __future__ import annotations
 
+import errno
+
 
 class DorisError(Exception):
     """Base class: a statement failed and changed nothing."""
@@ -137,6 +139,22 @@ class MemLimitExceeded(DorisError):
 
     def __init__(self, message: str):
         super().__init__(f"[MEM_LIMIT_EXCEEDED]{message}")
+
+
+class StorageIOError(DorisError):
+    """The machine refused a write or a read: a full disk, a read-only or failing data
+    directory. Not a bug: the statement failed and changed nothing (its partial files are
+    removed), and the server goes on serving."""
+
+    ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
+
+    @classmethod
+    def of(cls, e: BaseException) -> "StorageIOError | None":
+        """The error to report for `e`, or None when `e` is not such an environment error."""
+        if not isinstance(e, OSError) or e.errno not in cls.ERRNOS:
+            return None
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        return cls(f"Write to the data directory failed: {e.strerror}{where}")
 
 
 class InternalError(DorisError):

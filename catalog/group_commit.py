@@ -45,7 +45,7 @@ from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError
 from catalog.load import complete_columns, load_table
 from catalog.partitions import route_rows
-from storage.load_file import fsync_directory as _fsync_dir
+from storage.durable import fsync_path
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +197,7 @@ class GroupCommitManager:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, os.path.join(self.wal_dir, name))
-        _fsync_dir(self.wal_dir)
+        fsync_path(self.wal_dir)
 
     # -- committing ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -270,7 +270,7 @@ class GroupCommitManager:
             except FileNotFoundError:
                 pass
         if names:
-            _fsync_dir(self.wal_dir)
+            fsync_path(self.wal_dir)
 
     # -- start-up ------------------------------------------------------------------------------
     def recover(self) -> int:

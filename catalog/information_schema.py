@@ -1,10 +1,11 @@
 """information_schema: MySQL's metadata tables, built from the catalog when a query reads them.
 
 BI tools, JDBC's DatabaseMetaData and ORMs discover schemas through these tables. Each is an
-Arrow table made on demand from a catalog snapshot (SCHEMATA, TABLES, COLUMNS, PARTITIONS,
-STATISTICS ...); tables that minidoris has nothing to put in (VIEWS, ROUTINES, TRIGGERS, ...)
-exist with MySQL's columns and no rows, so the queries tools send succeed. The planner scans
-them like any relation, so filters, joins and ORDER BY work.
+Arrow table made on demand from a catalog snapshot (SCHEMATA, TABLES and COLUMNS with views'
+rows, VIEWS, PARTITIONS, SESSION/GLOBAL_VARIABLES ...); tables that minidoris has nothing to
+put in (ROUTINES, TRIGGERS, ...) exist with Doris's / MySQL's columns and no rows, so the
+queries tools send succeed. `table_status` / `view_status` are also SHOW TABLE STATUS's rows.
+The planner scans them like any relation, so filters, joins and ORDER BY work.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Callable
 import pyarrow as pa
 
 from catalog.access import visible_db, visible_tbl
+from catalog.errors import DorisError
 from catalog.model import OlapTable
 
 NAME = "information_schema"
@@ -43,8 +45,13 @@ _SCHEMAS = {
                        "DECIMAL_DIGITS:i", "GENERATION_EXPRESSION", "SRS_ID:i"),
     "PARTITIONS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME",
                           "SUBPARTITION_NAME", "PARTITION_ORDINAL_POSITION:i",
-                          "PARTITION_METHOD", "PARTITION_EXPRESSION", "PARTITION_DESCRIPTION",
-                          "TABLE_ROWS:i", "PARTITION_COMMENT"),
+                          "SUBPARTITION_ORDINAL_POSITION:i", "PARTITION_METHOD",
+                          "SUBPARTITION_METHOD", "PARTITION_EXPRESSION",
+                          "SUBPARTITION_EXPRESSION", "PARTITION_DESCRIPTION", "TABLE_ROWS:i",
+                          "AVG_ROW_LENGTH:i", "DATA_LENGTH:i", "MAX_DATA_LENGTH:i",
+                          "INDEX_LENGTH:i", "DATA_FREE:i", "CREATE_TIME:i", "UPDATE_TIME:t",
+                          "CHECK_TIME:t", "CHECKSUM:i", "PARTITION_COMMENT", "NODEGROUP",
+                          "TABLESPACE_NAME"),
     "STATISTICS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE:i",
                           "INDEX_SCHEMA", "INDEX_NAME", "SEQ_IN_INDEX:i", "COLUMN_NAME",
                           "COLLATION", "CARDINALITY:i", "SUB_PART:i", "PACKED", "NULLABLE",
@@ -59,9 +66,14 @@ _SCHEMAS = {
                         "CREATED:t", "LAST_ALTERED:t", "SQL_MODE", "ROUTINE_COMMENT",
                         "DEFINER", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION",
                         "DATABASE_COLLATION"),
+    # Doris's columns (SchemaTable "parameters"), plus MySQL's CHARACTER_MAXIMUM_LENGTH, which
+    # JDBC's getProcedureColumns / getFunctionColumns select
     "PARAMETERS": _schema("SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME",
-                          "ORDINAL_POSITION:i", "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE",
-                          "DTD_IDENTIFIER", "ROUTINE_TYPE"),
+                          "ORDINAL_POSITION", "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE",
+                          "CHARACTER_MAXIMUM_LENGTH", "CHARACTER_OCTET_LENGTH",
+                          "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION",
+                          "CHARACTER_SET_NAME", "COLLATION_NAME", "DTD_IDENTIFIER",
+                          "ROUTINE_TYPE", "DATA_TYPEDTD_IDENDS"),
     "TRIGGERS": _schema("TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME",
                         "EVENT_MANIPULATION", "EVENT_OBJECT_TABLE", "ACTION_STATEMENT",
                         "ACTION_TIMING"),
@@ -92,8 +104,9 @@ _SCHEMAS = {
     "COLUMN_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
                                  "COLUMN_NAME", "PRIVILEGE_TYPE", "IS_GRANTABLE"),
     "FILES": _schema("FILE_ID:i", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "ENGINE"),
-    "GLOBAL_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE"),
-    "SESSION_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE"),
+    "GLOBAL_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE", "DEFAULT_VALUE", "CHANGED"),
+    "SESSION_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE", "DEFAULT_VALUE", "CHANGED"),
+    "COLUMN_STATISTICS": _schema("SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM"),
 }
 
 
@@ -109,41 +122,119 @@ def _data_type(t) -> str:
     return "text" if t.kind == "STRING" else t.kind.lower()
 
 
+def _column_row(db: str, table: str, position: int, name: str, t, nullable: bool) -> dict:
+    char_len = t.length if t.is_string else None
+    precision = t.precision if t.kind == "DECIMAL" else {
+        "TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19, "LARGEINT": 39,
+        "FLOAT": 12, "DOUBLE": 22, "BOOLEAN": 1}.get(t.kind)
+    scale = t.scale if t.kind == "DECIMAL" else (0 if t.is_integer else None)
+    return {
+        "TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": table,
+        "COLUMN_NAME": name, "ORDINAL_POSITION": position, "COLUMN_DEFAULT": None,
+        "IS_NULLABLE": "YES" if nullable else "NO", "DATA_TYPE": _data_type(t),
+        "CHARACTER_MAXIMUM_LENGTH": char_len,
+        "CHARACTER_OCTET_LENGTH": char_len * 4 if char_len else None,
+        "NUMERIC_PRECISION": precision, "NUMERIC_SCALE": scale,
+        "DATETIME_PRECISION": t.scale if t.kind == "DATETIME" else None,
+        "CHARACTER_SET_NAME": "utf8mb4" if t.is_string else None,
+        "COLLATION_NAME": "utf8mb4_0900_bin" if t.is_string else None,
+        "COLUMN_TYPE": t.sql(), "COLUMN_KEY": "", "EXTRA": "", "PRIVILEGES": "SELECT",
+        "COLUMN_COMMENT": "", "COLUMN_SIZE": char_len or precision,
+        "DECIMAL_DIGITS": scale, "GENERATION_EXPRESSION": None, "SRS_ID": None}
+
+
 def _column_rows(db: str, table: OlapTable) -> list[dict]:
     rows = []
     for i, c in enumerate(table.columns, 1):
-        t = c.type
-        char_len = t.length if t.is_string else None
-        precision = t.precision if t.kind == "DECIMAL" else {
-            "TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19, "LARGEINT": 39,
-            "FLOAT": 12, "DOUBLE": 22, "BOOLEAN": 1}.get(t.kind)
-        scale = t.scale if t.kind == "DECIMAL" else (0 if t.is_integer else None)
-        rows.append({
-            "TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": table.name,
-            "COLUMN_NAME": c.name, "ORDINAL_POSITION": i, "COLUMN_DEFAULT": c.default,
-            "IS_NULLABLE": "YES" if c.nullable else "NO", "DATA_TYPE": _data_type(t),
-            "CHARACTER_MAXIMUM_LENGTH": char_len,
-            "CHARACTER_OCTET_LENGTH": char_len * 4 if char_len else None,
-            "NUMERIC_PRECISION": precision, "NUMERIC_SCALE": scale,
-            "DATETIME_PRECISION": t.scale if t.kind == "DATETIME" else None,
-            "CHARACTER_SET_NAME": "utf8mb4" if t.is_string else None,
-            "COLLATION_NAME": "utf8mb4_0900_bin" if t.is_string else None,
-            "COLUMN_TYPE": t.sql(), "COLUMN_KEY": "UNI" if c.is_key and table.keys_type == "UNIQUE_KEYS"
+        row = _column_row(db, table.name, i, c.name, c.type, c.nullable)
+        row.update({
+            "COLUMN_DEFAULT": c.default,
+            "COLUMN_KEY": "UNI" if c.is_key and table.keys_type == "UNIQUE_KEYS"
             else ("DUP" if c.is_key else ""),
             "EXTRA": c.aggregation if c.aggregation and table.keys_type == "AGG_KEYS" else "",
-            "PRIVILEGES": "SELECT", "COLUMN_COMMENT": c.comment, "COLUMN_SIZE": char_len or precision,
-            "DECIMAL_DIGITS": scale, "GENERATION_EXPRESSION": None, "SRS_ID": None})
+            "COLUMN_COMMENT": c.comment})
+        rows.append(row)
     return rows
 
 
-def build(name: str, catalog, variables: list[tuple[str, object]]) -> pa.Table:
-    """The rows of information_schema.<name> now (visible databases only)."""
+def view_column_rows(db: str, view: dict, columns: list) -> list[dict]:
+    """information_schema.columns rows of a view, from its query's result columns."""
+    return [_column_row(db, view["name"], i, c.name, c.type, c.nullable)
+            for i, c in enumerate(columns, 1)]
+
+
+def _visible_views(catalog) -> list[tuple[str, dict]]:
+    return [(db.name, v) for db in catalog.dbs.values() for v in db.views.values()
+            if visible_tbl(db.name, v["name"])]
+
+
+def table_totals(table, index_id: int | None = None) -> tuple[int, int, int]:
+    """(bytes of all replicas, replica count, rows of one replica) of a table or one index,
+    from the published rowsets in the catalog."""
+    size = replicas = rows = 0
+    for p in table.partitions.values():
+        for iid, tablet_ids in p.tablets_by_index.items():
+            if index_id is not None and iid != index_id:
+                continue
+            for tid in tablet_ids:
+                meta = p.tablets[tid]
+                size += meta.data_size() * len(meta.replicas)
+                replicas += len(meta.replicas)
+                rows += meta.row_count()
+    return size, replicas, rows
+
+
+def _time(seconds: float | None) -> datetime | None:
+    return datetime.fromtimestamp(int(seconds)) if seconds else None
+
+
+def table_status(table: OlapTable) -> dict:
+    """What Doris reports of a table in information_schema.tables and SHOW TABLE STATUS: its
+    base index's rows and bytes (all replicas), the average row length, the create time and
+    the last publish as update time, collation `utf-8`; MySQL's other columns NULL."""
+    size, _, rows = table_totals(table, table.base_index_id)
+    update = max((p.visible_version_time for p in table.partitions.values()), default=0)
+    return {"TABLE_TYPE": "BASE TABLE", "ENGINE": "Doris", "TABLE_ROWS": rows,
+            "AVG_ROW_LENGTH": size // rows if rows else 0, "DATA_LENGTH": size,
+            "INDEX_LENGTH": 0, "CREATE_TIME": _time(table.create_time),
+            "UPDATE_TIME": _time(update), "TABLE_COLLATION": "utf-8",
+            "TABLE_COMMENT": table.comment or ""}
+
+
+def system_view_status() -> dict:
+    """An information_schema table's row of SHOW TABLE STATUS (Doris: engine SYSTEM VIEW)."""
+    return {"TABLE_TYPE": "SYSTEM VIEW", "ENGINE": "SYSTEM VIEW", "TABLE_ROWS": 0,
+            "AVG_ROW_LENGTH": 0, "DATA_LENGTH": 0, "INDEX_LENGTH": 0, "CREATE_TIME": None,
+            "UPDATE_TIME": None, "TABLE_COLLATION": "utf-8", "TABLE_COMMENT": ""}
+
+
+def view_status(view: dict) -> dict:
+    """A view's row of information_schema.tables / SHOW TABLE STATUS (engine `View`)."""
+    return {"TABLE_TYPE": "VIEW", "ENGINE": "View", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
+            "DATA_LENGTH": 0, "INDEX_LENGTH": 0, "CREATE_TIME": _time(view.get("create_time")),
+            "UPDATE_TIME": None, "TABLE_COLLATION": "utf-8",
+            "TABLE_COMMENT": view.get("comment", "")}
+
+
+def build(name: str, catalog, variables: list[tuple[str, object]],
+          view_columns: Callable | None = None) -> pa.Table:
+    """The rows of information_schema.<name> now (visible databases only). `view_columns`
+    (db, view) -> the view's result columns: COLUMNS lists views' columns with it (it runs
+    the view's query, so outside the catalog lock)."""
     schema = _SCHEMAS[name.upper()]
     builder = _BUILDERS.get(name.upper())
     rows: list[dict] = []
+    views: list[tuple[str, dict]] = []
     if builder is not None:
         with catalog.lock:
             rows = builder(catalog, variables)
+            if name.upper() == "COLUMNS" and view_columns is not None:
+                views = _visible_views(catalog)
+    for db, view in views:
+        try:
+            rows += view_column_rows(db, view, view_columns(db, view))
+        except DorisError:  # a view over a dropped table or column: listed without columns
+            continue
     columns = {f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in schema}
     return pa.table(columns, schema=schema)
 
@@ -162,33 +253,22 @@ def _schemata(catalog, variables) -> list[dict]:
 
 def _tables(catalog, variables) -> list[dict]:
     rows = [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": NAME, "TABLE_NAME": n,
-             "TABLE_TYPE": "SYSTEM VIEW", "ENGINE": "SYSTEM VIEW", "TABLE_ROWS": 0}
-            for n in table_names()]
+             **system_view_status()} for n in table_names()]
     for db, t in _visible_tables(catalog):
         rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
-                     "TABLE_NAME": t.name, "TABLE_TYPE": "BASE TABLE", "ENGINE": "Doris",
-                     "VERSION": 10, "ROW_FORMAT": "", "TABLE_ROWS": 0, "AVG_ROW_LENGTH": 0,
-                     "DATA_LENGTH": 0, "MAX_DATA_LENGTH": 0, "INDEX_LENGTH": 0,
-                     "DATA_FREE": 0, "CREATE_TIME": datetime.fromtimestamp(t.create_time),
-                     "TABLE_COLLATION": "utf8mb4_0900_bin", "CREATE_OPTIONS": "",
-                     "TABLE_COMMENT": t.comment})
-    for db in catalog.dbs.values():
-        for v in db.views.values():  # catalog/views.py
-            if not visible_tbl(db.name, v["name"]):
-                continue
-            rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
-                         "TABLE_NAME": v["name"], "TABLE_TYPE": "VIEW", "ENGINE": "",
-                         "TABLE_ROWS": 0, "TABLE_COLLATION": "utf8mb4_0900_bin",
-                         "TABLE_COMMENT": v.get("comment", "")})
+                     "TABLE_NAME": t.name, **table_status(t)})
+    for db, v in _visible_views(catalog):  # catalog/views.py
+        rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db,
+                     "TABLE_NAME": v["name"], **view_status(v)})
     return rows
 
 
 def _views(catalog, variables) -> list[dict]:
-    return [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name, "TABLE_NAME": v["name"],
+    return [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": v["name"],
              "VIEW_DEFINITION": v["sql"], "CHECK_OPTION": "NONE", "IS_UPDATABLE": "NO",
              "DEFINER": "root@%", "SECURITY_TYPE": "DEFINER", "CHARACTER_SET_CLIENT": "utf8mb4",
              "COLLATION_CONNECTION": "utf8mb4_0900_bin"}
-            for db in catalog.dbs.values() for v in db.views.values()]
+            for db, v in _visible_views(catalog)]
 
 
 def _columns(catalog, variables) -> list[dict]:
@@ -199,12 +279,16 @@ def _partitions(catalog, variables) -> list[dict]:
     rows = []
     for db, t in _visible_tables(catalog):
         for i, p in enumerate(t.sorted_partitions(), 1):
+            base = [p.tablets[tid] for tid in p.tablets_by_index[t.base_index_id]]
+            count = sum(m.row_count() for m in base)
+            size = sum(m.data_size() * len(m.replicas) for m in base)
             rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
                          "TABLE_NAME": t.name, "PARTITION_NAME": p.name,
                          "PARTITION_ORDINAL_POSITION": i,
                          "PARTITION_METHOD": t.partition_info.kind,
                          "PARTITION_EXPRESSION": ", ".join(t.partition_info.columns),
-                         "TABLE_ROWS": 0})
+                         "TABLE_ROWS": count, "AVG_ROW_LENGTH": size // count if count else 0,
+                         "DATA_LENGTH": size, "UPDATE_TIME": _time(p.visible_version_time)})
     return rows
 
 
@@ -223,13 +307,23 @@ def _collations(catalog, variables) -> list[dict]:
              "IS_DEFAULT": "Yes", "IS_COMPILED": "Yes", "SORTLEN": 1}]
 
 
-def _variables(catalog, variables) -> list[dict]:
-    return [{"VARIABLE_NAME": k, "VARIABLE_VALUE": None if v is None else str(v)}
-            for k, v in variables]
+def _variable_text(v) -> str | None:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return None if v is None else str(v)
+
+
+def _variable_rows(variables, position: int) -> list[dict]:
+    """Rows of session_variables (position 1) or global_variables (2) from the (name,
+    session, global, default) tuples, as SHOW VARIABLES prints them."""
+    return [{"VARIABLE_NAME": row[0], "VARIABLE_VALUE": _variable_text(row[position]),
+             "DEFAULT_VALUE": _variable_text(row[3]), "CHANGED": str(int(row[position] != row[3]))}
+            for row in variables]
 
 
 _BUILDERS: dict[str, Callable] = {
     "SCHEMATA": _schemata, "TABLES": _tables, "COLUMNS": _columns, "PARTITIONS": _partitions,
     "ENGINES": _engines, "CHARACTER_SETS": _charsets, "COLLATIONS": _collations,
-    "GLOBAL_VARIABLES": _variables, "SESSION_VARIABLES": _variables, "VIEWS": _views,
+    "GLOBAL_VARIABLES": lambda catalog, variables: _variable_rows(variables, 2),
+    "SESSION_VARIABLES": lambda catalog, variables: _variable_rows(variables, 1), "VIEWS": _views,
 }

@@ -25,15 +25,9 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
+from storage.durable import fsync_path
+
 _HEADER = struct.Struct("<II")
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class Journal:
@@ -103,7 +97,7 @@ class Journal:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.image_path)
-            _fsync_dir(self.dir)
+            fsync_path(self.dir)
             if self._file is not None:
                 self._file.close()
                 self._file = None

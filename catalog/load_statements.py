@@ -33,6 +33,7 @@ class ShowResourcesStmt:
     name: str | None = None          # NAME = "x"
     name_like: str | None = None     # NAME LIKE "x%"
     resource_type: str | None = None
+    tail: str = ""                   # [ORDER BY ...] [LIMIT ...] (server/handlers/show_filter.py)
 
 
 @dataclass

@@ -81,6 +81,7 @@ class ShowPartitionsStmt:
     db: str | None
     table: str
     temporary: bool = False
+    tail: str = ""  # [WHERE ...] [ORDER BY ...] [LIMIT ...] (server/handlers/show_filter.py)
 
 
 @dataclass
@@ -238,6 +239,7 @@ class DropRollupStmt:
 class ShowAlterTableStmt:
     kind: str  # ROLLUP | MATERIALIZED VIEW
     db: str | None
+    tail: str = ""  # [WHERE ...] [ORDER BY ...] [LIMIT ...] (server/handlers/show_filter.py)
 
 
 @dataclass

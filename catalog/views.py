@@ -6,12 +6,13 @@ own database. Views and tables share one namespace, as in Doris. Journal operati
 `catalog/catalog.py:_APPLY`):
 
     op           data
-    create_view  {db, view: {view_id, name, sql, columns, comment}}   (also OR REPLACE)
+    create_view  {db, view: {view_id, name, sql, columns, comment, create_time}}  (also OR REPLACE)
     drop_view    {db, name}
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from catalog.errors import DorisError, TableExists
@@ -45,7 +46,8 @@ def create_view(cat: Catalog, db_name: str | None, name: str, sql: str, columns:
             raise TableExists(name)
         view_id = db.views[name]["view_id"] if name in db.views else cat._alloc_id()  # noqa: SLF001
         cat._log("create_view", {"db": db.name, "view": {  # noqa: SLF001
-            "view_id": view_id, "name": name, "sql": sql, "columns": columns, "comment": comment}})
+            "view_id": view_id, "name": name, "sql": sql, "columns": columns, "comment": comment,
+            "create_time": time.time()}})
 
 
 def drop_view(cat: Catalog, db_name: str | None, name: str, if_exists: bool = False) -> None:

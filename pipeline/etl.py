@@ -35,6 +35,7 @@ from executor.expressions import EvalContext
 from server.http.load_options import StreamLoadOptions, parse_columns
 from server.http.load_rows import prepare_rows
 from server.http.load_source import SourceRows, read_source
+from storage.durable import fsync_path
 from storage.memtable import flush
 from storage.rowset import write_segments
 from storage.segment import SegmentOptions
@@ -150,7 +151,7 @@ class _TabletWriter:
             names, rows, _ = write_segments(directory, 0, flush(rows_of_index, schema), schema,
                                             self.options, self.max_segment_size)
             for name in names:
-                _fsync(os.path.join(directory, name))
+                fsync_path(os.path.join(directory, name))
             yield {"kind": "tablet", "tablet_id": tid, "partition_id": p.partition_id,
                    "files": json.dumps([os.path.join(directory, n) for n in names]),
                    "segment_rows": json.dumps(rows), "num_rows": int(sum(rows))}
@@ -162,14 +163,6 @@ def _attempt_name() -> str:
     if ctx is None:
         return uuid.uuid4().hex
     return f"{ctx.partitionId()}-{ctx.attemptNumber()}-{uuid.uuid4().hex[:8]}"
-
-
-def _fsync(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write(spec: dict):

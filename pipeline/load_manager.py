@@ -231,7 +231,9 @@ class LoadManager:
                 self._spark.stop()
                 self._spark = None
             if self._spark is None:
-                self._spark = session_for(spec["master"], spec.get("spark_conf", {}))
+                log = self.root.parent / "log" / "spark_launcher.log"
+                self._spark = session_for(spec["master"], spec.get("spark_conf", {}),
+                                          launcher_log=log)
                 self._spark_master = spec["master"]
             return self._spark
 

@@ -35,20 +35,34 @@ def prepare_environment() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (PROJECT_ROOT, path) if p)
 
 
-def session_for(master: str, conf: dict[str, str], app_name: str = "minidoris-spark-load"):
-    """A SparkSession on `master` with the resource's spark.* properties."""
+def session_for(master: str, conf: dict[str, str], app_name: str = "minidoris-spark-load",
+                launcher_log: Path | None = None):
+    """A SparkSession on `master` with the resource's spark.* properties.
+
+    With `launcher_log`, the JVM (and the Python workers it starts, whose output it relays)
+    writes its stdout and stderr there, as Doris keeps log/spark_launcher_log: Spark's own
+    messages, e.g. a worker's broken pipe when a job is cancelled, stay out of the server log."""
     prepare_environment()
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
-    builder = SparkSession.builder.master(master).appName(app_name)
-    builder = builder.config("spark.ui.enabled", "false") \
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "65536") \
-        .config("spark.speculation", "false") \
-        .config("spark.ui.showConsoleProgress", "false") \
-        .config("spark.sql.files.maxPartitionBytes", str(16 << 20))  # several convert tasks
-    for k, v in conf.items():
-        if k.startswith("spark.") and k != "spark.master":
+    settings = {"spark.master": master, "spark.app.name": app_name,
+                "spark.ui.enabled": "false",
+                "spark.sql.execution.arrow.maxRecordsPerBatch": "65536",
+                "spark.speculation": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.sql.files.maxPartitionBytes": str(16 << 20)}  # several convert tasks
+    settings.update({k: v for k, v in conf.items()
+                     if k.startswith("spark.") and k != "spark.master"})
+    if launcher_log is None or SparkContext._active_spark_context is not None:
+        builder = SparkSession.builder
+        for k, v in settings.items():
             builder = builder.config(k, v)
-    return builder.getOrCreate()
+        return builder.getOrCreate()
+    from pyspark.java_gateway import launch_gateway
+    spark_conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
+    launcher_log.parent.mkdir(parents=True, exist_ok=True)
+    with open(launcher_log, "ab") as out:  # the JVM keeps its own descriptor
+        gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
+    return SparkSession(SparkContext(conf=spark_conf, gateway=gateway))
 
 
 def run_etl(spark, spec: dict) -> dict:

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from catalog.errors import AnalysisError, NotSupported, UnknownColumn
 from planner import logical as L
-from planner.doris_aggregates import DorisAgg, agg_call as doris_agg_call
+from planner.doris_aggregates import DorisAgg, DorisPercentile, agg_call as doris_agg_call
 from planner.naming import NameGen
 from planner.scope import Scope, referenced
 
@@ -226,6 +226,11 @@ def _agg_call(node: exp.AggFunc, out: str, argument) -> L.AggCall:
         return _group_concat(node, out, argument)
     if isinstance(node, DorisAgg):
         return doris_agg_call(node, out, argument)
+    if isinstance(node, DorisPercentile):
+        return L.AggCall("percentile", argument(node.this), out, param=node.level)
+    if isinstance(node, (exp.ArgMax, exp.ArgMin)):
+        return L.AggCall("max_by" if isinstance(node, exp.ArgMax) else "min_by", None, out,
+                         args=[argument(node.this), argument(node.expression)])
     for cls, func in _SIMPLE.items():
         if type(node) is cls:
             arg = node.this

@@ -15,6 +15,7 @@ output columns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from sqlglot import exp
 
@@ -52,8 +53,10 @@ class BindContext:
     db: str | None
     names: NameGen
     ctes: dict[str, exp.Expression] = field(default_factory=dict)
-    variables: list = field(default_factory=list)  # session variables (information_schema)
+    variables: list = field(default_factory=list)  # (name, session, global, default) values
+    # of the system variables (information_schema.session_variables / global_variables)
     snapshots: list = field(default_factory=list)  # TabletSnapshots taken; released by the caller
+    view_columns: Callable | None = None  # (db, view) -> its result columns (information_schema)
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
@@ -294,7 +297,7 @@ def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindConte
 def _bind_information_schema(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
     if information_schema.schema_of(node.name) is None:
         raise UnknownTable(node.name, information_schema.NAME)
-    table = information_schema.build(node.name, ctx.catalog, ctx.variables)
+    table = information_schema.build(node.name, ctx.catalog, ctx.variables, ctx.view_columns)
     alias = node.alias or node.name
     instance = ctx.names.new("")
     internals = [f"{alias}.{c}#{instance}" for c in table.column_names]

@@ -8,14 +8,25 @@ window detection treat them as aggregates; `agg_call` gives their `AggCall`.
     bitmap_union_count(b), bitmap_union(b)  union of BITMAP values per group (count / BITMAP)
     hll_union_agg(hll_hash(x))            count_distinct(x)
     hll_union_agg(h), hll_union(h), hll_raw_agg(h)  union of HLL values (cardinality / HLL)
-    group_bit_or(x), group_bit_and(x), group_bit_xor(x)  bitwise reductions (BIGINT)
+    group_bit_or(x), group_bit_and(x), group_bit_xor(x)  bitwise reductions (BIGINT);
+                                          bit_and / bit_or / bit_xor are the same
+    percentile(x, p), percentile_approx(x, p[, c]), median(x), percentile_cont(x, p)
+                                          `DorisPercentile`: the p-quantile
+                                          (executor/operators/aggregate_lists.py)
+    count_if(c)                           COUNT(IF(c, 1, NULL))
+    covar_pop(x, y), covar_samp(x, y), corr(x, y)
+                                          arithmetic over COUNT and SUMs of the pairs where
+                                          both are non-NULL, in DOUBLE
+    max_by(k, v), min_by(k, v)            sqlglot's ArgMax / ArgMin (aggregation.py)
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from catalog.errors import AnalysisError
 from planner import logical as L
+from planner.naming import output_name
 
 
 class DorisAgg(exp.Expression, exp.AggFunc):
@@ -35,14 +46,102 @@ NAMES = {"ndv", "bitmap_union_count", "bitmap_union", "bitmap_union_int", "hll_u
          "hll_union", "hll_raw_agg", "group_bit_or", "group_bit_and", "group_bit_xor"}
 
 
+class DorisPercentile(exp.Expression, exp.AggFunc):
+    """percentile / percentile_approx / median / percentile_cont: `this` the argument,
+    `quantile` the level (a constant in [0, 1])."""
+
+    arg_types = {"this": True, "quantile": True, "name_": True}
+
+    @property
+    def level(self) -> float:
+        q = self.args["quantile"]
+        if isinstance(q, exp.Neg) or not (isinstance(q, exp.Literal) and not q.is_string):
+            raise AnalysisError(f"{self.args['name_']}: the percentile level must be a "
+                                "constant between 0 and 1")
+        value = float(q.this)
+        if not 0 <= value <= 1:
+            raise AnalysisError(f"percentile level must be in [0, 1], but got {q.this}")
+        return value
+
+    def sql(self, dialect=None, **opts) -> str:
+        arg = self.this.sql(dialect=dialect, **opts)
+        if self.args["name_"] == "median":
+            return f"median({arg})"
+        return f"{self.args['name_']}({arg}, {self.args['quantile'].sql(dialect=dialect, **opts)})"
+
+
+_BIT_AGGS = {exp.BitwiseAndAgg: "group_bit_and", exp.BitwiseOrAgg: "group_bit_or",
+             exp.BitwiseXorAgg: "group_bit_xor"}
+
+
+def _double(e: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=e, to=exp.DataType.build("DOUBLE"))
+
+
+def _covariance(node: exp.Expression) -> exp.Expression:
+    """covar_pop / covar_samp / corr over the pairs where both arguments are non-NULL."""
+    x, y = node.this, node.expression
+
+    def paired(a, b):  # a, as DOUBLE, where b is not NULL
+        return exp.If(this=exp.Is(this=b.copy(), expression=exp.Null()), true=exp.Null(),
+                      false=_double(a.copy()))
+
+    xp, yp = paired(x, y), paired(y, x)
+    n = exp.Count(this=xp.copy())
+    sx, sy = exp.Sum(this=xp.copy()), exp.Sum(this=yp.copy())
+
+    def centred(a, b, sa, sb):  # sum((a - mean a) * (b - mean b))
+        return exp.Sub(this=exp.Sum(this=exp.Mul(this=a.copy(), expression=b.copy())),
+                       expression=exp.Div(this=exp.Mul(this=sa.copy(), expression=sb.copy()),
+                                          expression=n.copy()))
+
+    cross = exp.Paren(this=centred(xp, yp, sx, sy))
+    if isinstance(node, exp.CovarPop):
+        return exp.Div(this=cross, expression=n)
+    if isinstance(node, exp.CovarSamp):
+        return exp.Div(this=cross, expression=exp.Paren(
+            this=exp.Sub(this=n, expression=exp.Literal.number(1))))
+    spread = exp.Mul(this=exp.Paren(this=centred(xp, xp, sx, sx)),
+                     expression=exp.Paren(this=centred(yp, yp, sy, sy)))
+    return exp.Div(this=cross, expression=exp.Sqrt(this=spread))
+
+
 def lift(tree: exp.Expression) -> exp.Expression:
-    """The tree with Doris's aggregate calls as `DorisAgg` nodes (in place)."""
-    def repl(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Anonymous) and str(node.this).lower() in NAMES \
-                and len(node.expressions) == 1:
-            return DorisAgg(this=node.expressions[0], name_=str(node.this).lower())
-        return node
-    return tree.transform(repl, copy=False)
+    """The tree with Doris's aggregate calls as `DorisAgg` / `DorisPercentile` nodes, and the
+    aggregates that are arithmetic over others rewritten (in place). A select item holding a
+    rewritten call keeps the name the user's text gives it (`round(corr(k, v), 6)`)."""
+    for select in list(tree.find_all(exp.Select)):
+        items = select.expressions
+        for i, item in enumerate(items):
+            if not isinstance(item, exp.Alias) and any(
+                    _rewrite(n) is not n for n in item.walk()):
+                items[i] = exp.Alias(this=item, alias=exp.to_identifier(output_name(item)))
+        select.set("expressions", items)
+    return tree.transform(_rewrite, copy=False)
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    """One call rewritten (see the module docstring), or the node itself."""
+    name = str(node.this).lower() if isinstance(node, exp.Anonymous) else ""
+    if name in NAMES and len(node.expressions) == 1:
+        return DorisAgg(this=node.expressions[0], name_=name)
+    if name in ("percentile", "percentile_approx") and len(node.expressions) in (2, 3):
+        return DorisPercentile(this=node.expressions[0], quantile=node.expressions[1],
+                               name_=name)
+    if isinstance(node, exp.Median):
+        return DorisPercentile(this=node.this, quantile=exp.Literal.number(0.5),
+                               name_="median")
+    if isinstance(node, exp.PercentileCont) and node.expression is not None:
+        return DorisPercentile(this=node.this, quantile=node.expression,
+                               name_="percentile_cont")
+    if type(node) in _BIT_AGGS:
+        return DorisAgg(this=node.this, name_=_BIT_AGGS[type(node)])
+    if isinstance(node, exp.CountIf):
+        return exp.Count(this=exp.If(this=node.this, true=exp.Literal.number(1),
+                                     false=exp.Null()))
+    if isinstance(node, (exp.CovarPop, exp.CovarSamp, exp.Corr)):
+        return _covariance(node)
+    return node
 
 
 def _inner(arg: exp.Expression, fn: str) -> exp.Expression | None:

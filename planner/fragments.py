@@ -330,6 +330,8 @@ class _Builder:
         if c.func == "grouping_id":
             return f"grouping_id({', '.join(self.name(a) for a in c.args)})"
         args = ", ".join(self.name(a) for a in c.args) if c.args else self.name(c.arg)
+        if c.param is not None:
+            args += f", {c.param:g}"
         func = {"mean": "avg", "count_distinct": "count", "count_distinct_multi": "count",
                 "sum_distinct": "sum", "mean_distinct": "avg"}.get(c.func, c.func)
         distinct = "DISTINCT " if "distinct" in c.func or c.distinct else ""

@@ -107,6 +107,7 @@ class AggCall:
     separator: str = ","         # group_concat
     distinct: bool = False       # group_concat(DISTINCT ...)
     order: list = field(default_factory=list)      # group_concat(... ORDER BY ...): SortKeys
+    param: float | None = None   # percentile's level
 
 
 @dataclass

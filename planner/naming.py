@@ -40,11 +40,13 @@ def _parenthesise(node: exp.Expression) -> exp.Expression:
     """Doris (Nereids) prints every binary operation in parentheses: `(1 + 1)`, `(a + (b * c))`."""
     if isinstance(node, exp.Paren) and isinstance(node.this, exp.Binary):
         return _parenthesise(node.this)
+    if isinstance(node, exp.Median):  # sqlglot writes PERCENTILE_CONT(x, 0.5)
+        node = exp.Anonymous(this="median", expressions=[node.this])
     for key, value in list(node.args.items()):
         if isinstance(value, exp.Expression):
             node.set(key, _parenthesise(value))
         elif isinstance(value, list):
             node.set(key, [_parenthesise(v) if isinstance(v, exp.Expression) else v for v in value])
-    if isinstance(node, exp.Binary) and not isinstance(node, exp.Dot):
+    if isinstance(node, exp.Binary) and not isinstance(node, (exp.Dot, exp.Func)):
         return exp.Paren(this=node)
     return node

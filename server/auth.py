@@ -17,6 +17,8 @@ On success the session gets `access` (catalog/access.py) and `username`.
 
 from __future__ import annotations
 
+import asyncio
+
 import base64
 import hashlib
 import hmac
@@ -54,7 +56,10 @@ class NativePassword(NativePasswordAuthPlugin):
         else:
             nonce = utils.nonce(20)
             auth_info = yield nonce + b"\x00"
-        yield self.identity.decide(auth_info.username, auth_info.data, nonce)
+        # In a worker thread: the accounts share the catalog's lock, which a long statement may
+        # hold, and the event loop must never wait for it.
+        yield await asyncio.to_thread(self.identity.decide, auth_info.username, auth_info.data,
+                                      nonce)
 
 
 class DorisIdentity(IdentityProvider):

@@ -37,7 +37,7 @@ def _command(stmt: exp.Command, ctx: StatementContext):
     rest = stmt.args.get("expression") or ""
     rest = rest.sql() if isinstance(rest, exp.Expression) else str(rest)
     if str(stmt.this).upper() == "SHOW":
-        result = show.show_command(rest.split(), ctx)
+        result = show.show_command(rest, ctx)
         if result is not None:
             return result
     text = f"{stmt.this} {rest}".strip()

@@ -40,6 +40,7 @@ from server.limits import BoundedStream, max_packet_of
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
+from server.system_variables import restore_globals
 from storage import StorageEngine
 from storage.compaction_policy import CompactionConfig
 from storage.memtable import MemTableLimiter
@@ -109,7 +110,9 @@ def open_services(cfg: Config) -> Services:
         cfg.cumulative_compaction_rounds_for_each_base_compaction_round,
         cfg.total_permits_for_compaction_score, cfg.max_compaction_threads),
         disabled=lambda: cfg.disable_auto_compaction)
-    services = Services(cfg, catalog, engine, pool, new_global_variables(), fe_config, scheduler,
+    global_variables = new_global_variables()
+    restore_globals(global_variables, catalog.global_variables)  # SET GLOBAL before a restart
+    services = Services(cfg, catalog, engine, pool, global_variables, fe_config, scheduler,
                         tablets, compaction=compaction, data_dir_lock=data_dir_lock,
                         group_commit=group_commit)
     services.load_manager = LoadManager(
@@ -272,6 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(serve(cfg, host))
     except DataDirInUse as e:
         print(f"minidoris: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a read-only data dir, a port in use: the machine's state, said once
+        print(f"minidoris: cannot start: {e}", file=sys.stderr)
         return 1
     return 0
 

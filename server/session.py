@@ -19,9 +19,10 @@ from mysql_mimic.session import BaseSession
 from sqlglot import exp
 
 from catalog import access, information_schema
-from catalog.errors import DorisError, InternalError, UnknownDatabase
+from catalog.errors import DorisError, InternalError, StorageIOError, UnknownDatabase
 from catalog.multi_catalog import database_name
 from executor.expressions.errors import ExpressionError
+from storage.errors import CorruptionError
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
 from server.limits import StatementTimer
@@ -53,6 +54,7 @@ class DorisSession(BaseSession):
         # tablet snapshots of this session's queries still streaming (server/handlers/query.py);
         # released when the connection closes, so a client gone mid-result frees them
         self.snapshots: list[list] = []
+        self.user_variables: dict[str, object] = {}  # SET @x = ...; read as @x (lower-cased names)
 
     @property
     def connection_id(self) -> int:
@@ -152,7 +154,16 @@ class DorisSession(BaseSession):
             except (DorisError, ExpressionError) as e:
                 out.append(self.timer.translate(e))
                 break
+            except CorruptionError as e:  # a damaged file: the operator must see which
+                log.error("statement failed in storage: %s: %r", e, text[:200])
+                out.append(e)
+                break
             except Exception as e:  # the connection loop boundary: log, report 1105
+                failed = StorageIOError.of(e)  # a full or read-only disk: not a bug
+                if failed is not None:
+                    log.warning("statement failed: %s: %r", failed.message, text[:200])
+                    out.append(failed)
+                    break
                 log.exception("internal error running %r", text[:500])
                 out.append(InternalError.of(e, text))
                 break

@@ -3,7 +3,8 @@ global variables with Doris 2.1's defaults (SessionVariable.java / GlobalVariabl
 variable's scope flag, and the session/global value semantics.
 
 - A session reads its own value if it SET one, else the current GLOBAL value (SET GLOBAL
-  changes new sessions and the current one, as in Doris; not persisted across restarts here).
+  changes new sessions and the current one, as in Doris, and is journaled: the catalog keeps
+  it across restarts, catalog/global_variables.py, and `restore_globals` applies it).
 - Flags as Doris's VarAttr: READ_ONLY (SET fails, 1238), GLOBAL (global only: SET without
   GLOBAL fails, 1229), SESSION_ONLY (SET GLOBAL fails, 1228); the rest may be set either way.
 - An unknown name is 1193 `Unknown system variable 'x'`, in SET and in SELECT @@x.
@@ -74,6 +75,32 @@ MORE_DORIS_VARIABLES = {
     "enable_agg_spill": (bool_value, False), "query_freshness_tolerance_ms": (int, -1),
     "cte_max_recursion_depth": (int, 100),
 }
+
+# The rest of the variables Doris 2.1 documents (docs: query-variables/variables), with its
+# defaults, and MySQL ones Doris keeps for tools (profiling: Navicat; storage_engine).
+MORE_DORIS_VARIABLES.update({
+    "delete_without_partition": (bool_value, False), "disable_colocate_join": (bool_value, False),
+    "enable_fold_constant_by_be": (bool_value, False), "insert_visible_timeout_ms": (int, 10000),
+    "allow_partition_column_nullable": (bool_value, True), "use_v2_rollup": (bool_value, False),
+    "rewrite_count_distinct_to_bitmap_hll": (bool_value, True),
+    "extract_wide_range_expr": (bool_value, True), "cpu_resource_limit": (int, -1),
+    "disable_join_reorder": (bool_value, False), "enable_infer_predicate": (bool_value, True),
+    "block_encryption_mode": (str, ""), "skip_bad_tablet": (bool_value, False),
+    "group_by_and_having_use_alias_first": (bool_value, False),
+    "enable_file_cache": (bool_value, False), "file_cache_base_path": (str, "random"),
+    "topn_opt_limit_threshold": (int, 1024), "drop_table_if_ctas_failed": (bool_value, True),
+    "show_user_default_role": (bool_value, False), "dry_run_query": (bool_value, False),
+    "enable_parquet_lazy_materialization": (bool_value, True),
+    "enable_orc_lazy_materialization": (bool_value, True),
+    "enable_strong_consistency_read": (bool_value, False),
+    "jdbc_clickhouse_query_final": (bool_value, False),
+    "describe_extend_variant_column": (bool_value, False), "profiling": (bool_value, False),
+    "storage_engine": (str, "olap"), "show_hidden_columns": (bool_value, False),
+    "sql_dialect": (str, "doris"), "enable_decimal256": (bool_value, False),
+    "enable_common_expr_pushdown": (bool_value, True), "enable_two_phase_read_opt": (bool_value, True),
+    "enable_nereids_dml": (bool_value, True),
+    "enable_match_without_inverted_index": (bool_value, True),
+})
 
 # Scope flags of Doris's VarAttr (variables not listed can be set per session and globally).
 FLAGS = {
@@ -154,3 +181,19 @@ class DorisSessionVariables(SessionVariables):
 
     def changed(self, name: str) -> bool:
         return self.get_variable(name) != self.default(name)
+
+    def info_rows(self) -> list[tuple[str, object, object, object]]:
+        """(name, session value, global value, default) of every variable, for
+        information_schema.session_variables / global_variables."""
+        return [(name, value, self.global_variables.get(name), self.default(name))
+                for name, value in self.list()]
+
+
+def restore_globals(global_vars: GlobalVariables, saved: dict) -> None:
+    """Apply the SET GLOBAL values the catalog kept (catalog/global_variables.py) at start-up;
+    a name this version does not know is skipped."""
+    for name, value in saved.items():
+        try:
+            global_vars.set(name, value, force=True)
+        except (MysqlError, DorisError, TypeError, ValueError):
+            continue

@@ -14,6 +14,9 @@ class StorageError(Exception):
     code = 1105
     sqlstate = "HY000"
 
+    def client_message(self) -> str:
+        return f"errCode = 2, detailMessage = {self}"
+
 
 class CorruptionError(StorageError):
     """Bytes on disk do not match what was written (bad checksum, magic, bounds or layout).

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
+from storage.durable import fsync_path
 from storage.errors import StorageError
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import row_mask
@@ -38,14 +39,6 @@ SMALL_ROWSET_ROWS = 256  # a load averaging fewer rows per touched tablet writes
 
 def file_name(txn_id: int, index_id: int) -> str:
     return f"{int(txn_id)}_{int(index_id)}.arrow"
-
-
-def fsync_directory(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class LoadFiles:
@@ -70,7 +63,7 @@ class LoadFiles:
             f.flush()
             os.fsync(f.fileno())
             size = f.tell()
-        fsync_directory(self.directory)
+        fsync_path(self.directory)
         with self._lock:
             self._refs.setdefault(name, set())
         return size
@@ -122,7 +115,7 @@ class LoadFiles:
                 os.remove(self.path(name))
                 removed.append(name)
         if removed:
-            fsync_directory(self.directory)
+            fsync_path(self.directory)
         return removed
 
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 import pyarrow as pa
 
-from storage.load_file import fsync_directory
+from storage.durable import fsync_path
 from storage.memtable import flush
 from storage.rowset import RowsetMeta, write_segments
 from storage.schema import TabletSchema
@@ -56,7 +56,7 @@ class RowsetWriter:
     def finish(self) -> RowsetMeta:
         """The pending rowset (files fsynced with their directory); not yet visible."""
         try:
-            fsync_directory(self.directory)
+            fsync_path(self.directory)
         except BaseException:
             self.abort()
             raise

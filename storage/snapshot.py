@@ -66,7 +66,9 @@ class TabletSnapshot:
     def __init__(self, tablet: Tablet, version: int, rowsets: tuple[RowsetMeta, ...],
                  schema: TabletSchema, key: int):
         self.tablet, self.version, self.rowsets, self.schema = tablet, version, rowsets, schema
-        self._finalizer = weakref.finalize(self, tablet._release, key)
+        self._key = key
+        # Collected unreleased: `_dropped` (lock-free); released by the reader: `_release`.
+        self._finalizer = weakref.finalize(self, tablet._dropped, key)
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats) -> pa.Table:
@@ -78,7 +80,8 @@ class TabletSnapshot:
                             stats)
 
     def release(self) -> None:
-        self._finalizer()
+        if self._finalizer.detach() is not None:
+            self.tablet._release(self._key)
 
     @property
     def released(self) -> bool:

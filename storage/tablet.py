@@ -36,17 +36,18 @@ import shutil
 import itertools
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 
 import pyarrow as pa
 
+from storage import stale_sweeper
 from storage.arrays import contiguous
 from storage.compaction import merge_rows
 from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
-from storage.load_file import fsync_directory as _fsync_directory
+from storage.durable import fsync_path
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
@@ -83,6 +84,7 @@ class Tablet:
         self._pending: set[int] = set()
         self._stale: dict[int, RowsetMeta] = {}  # compacted away, files kept while held
         self._snapshots: dict[int, tuple[int, ...]] = {}  # snapshot key -> rowset ids held
+        self._dropped_keys: deque[int] = deque()  # snapshots collected, not yet unregistered
         self._snapshot_keys = itertools.count()
         self._readers: dict[int, list[SegmentReader]] = {}
         self._load_slices: dict[int, str] = {}  # rowset id -> load file it reads
@@ -123,7 +125,7 @@ class Tablet:
                 size += os.path.getsize(src)
                 os.replace(src, self._path(name))
                 names.append(name)
-            _fsync_directory(self.directory)
+            fsync_path(self.directory)
             moved = True
         finally:
             if not moved:
@@ -210,7 +212,7 @@ class Tablet:
                 arr = contiguous(arr)
                 path = self._path(side_index.file_name(rs.rowset_id, segment_no, index_id))
                 written += side_index.write(path, arr, column, dtype, self.options.segment)
-        _fsync_directory(self.directory)
+        fsync_path(self.directory)
         return written
 
     def publish(self, meta: RowsetMeta, version: int) -> RowsetMeta:
@@ -314,6 +316,7 @@ class Tablet:
     def sweep_stale(self) -> list[str]:
         """Delete the files of stale rowsets no snapshot holds; the names removed."""
         with self._lock:
+            self._unregister_dropped()
             held = self._held_ids()
             doomed = {i for i in self._stale if i not in held}
             for rowset_id in doomed:
@@ -326,11 +329,13 @@ class Tablet:
         return removed
 
     def stale_rowsets(self) -> list[RowsetMeta]:
+        self.sweep_stale()
         with self._lock:
             return sorted(self._stale.values(), key=lambda r: r.start_version)
 
     def held_rowsets(self) -> dict[int, int]:
         """rowset id -> snapshots holding it (the reader registry)."""
+        self.sweep_stale()
         with self._lock:
             return dict(Counter(i for ids in self._snapshots.values() for i in ids))
 
@@ -365,12 +370,23 @@ class Tablet:
         return TabletSnapshot(self, version, rowsets, schema, key)
 
     def _release(self, key: int) -> None:
-        """A snapshot's references dropped (TabletSnapshot's finalizer)."""
+        """A snapshot released by its reader (`TabletSnapshot.release`)."""
         with self._lock:
             ids = self._snapshots.pop(key, ())
-            freed = any(i in self._stale for i in ids)
+            freed = any(i in self._stale for i in ids) or bool(self._dropped_keys)
         if freed:
             self.sweep_stale()
+
+    def _dropped(self, key: int) -> None:
+        """A snapshot garbage-collected unreleased (its finalizer): never waits for a lock, see
+        storage/stale_sweeper.py; the sweeper thread unregisters it and sweeps."""
+        self._dropped_keys.append(key)
+        stale_sweeper.schedule(self)
+
+    def _unregister_dropped(self) -> None:
+        """Unregister the snapshots the collector dropped (call under the lock)."""
+        while self._dropped_keys:
+            self._snapshots.pop(self._dropped_keys.popleft(), None)
 
     def read(self, version: int, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats) -> pa.Table:
@@ -459,7 +475,7 @@ class Tablet:
         removed += self._remove_side_files(lambda rowset_id, index_id: rowset_id not in live
                                            or index_id not in indexes)
         if removed:
-            _fsync_directory(self.directory)
+            fsync_path(self.directory)
         return sorted(removed)
 
     def _remove_side_files(self, doomed) -> list[str]:

@@ -170,6 +170,17 @@ class DataType:
             return "TEXT"
         return self.kind
 
+    def show_columns_sql(self) -> str:
+        """The spelling SHOW [FULL] COLUMNS uses: Doris's type name in lower case, with the
+        V2/V3 names its DATE, DATETIME and DECIMAL columns have (`datetimev2(0)`)."""
+        if self.kind == "DECIMAL":
+            return f"decimalv3({self.precision},{self.scale})"
+        if self.kind == "DATETIME":
+            return f"datetimev2({self.scale})"
+        if self.kind == "DATE":
+            return "datev2"
+        return self.sql()
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, "length": self.length, "precision": self.precision,
                 "scale": self.scale}

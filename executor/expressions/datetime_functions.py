@@ -42,7 +42,7 @@ from executor.expressions.vectors import (from_numpy, map_distinct, map_distinct
                                           on_arrays, to_numpy, valid_mask)
 
 _MONTH_UNITS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
-_FIXED_UNITS = {"MICROSECOND": 1, "SECOND": US_PER_SECOND, "MINUTE": 60 * US_PER_SECOND,
+_FIXED_UNITS = {"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": US_PER_SECOND, "MINUTE": 60 * US_PER_SECOND,
                 "HOUR": 3600 * US_PER_SECOND, "DAY": US_PER_DAY, "WEEK": 7 * US_PER_DAY}
 _DATE_UNITS = {"DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "YEAR_MONTH"}
 # Compound units: the fields of the constant string, most significant first.
@@ -529,7 +529,8 @@ FUNCTIONS = {
     "WEEKDAY": _part("WEEKDAY"), "MICROSECOND": _part("MICROSECOND"),
     "YEARWEEK": fn_yearweek, "TO_MONDAY": fn_to_monday,
 }
-for _unit in ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"):
+for _unit in ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
+              "MILLISECOND", "MICROSECOND"):
     FUNCTIONS[f"{_unit}S_ADD"] = _units_add(_unit, 1)
     FUNCTIONS[f"{_unit}S_SUB"] = _units_add(_unit, -1)
     FUNCTIONS[f"{_unit}S_DIFF"] = _units_diff(_unit)

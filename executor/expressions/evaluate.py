@@ -22,8 +22,9 @@ from typing import Any, Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from executor.expressions import (arithmetic, casts, comparison, conditional, datetime_functions,
-                                  logic, math_functions, objects, strings)
+from executor.expressions import (arithmetic, casts, codecs, comparison, conditional, date_round,
+                                  datetime_functions, json_functions, logic, math_functions,
+                                  objects, strings)
 from executor.expressions.context import EvalContext, Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import to_array
@@ -77,7 +78,7 @@ HANDLERS: dict[type, Handler] = {
 }
 FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
-                datetime_functions, objects):
+                datetime_functions, date_round, objects, json_functions, codecs):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

@@ -31,6 +31,7 @@ from executor.operators import aggregate_numpy
 from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
 from executor.operators.group_keys import KeyCodes
 from executor.operators.sort import sort_indices
+from executor.operators.aggregate_lists import quantile, value_at_extreme
 from executor.operators.aggregate_objects import LIST_FINISH
 
 _KERNEL = {"sum_distinct": "distinct", "mean_distinct": "distinct", "group_concat": "list",
@@ -198,6 +199,14 @@ def _arrow_call(specs: _Specs, call, inp: AggInput, i: int):
                       lambda: _multi_key(inp, call.args), "count_distinct",
                       pc.CountOptions(mode="only_valid"))
         return lambda res: res[j]
+    if call.func == "percentile":
+        j = specs.add((call.arg, "values"), lambda: inp.column(call.arg), "list")
+        return lambda res: quantile(res[j], call.param)
+    if call.func in ("max_by", "min_by"):
+        key, by = call.args
+        jk = specs.add((key, "values"), lambda: inp.column(key), "list")
+        jb = specs.add((by, "values"), lambda: inp.column(by), "list")
+        return lambda res: value_at_extreme(res[jk], res[jb], call.func == "max_by")
     func = _KERNEL.get(call.func, call.func)
     if call.func == "group_concat":
         func = "distinct" if call.distinct else "list"

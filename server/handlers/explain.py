@@ -31,7 +31,7 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(stmt.query, ctx)
     plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
-                                                  variables=ctx.session.variables.list()))
+                                                  variables=ctx.session.variables.info_rows()))
     fragments = build_fragments(plan, columns, fragment_context(ctx))
     summary: list[str] = []
     if stmt.level == "ANALYZE":

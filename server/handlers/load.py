@@ -9,6 +9,7 @@ from catalog.load_jobs import create_resource, drop_resource
 from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DropResourceStmt,
                                      LoadStmt, ShowLoadStmt, ShowResourcesStmt)
 from pipeline.load_manager import SHOW_LOAD_COLUMNS
+from server.handlers import show_filter
 from server.handlers.context import StatementContext
 from server.results import OkResult, RowsResult, text_columns
 
@@ -43,7 +44,8 @@ def show_resources(stmt: ShowResourcesStmt, ctx: StatementContext) -> RowsResult
         for k, v in sorted(res["properties"].items()):
             if k != "type":
                 rows.append((name, res["type"], k, v))
-    return text_columns(["Name", "ResourceType", "Item", "Value"], rows)
+    return show_filter.apply(text_columns(["Name", "ResourceType", "Item", "Value"], rows),
+                             show_filter.parse_tail(stmt.tail))  # ORDER BY, LIMIT
 
 
 def load(stmt: LoadStmt, ctx: StatementContext) -> OkResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import time
 from collections.abc import Iterator
@@ -9,12 +10,14 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from catalog.errors import AnalysisError
 from executor.env import ExecEnv
 from executor.expressions import EvalContext
 from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner.fragments import build_fragments
 from planner.naming import NameGen
+from planner.views import view_query
 from server.handlers import profile
 from server.handlers.context import StatementContext
 from server.handlers.explain import fragment_context
@@ -23,11 +26,13 @@ from server.results import ResultColumn, RowsResult
 from storage.types import DataType, from_arrow
 
 
-def _plan(stmt, ctx: StatementContext) -> tuple[object, list, ExecEnv, list]:
+def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, list, ExecEnv, list]:
     """The plan, its result columns, the execution env and the tablet snapshots the plan holds
-    (release them when the query ends: `_released`)."""
+    (release them when the query ends: `_released`). `db`: bind in it instead of the session's."""
     stmt = inline_session_values(stmt, ctx)
-    bind_ctx = BindContext(ctx.catalog, ctx.db, NameGen(), variables=ctx.session.variables.list())
+    bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
+                           variables=ctx.session.variables.info_rows(),
+                           view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
     try:
         plan, columns = bind_query(stmt, bind_ctx)
         # The distributed plan decides each join's distribution; the executor carries it out.
@@ -70,7 +75,7 @@ def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
     """The result columns (names, declared types) of a query bound in `db`, without running it."""
     stmt = inline_session_values(stmt, ctx)
     _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
-                                              variables=ctx.session.variables.list()))
+                                              variables=ctx.session.variables.info_rows()))
     return columns
 
 
@@ -113,11 +118,35 @@ def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
     return dtype
 
 
-def query(stmt, ctx: StatementContext) -> RowsResult:
+_TYPING_VIEWS: contextvars.ContextVar[frozenset] = contextvars.ContextVar("typing_views",
+                                                                         default=frozenset())
+
+
+def view_columns(db: str, view: dict, ctx: StatementContext) -> list[ResultColumn]:
+    """A view's columns (names, types) as a query over it reports them: its query run with
+    LIMIT 0 in the view's database (SHOW COLUMNS, information_schema.columns). A view whose
+    query reads information_schema.columns would type itself again: that is an error (the
+    listing skips such a view)."""
+    key = (db, view["name"])
+    typing = _TYPING_VIEWS.get()
+    if key in typing:
+        raise AnalysisError(f"View {db}.{view['name']} refers to itself through information_schema")
+    token = _TYPING_VIEWS.set(typing | {key})
+    try:
+        result = query(view_query(view).limit(0), ctx, db, profiled=False)
+        for _ in result.batches:  # the stream's end releases its snapshots
+            pass
+    finally:
+        _TYPING_VIEWS.reset(token)
+    return result.columns
+
+
+def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = True) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
-    surfaces early errors), the rest as the connection sends them."""
+    surfaces early errors), the rest as the connection sends them. `profiled`: False for
+    the server's own metadata queries (no SHOW QUERY PROFILE entry)."""
     started = time.time()
-    plan, columns, env, snapshots = _plan(stmt, ctx)
+    plan, columns, env, snapshots = _plan(stmt, ctx, db)
     batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots,
                         ctx.session)
     first = next(batches, None)
@@ -131,5 +160,7 @@ def query(stmt, ctx: StatementContext) -> RowsResult:
             else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
     result = RowsResult(result_cols, itertools.chain([first], batches))
+    if not profiled:
+        return result
     return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE
                          profile.scanned_indexes(plan))

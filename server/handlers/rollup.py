@@ -7,6 +7,7 @@ from catalog import rollup_ddl
 from catalog.materialized_view import create_materialized_view
 from catalog.statements import (AddRollupStmt, AdminWaitAlterStmt, CancelAlterTableStmt,
                                 CreateMaterializedViewStmt, DropRollupStmt, ShowAlterTableStmt)
+from server.handlers import show_filter
 from server.handlers.context import StatementContext
 from server.results import OkResult, RowsResult, text_columns
 
@@ -22,8 +23,10 @@ def drop_rollup(stmt: DropRollupStmt, ctx: StatementContext) -> OkResult:
 
 
 def show_alter(stmt: ShowAlterTableStmt, ctx: StatementContext) -> RowsResult:
-    return text_columns(rollup_ddl.SHOW_COLUMNS,
-                        rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db, stmt.kind))
+    tail = show_filter.parse_tail(stmt.tail)
+    return show_filter.apply(text_columns(rollup_ddl.SHOW_COLUMNS,
+                                          rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db,
+                                                               stmt.kind)), tail)
 
 
 def cancel_alter(stmt: CancelAlterTableStmt, ctx: StatementContext) -> OkResult:

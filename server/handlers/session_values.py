@@ -1,4 +1,4 @@
-"""Session values in queries: `@@var`, DATABASE(), USER(), CONNECTION_ID(), VERSION() ...
+"""Session values in queries: `@@var`, user variables `@x`, DATABASE(), USER(), CONNECTION_ID(), VERSION() ...
 
 These are constants for one statement, so they are replaced by literals before planning (the
 select item keeps its original text as column name, as MySQL names `@@version_comment`).
@@ -43,6 +43,8 @@ def _function_name(node: exp.Expression) -> str | None:
 
 
 def _replace(node: exp.Expression, ctx: StatementContext) -> exp.Expression:
+    if isinstance(node, exp.Parameter):  # @x: a user variable, NULL until SET
+        return _literal(ctx.session.user_variables.get(node.name.lower()))
     if isinstance(node, exp.SessionParameter):
         variables = ctx.session.variables
         if str(node.args.get("kind") or "").upper() == "GLOBAL":  # @@global.x
@@ -55,7 +57,8 @@ def _replace(node: exp.Expression, ctx: StatementContext) -> exp.Expression:
 
 
 def _has_session_value(e: exp.Expression) -> bool:
-    return any(isinstance(n, exp.SessionParameter) or _function_name(n) in _FUNCTIONS
+    return any(isinstance(n, (exp.SessionParameter, exp.Parameter))
+               or _function_name(n) in _FUNCTIONS
                for n in e.walk())
 
 

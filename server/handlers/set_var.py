@@ -13,6 +13,7 @@ from mysql_mimic.variables import DEFAULT
 from sqlglot import exp
 
 from catalog.errors import DorisError
+from catalog.global_variables import persist_global_variable
 from server.handlers.context import StatementContext
 from server.results import OkResult
 from server.system_variables import UnknownVariable, VariableScopeError
@@ -56,14 +57,17 @@ def set_statement(stmt: exp.Set, ctx: StatementContext) -> OkResult:
         assignment = item.this
         left = assignment.left
         name = left.name.lower()
-        if isinstance(left, exp.Parameter):
-            continue  # user variables (@x := ...) are accepted and ignored
+        if isinstance(left, exp.Parameter):  # a user variable: SET @x = <constant>
+            ctx.session.user_variables[name] = _value(assignment.right, ctx)
+            continue
         scope = str(item.args.get("kind") or "").upper()
         if isinstance(left, exp.SessionParameter) and left.args.get("kind"):
             scope = str(left.args["kind"]).upper()  # SET @@global.x = ...
         value = _value(assignment.right, ctx)
         try:
             variables.set_scoped(name, value, "GLOBAL" if scope == "GLOBAL" else None)
+            if scope == "GLOBAL":  # kept across restarts, as Doris's edit log keeps it
+                persist_global_variable(ctx.catalog, name, variables.global_variables.get(name))
         except MysqlError:
             raise UnknownVariable(name) from None
         except (TypeError, ValueError):

@@ -1,5 +1,7 @@
-"""SHOW and DESC handlers: DATABASES, TABLES, VARIABLES, WARNINGS, CREATE TABLE, PARTITIONS,
-COLUMNS, PROCESSLIST, and DESC t [ALL], with Doris's columns."""
+"""SHOW and DESC handlers: DATABASES, TABLES, TABLE STATUS, VARIABLES, WARNINGS, CREATE TABLE,
+PARTITIONS, [FULL] COLUMNS (tables, views, information_schema), PROCESSLIST, the empty
+PROCEDURE / FUNCTION STATUS, TRIGGERS, EVENTS and PLUGINS, and DESC t [ALL], with Doris's
+columns. WHERE / ORDER BY / LIMIT after them: show_filter.py."""
 
 from __future__ import annotations
 
@@ -11,15 +13,18 @@ from sqlglot import exp
 
 from catalog import information_schema
 from catalog.access import visible_db, visible_tbl
-from catalog.errors import NotSupported
+from catalog.errors import NotSupported, UnknownTable
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
 from catalog.unique_model import is_merge_on_write
+from server.handlers import show_filter
 from server.handlers.context import StatementContext
+from server.handlers.query import view_columns
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
-from server.results import RowsResult, text_columns
+from server.results import ResultColumn, RowsResult, rows_from_python, text_columns
+from storage.types import DataType, from_arrow
 
 
 def like_filter(pattern: str | None):
@@ -40,7 +45,7 @@ def show(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     handler = _SHOW.get(kind)
     if handler is None:
         raise NotSupported(f"SHOW {kind} is not supported yet")
-    return handler(stmt, ctx)
+    return show_filter.apply(handler(stmt, ctx), show_filter.tail_of(stmt))  # WHERE, LIMIT
 
 
 def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
@@ -117,44 +122,89 @@ def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     return text_columns(cols, rows)
 
 
+def _plain_columns(db_name: str | None, name: str, ctx: StatementContext) -> list | None:
+    """The columns (ResultColumn) of a view, its query's, or of an information_schema table:
+    no keys, defaults or aggregation; None for a table of the catalog."""
+    if db_name and db_name.lower() == information_schema.NAME:
+        schema = information_schema.schema_of(name)
+        if schema is None:
+            raise UnknownTable(name, information_schema.NAME)
+        return [ResultColumn(f.name, from_arrow(f.type)) for f in schema]
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(db_name)
+        view = db.views.get(name)
+    if view is None:
+        return None
+    return view_columns(db.name, view, ctx)  # outside the lock: binding the query takes it
+
+
 def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
-    """SHOW [FULL] COLUMNS FROM t: as Doris, YES/NO for Null and Key, the aggregation as Extra;
-    FULL adds Collation, Privileges and Comment. LIKE filters the fields."""
+    """SHOW [FULL] COLUMNS FROM t: as Doris (ShowColumn), the type in lower case with its V2/V3
+    name, YES/NO for Null and Key, the aggregation type as Extra (NONE for the value columns
+    of Duplicate and merge-on-write Unique tables); FULL adds Collation, Privileges and
+    Comment. A view's columns are its query's. LIKE filters the fields."""
     keep = like_filter(_like(stmt))
     full = bool(stmt.args.get("full"))
-    with ctx.catalog.lock:
-        table = ctx.catalog.get_table(stmt.text("db") or ctx.db, stmt.text("target"))
-        rows = []
-        for c in table.columns:
-            if not keep(c.name):
-                continue
-            extra = c.aggregation if c.aggregation and not c.is_key and \
-                table.keys_type == "AGG_KEYS" else ""
-            null, key = ("YES" if c.nullable else "NO"), ("YES" if c.is_key else "NO")
-            type_text = c.type.sql().lower()
-            if full:
-                rows.append((c.name, type_text, "", null, key, c.default, extra, "",
-                             c.comment or ""))
-            else:
-                rows.append((c.name, type_text, null, key, c.default, extra))
+    db_name, name = stmt.text("db") or ctx.db, stmt.text("target")
+    plain = _plain_columns(db_name, name, ctx)
+    if plain is not None:
+        fields = [(c.name, c.type, c.nullable, False, None, "", "") for c in plain]
+    else:
+        with ctx.catalog.lock:
+            table = ctx.catalog.get_table(db_name, name)
+            fields = [(c.name, c.type, c.nullable, c.is_key, c.default,
+                       _desc_row(table, None, c)[5], c.comment or "") for c in table.columns]
+    rows = []
+    for field, dtype, nullable, is_key, default, extra, comment in fields:
+        if not keep(field):
+            continue
+        null, key = ("YES" if nullable else "NO"), ("YES" if is_key else "NO")
+        if full:
+            rows.append((field, dtype.show_columns_sql(), "", null, key, default, extra, "",
+                         comment))
+        else:
+            rows.append((field, dtype.show_columns_sql(), null, key, default, extra))
     if full:
         return text_columns(["Field", "Type", "Collation", "Null", "Key", "Default", "Extra",
                              "Privileges", "Comment"], rows)
     return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
 
 
+_BIGINT, _DATETIME = DataType("BIGINT"), DataType("DATETIME")
+_TABLE_STATUS = (("Name", DataType("VARCHAR", 64)), ("Engine", DataType("VARCHAR", 10)),
+                 ("Version", _BIGINT), ("Row_format", DataType("VARCHAR", 64)),
+                 ("Rows", _BIGINT), ("Avg_row_length", _BIGINT), ("Data_length", _BIGINT),
+                 ("Max_data_length", _BIGINT), ("Index_length", _BIGINT),
+                 ("Data_free", _BIGINT), ("Auto_increment", _BIGINT),
+                 ("Create_time", _DATETIME), ("Update_time", _DATETIME),
+                 ("Check_time", _DATETIME), ("Collation", DataType("VARCHAR", 64)),
+                 ("Checksum", _BIGINT), ("Create_options", DataType("VARCHAR", 64)),
+                 ("Comment", DataType("VARCHAR", 64)))
+
+
 def _table_status(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
-    cols = ["Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
-            "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
-            "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment"]
+    """SHOW TABLE STATUS [FROM db] [LIKE p | WHERE e]: Doris's columns and types, a row per
+    table and view sorted by name (information_schema.table_status: rows, bytes, times,
+    collation `utf-8`); what Doris leaves NULL is NULL."""
     keep = like_filter(_like(stmt))
+    rows = []
+    db_name = stmt.text("db") or ctx.db
     with ctx.catalog.lock:
-        db = ctx.catalog.get_db(stmt.text("db") or ctx.db)
-        rows = [(t.name, "Doris", 10, "", 0, 0, 0, 0, 0, 0, None,
-                 datetime.fromtimestamp(t.create_time).strftime("%Y-%m-%d %H:%M:%S"), None, None,
-                 "utf8mb4_0900_bin", None, "", t.comment or "")
-                for t in sorted(db.tables.values(), key=lambda t: t.name) if keep(t.name)]
-    return text_columns(cols, rows)
+        if db_name and db_name.lower() == information_schema.NAME:  # its system views
+            db_name, objects = information_schema.NAME, [
+                (n, information_schema.system_view_status()) for n in information_schema.table_names()]
+        else:
+            db = ctx.catalog.get_db(db_name)
+            db_name = db.name
+            objects = [(t.name, information_schema.table_status(t)) for t in db.tables.values()]
+            objects += [(v["name"], information_schema.view_status(v)) for v in db.views.values()]
+        for name, st in sorted(objects):
+            if keep(name) and visible_tbl(db_name, name):
+                rows.append((name, st["ENGINE"], None, None, st["TABLE_ROWS"],
+                             st["AVG_ROW_LENGTH"], st["DATA_LENGTH"], None, None, None, None,
+                             st["CREATE_TIME"], st["UPDATE_TIME"], None, st["TABLE_COLLATION"],
+                             None, None, st["TABLE_COMMENT"]))
+    return rows_from_python([n for n, _ in _TABLE_STATUS], [t for _, t in _TABLE_STATUS], rows)
 
 
 def _engines(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
@@ -188,13 +238,15 @@ def _grants(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
                           None, None, None, None, None, "normal: Usage_priv")])
 
 
-def show_command(words: list[str], ctx: StatementContext) -> RowsResult | None:
-    """SHOW statements sqlglot leaves raw (exp.Command); None when not one of them."""
+def show_command(text: str, ctx: StatementContext) -> RowsResult | None:
+    """SHOW statements sqlglot leaves raw (exp.Command; `text` follows SHOW); None when not
+    one of them."""
+    words = text.split()
     key = " ".join(w.upper() for w in words[:1])
     if key == "DATA":
-        return show_data(words[1:], ctx)
+        return show_data(text.strip()[len(words[0]):], ctx)
     if key == "TABLETS":
-        return show_tablets(words[1:], ctx)
+        return show_tablets(text.strip()[len(words[0]):], ctx)
     if key == "CATALOGS":
         return text_columns(["CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime",
                              "LastUpdateTime", "Comment"],
@@ -212,7 +264,26 @@ def show_command(words: list[str], ctx: StatementContext) -> RowsResult | None:
     return None
 
 
+def _none_of(*columns: str):
+    """A MySQL object kind Doris has none of (its SHOW answers these columns, no rows)."""
+    return lambda stmt, ctx: text_columns(list(columns), [])
+
+
+_COLLATIONS = ("character_set_client", "collation_connection", "Database Collation")
 _SHOW = {
+    # stored procedures, functions, triggers and events (ShowProcedureStmt, ShowTriggersStmt,
+    # ShowEventsStmt): Doris keeps none; DBeaver-like tools list them when browsing a schema
+    "PROCEDURE STATUS": _none_of("Db", "Name", "Type", "Definer", "Modified", "Created",
+                                "Security_type", "Comment", *_COLLATIONS),
+    "FUNCTION STATUS": _none_of("Db", "Name", "Type", "Definer", "Modified", "Created",
+                               "Security_type", "Comment", *_COLLATIONS),
+    "TRIGGERS": _none_of("Trigger", "Event", "Table", "Statement", "Timing", "Created",
+                         "sql_mode", "Definer", *_COLLATIONS),
+    # plugins (ShowPluginsStmt's columns): minidoris loads none (DBeaver's plugin panel)
+    "PLUGINS": _none_of("Name", "Type", "Description", "Version", "JavaVersion", "ClassName",
+                        "SoName", "Sources", "Status", "Properties"),
+    "EVENTS": _none_of("Db", "Name", "Definer", "Time", "Type", "Execute at", "Interval value",
+                       "Interval field", "Status", "Ends", "Status", "Originator", *_COLLATIONS),
     "TABLE STATUS": _table_status, "ENGINES": _engines, "CHARACTER SET": _charsets,
     "CHARSET": _charsets, "COLLATION": _collations, "CREATE DATABASE": _create_database,
     "GRANTS": _grants,
@@ -234,6 +305,11 @@ def show_create_table(stmt: ShowCreateTableStmt, ctx: StatementContext) -> RowsR
 
 
 def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResult:
+    plain = _plain_columns(stmt.db or ctx.db, stmt.table, ctx)
+    if plain is not None:  # a view or an information_schema table: none of them a key
+        rows = [(c.name, c.type.desc_sql(), "Yes" if c.nullable else "No", "false", None, "")
+                for c in plain]
+        return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         indexes = [table.indexes[table.base_index_id], *table.rollups()] if stmt.all else \
@@ -263,6 +339,7 @@ def _desc_row(table, index, c) -> tuple:
 
 
 def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResult:
+    tail = show_filter.parse_tail(stmt.tail)
     cols = ["PartitionId", "PartitionName", "VisibleVersion", "VisibleVersionTime", "State",
             "PartitionKey", "Range", "DistributionKey", "Buckets", "ReplicationNum",
             "StorageMedium", "CooldownTime", "RemoteStoragePolicy", "LastConsistencyCheckTime",
@@ -292,7 +369,7 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
                          p.replication_num, "HDD", "9999-12-31 23:59:59", "", "NULL",
                          _size_text(size), "false", f"tag.location.default: {p.replication_num}",
                          "true", "true", "NULL"))
-    return text_columns(cols, rows)
+    return show_filter.apply(text_columns(cols, rows), tail)
 
 
 def _size_text(n: int) -> str:

@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from catalog.auth import AccessDenied
-from catalog.errors import DorisError
+from catalog.errors import DorisError, StorageIOError
 from server.auth import login_basic
 from server.http import compaction_api, read_api
 from server.http.error_log import ErrorLogStore
@@ -116,9 +116,14 @@ def _handler_class(service: HttpService) -> type:
                                         headers, body, time_zone, service.txns,
                                         service.services.group_commit, service.limits)
             except Exception as e:  # noqa: BLE001 - the request boundary: a Fail reply, logged
-                log.exception("stream load into %s.%s failed", db, table)
+                failed = StorageIOError.of(e)  # a full or read-only disk: not a bug
+                if failed is None:
+                    log.exception("stream load into %s.%s failed", db, table)
+                else:
+                    log.warning("stream load into %s.%s failed: %s", db, table, failed.message)
                 reply = {"Status": "Fail", "Label": headers.get("label", ""),
-                         "Message": f"errCode = 2, detailMessage = {type(e).__name__}: {e}",
+                         "Message": failed.client_message() if failed else
+                         f"errCode = 2, detailMessage = {type(e).__name__}: {e}",
                          "NumberLoadedRows": 0}
             if not body.drain(_DRAIN_MAX):
                 self.close_connection = True  # the rest of a refused or failed body

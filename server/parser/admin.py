@@ -58,12 +58,7 @@ def parse_admin(cur: TokenCursor) -> object | None:
 def _compact_table(cur: TokenCursor) -> AdminCompactTableStmt:
     """Doris's AdminCompactTableStmt.analyze: exactly one partition, then the WHERE."""
     db, table = cur.qualified_name()
-    partitions = None
-    if cur.accept("PARTITION") or cur.accept("PARTITIONS"):
-        if cur.is_type(TokenType.L_PAREN):
-            partitions = cur.paren_list(lambda: cur.identifier("partition name"))
-        else:
-            partitions = [cur.identifier("partition name")]
+    partitions = cur.partition_names()
     if partitions is None:
         raise AnalysisError("No partition selected for compaction")
     if len(partitions) != 1:

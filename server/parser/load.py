@@ -65,15 +65,19 @@ def parse_show_resources(cur: TokenCursor) -> ShowResourcesStmt:
                 raise cur.error("Only NAME and RESOURCETYPE may be tested")
             if not cur.accept("AND"):
                 break
-    cur.expect_end()
+    if not cur.at_end() and not (cur.is_word("ORDER", "BY") or cur.is_word("LIMIT")):
+        raise cur.error("Expected ORDER BY or LIMIT")
+    stmt.tail = cur.rest_sql()
     return stmt
 
 
-def _expression_text(cur: TokenCursor) -> str:
-    """The SQL text of one expression: tokens up to a ',' or ')' at depth 0 (not consumed)."""
+def _expression_text(cur: TokenCursor, stop_at_comma: bool = True,
+                     what: str = "an expression") -> str:
+    """The SQL text of one expression: tokens up to a ')' (or, with `stop_at_comma`, a ',')
+    at depth 0, not consumed."""
     depth, start = 0, cur.peek()
     if start is None:
-        raise cur.error("Expected an expression")
+        raise cur.error(f"Expected {what}")
     end = start
     while True:
         t = cur.peek()
@@ -85,7 +89,7 @@ def _expression_text(cur: TokenCursor) -> str:
             if depth == 0:
                 break
             depth -= 1
-        elif t.token_type == TokenType.COMMA and depth == 0:
+        elif stop_at_comma and t.token_type == TokenType.COMMA and depth == 0:
             break
         end = cur.next()
     return cur.sql[start.start:end.end + 1]
@@ -93,22 +97,7 @@ def _expression_text(cur: TokenCursor) -> str:
 
 def _where_text(cur: TokenCursor) -> str:
     """A WHERE predicate inside the data description: up to its closing parenthesis."""
-    depth, start = 0, cur.peek()
-    if start is None:
-        raise cur.error("Expected a predicate")
-    end = start
-    while True:
-        t = cur.peek()
-        if t is None:
-            break
-        if t.token_type == TokenType.L_PAREN:
-            depth += 1
-        elif t.token_type == TokenType.R_PAREN:
-            if depth == 0:
-                break
-            depth -= 1
-        end = cur.next()
-    return cur.sql[start.start:end.end + 1]
+    return _expression_text(cur, stop_at_comma=False, what="a predicate")
 
 
 def _set_item(cur: TokenCursor) -> tuple[str, str]:

@@ -3,7 +3,7 @@
     ALTER TABLE [db.]t ADD ROLLUP r (cols) [DUPLICATE KEY (cols)] [FROM idx] [PROPERTIES (...)]
                                   [, r2 (...) ...]
     ALTER TABLE [db.]t DROP ROLLUP r [PROPERTIES (...)] [, r2 ...]
-    SHOW ALTER TABLE ROLLUP | MATERIALIZED VIEW [FROM | IN db]
+    SHOW ALTER TABLE ROLLUP | MATERIALIZED VIEW [FROM | IN db] [WHERE] [ORDER BY] [LIMIT]
     CANCEL ALTER TABLE ROLLUP | MATERIALIZED VIEW FROM [db.]t [(job_id, ...)]
     CREATE MATERIALIZED VIEW [IF NOT EXISTS] mv AS SELECT ... [PROPERTIES (...)]
     DROP MATERIALIZED VIEW [IF EXISTS] mv ON [db.]t
@@ -74,8 +74,7 @@ def parse_show_alter(cur: TokenCursor) -> object | None:
         return None  # SHOW ALTER TABLE COLUMN: not ours
     kind = _kind(cur)
     db = cur.identifier("database name") if cur.accept("FROM") or cur.accept("IN") else None
-    cur.expect_end()
-    return ShowAlterTableStmt(kind, db)
+    return ShowAlterTableStmt(kind, db, cur.rest_sql())
 
 
 def parse_cancel_alter(cur: TokenCursor) -> object | None:

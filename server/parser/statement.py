@@ -149,7 +149,7 @@ def _show_partitions(cur: TokenCursor) -> ShowPartitionsStmt:
     if not (cur.accept("FROM") or cur.accept("IN")):
         raise cur.error("Expected FROM")
     db, table = cur.qualified_name()
-    return ShowPartitionsStmt(db, table, temporary)
+    return ShowPartitionsStmt(db, table, temporary, cur.rest_sql())
 
 
 def _show_create_table(cur: TokenCursor) -> ShowCreateTableStmt:

@@ -104,12 +104,7 @@ def parse_show_query_profile(cur: TokenCursor) -> ShowQueryProfileStmt:
 def parse_delete(cur: TokenCursor) -> DeleteStmt:
     cur.expect("DELETE", "FROM")
     db, table = cur.qualified_name()
-    partitions = None
-    if cur.accept("PARTITION") or cur.accept("PARTITIONS"):
-        if cur.is_type(TokenType.L_PAREN):
-            partitions = cur.paren_list(lambda: cur.identifier("partition name"))
-        else:
-            partitions = [cur.identifier("partition name")]
+    partitions = cur.partition_names()
     if cur.accept("USING"):
         raise AnalysisError("DELETE ... USING is only supported on merge-on-write Unique tables")
     conditions: list[DeleteCondition] = []

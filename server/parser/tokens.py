@@ -152,6 +152,14 @@ class TokenCursor:
                 self.expect_type(TokenType.COMMA, ", or )")
         return items
 
+    def partition_names(self) -> list[str] | None:
+        """`PARTITION p`, `PARTITION (p1, p2)` or `PARTITIONS (...)`; None when absent."""
+        if not (self.accept("PARTITION") or self.accept("PARTITIONS")):
+            return None
+        if self.is_type(TokenType.L_PAREN):
+            return self.paren_list(lambda: self.identifier("partition name"))
+        return [self.identifier("partition name")]
+
     def properties(self) -> dict[str, str]:
         """("k" = "v", ...)"""
         def pair() -> tuple[str, str]:

@@ -4,24 +4,15 @@ information_schema. Spark JDBC reads use the same driver and the same code paths
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-JAR = Path("/usr/share/java/mariadb-java-client.jar")
+from tests.clients.jdbc_support import JAR, require_java
+
 SOURCE = Path(__file__).parent / "java" / "JdbcClient.java"
-
-
-def _require_java() -> None:
-    missing = [what for what, ok in (("javac", shutil.which("javac")), ("java", shutil.which("java")),
-                                     (str(JAR), JAR.exists())) if not ok]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"JDBC test needs {', '.join(missing)} in CI (.ci/run installs them)")
-        pytest.skip(f"missing {', '.join(missing)} (apt-get install default-jdk-headless libmariadb-java)")
+_require_java = require_java
 
 
 @pytest.fixture(scope="module")
