@@ -91,7 +91,7 @@ class OlapTableSink:
 
     def write(self, data: pa.Table) -> None:
         """Route a batch of rows (columns named as the table's, any subset) to its tablets'
-        memtables; flush those that are full, and the largest when memory is short."""
+        memtables; flush those that are full, and all of them when memory is short."""
         for name in data.column_names:
             if self.table.column(name) is None:
                 raise AnalysisError(f"Unknown column '{name}' in '{self.table.name}'")
