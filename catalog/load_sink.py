@@ -45,6 +45,7 @@ from storage.memtable import MemTable, flush_grouped
 from storage.process_memory import release_unused
 
 FLUSH_THREADS = 2  # tablets flushed at once
+TRIM_AFTER_BYTES = 64 << 20  # flushes this large give freed memory back to the system
 
 
 class DeltaWriter:
@@ -160,13 +161,15 @@ class OlapTableSink:
         if not writers:
             return
         self._flushed = True
+        flushed = sum(w.memtable.nbytes for w in writers)
         if len(writers) == 1:
             writers[0].flush(self.txn_id, self.engine.memtables)
-            return
-        with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="flush") as pool:
-            # fsync, LZ4 and Arrow's kernels release the GIL: tablets flush side by side
-            list(pool.map(lambda w: w.flush(self.txn_id, self.engine.memtables), writers))
-        release_unused()
+        else:
+            with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="flush") as pool:
+                # fsync, LZ4 and Arrow's kernels release the GIL: tablets flush side by side
+                list(pool.map(lambda w: w.flush(self.txn_id, self.engine.memtables), writers))
+        if flushed >= TRIM_AFTER_BYTES:
+            release_unused()  # a few ms: only after large flushes
 
     def finish(self) -> PreparedLoad:
         """Flush what is left and finish every touched tablet's pending rowset."""
