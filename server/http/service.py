@@ -125,7 +125,7 @@ def _handler_class(service: HttpService) -> type:
                          "Message": failed.client_message() if failed else
                          f"errCode = 2, detailMessage = {type(e).__name__}: {e}",
                          "NumberLoadedRows": 0}
-            if not body.drain(_DRAIN_MAX):
+            if getattr(self, "_refused_body", False) or not body.drain(_DRAIN_MAX):
                 self.close_connection = True  # the rest of a refused or failed body
             self._reply(200, reply)
 
@@ -140,6 +140,7 @@ def _handler_class(service: HttpService) -> type:
                 except (ValueError, DorisError):
                     length, limit = -1, 0
                 if length > limit > 0:
+                    self._refused_body = True  # never sent: nothing to drain
                     return True
             return super().handle_expect_100()
 
