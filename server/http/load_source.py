@@ -38,13 +38,40 @@ class SourceRows:
 def read_batches(stream, opts: StreamLoadOptions, names: list[str],
                  block_size: int = BLOCK_SIZE) -> Iterator[SourceRows]:
     """The rows of a file-like body as batches of columns called `names` (in file order),
-    about `block_size` bytes of CSV each; the body is read as the batches are taken. A JSON
-    body is read whole (its size is bounded by streaming_load_json_max_mb unless it is read by
-    line)."""
-    if opts.format == "json":
+    about `block_size` bytes each; the body is read as the batches are taken. JSON objects one
+    per line are parsed in runs of whole lines (each run's types inferred on its own: the load
+    converts every batch to the table's types); a JSON array (strip_outer_array) is read whole,
+    its size bounded by streaming_load_json_max_mb."""
+    if opts.format != "json":
+        yield from _read_csv(stream, opts, names, block_size)
+    elif opts.strip_outer_array and not opts.read_json_by_line:
         yield SourceRows(_read_json(stream.read(), opts, names))
-        return
-    yield from _read_csv(stream, opts, names, block_size)
+    else:
+        empty = True
+        for chunk in _whole_lines(stream, block_size):
+            if empty or chunk.strip():
+                yield SourceRows(_read_json(chunk, opts, names))
+                empty = False
+        if empty:
+            yield SourceRows(_read_json(b"", opts, names))
+
+
+def _whole_lines(stream, block_size: int) -> Iterator[bytes]:
+    """The stream in pieces of about `block_size` bytes that end at a line end."""
+    carry = b""
+    while True:
+        raw = _read_full(stream, block_size)
+        if not raw:
+            if carry:
+                yield carry
+            return
+        data = carry + raw
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data
+            continue
+        carry = data[cut:]
+        yield data[:cut]
 
 
 def read_source(body: bytes, opts: StreamLoadOptions, names: list[str]) -> SourceRows:
