@@ -41,6 +41,7 @@ from catalog import rollup_job
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
 from catalog.global_variables import APPLY as GLOBAL_VARIABLE_APPLY
+from catalog.schema_change import APPLY as SCHEMA_CHANGE_APPLY
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -435,4 +436,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
     **GLOBAL_VARIABLE_APPLY,  # SET GLOBAL values
+    **SCHEMA_CHANGE_APPLY,  # light schema change: a table's new columns (catalog/schema_change.py)
 }

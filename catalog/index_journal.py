@@ -24,7 +24,7 @@ def update_tablet_schemas(cat: Catalog, table: OlapTable) -> None:
     """Give every live tablet of the table its current schema (indexes, bloom filters)."""
     if getattr(cat, "replaying", False):
         return  # storage is restored from the final catalog state after replay
-    for p in table.partitions.values():
+    for p in table.all_partitions():
         for index_id, tablet_ids in p.tablets_by_index.items():
             schema = table.tablet_schema(index_id)
             for tid in tablet_ids:

@@ -37,6 +37,9 @@ def define_sources(define: list[str]) -> list[str]:
 def source_columns(table: OlapTable, index: MaterializedIndexMeta) -> list[str]:
     """The base columns the index's rows are made of."""
     out: list[str] = []
+    if index.schema is not None:  # a schema change's shadow index: what its origin has of it
+        origin = table.indexes[int(index.properties["origin_index_id"])]
+        return [n for n in origin.columns if n in index.columns]
     for name in index.columns:
         srcs = define_sources(index.define_exprs[name]) if name in index.define_exprs else [name]
         out += [table.column(s).name for s in srcs if table.column(s).name not in out]
@@ -45,6 +48,8 @@ def source_columns(table: OlapTable, index: MaterializedIndexMeta) -> list[str]:
 
 def index_rows(table: OlapTable, index: MaterializedIndexMeta, rows: pa.Table) -> pa.Table:
     """`rows` (base columns) with the index's computed columns added."""
+    if index.schema is not None:
+        return _shadow_rows(table, index, rows)
     for name, define in index.define_exprs.items():
         if define[0] == "count":
             arr = pc.cast(pc.is_valid(rows.column(define[1])), pa.int64())
@@ -70,3 +75,18 @@ def evaluate(e: exp.Expression, rows: pa.Table):
     if isinstance(e, exp.Neg):
         return pc.negate_checked(evaluate(e.this, rows))
     return getattr(pc, _ARITHMETIC[type(e)])(evaluate(e.this, rows), evaluate(e.expression, rows))
+
+
+def _shadow_rows(table: OlapTable, index: MaterializedIndexMeta, rows: pa.Table) -> pa.Table:
+    """Rows of the current schema as a heavy schema change's new index stores them: each column
+    cast to its new type, a new column filled with its DEFAULT (or NULL)."""
+    from storage.column_mapping import default_array
+
+    schema = table.tablet_schema(index.index_id)
+    arrays = {}
+    for col in schema.columns:
+        if col.name in rows.column_names:
+            arrays[col.name] = pc.cast(rows.column(col.name), col.type.arrow())
+        else:
+            arrays[col.name] = default_array(col, rows.num_rows)
+    return pa.table(arrays)

@@ -40,17 +40,22 @@ class Column:
     default: str | None = None
     comment: str = ""
     auto_increment: bool = False
+    unique_id: int = -1  # Doris's column unique id, given at the table's first schema change
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "type": self.type.to_dict(), "is_key": self.is_key,
-                "aggregation": self.aggregation, "nullable": self.nullable,
-                "default": self.default, "comment": self.comment,
-                "auto_increment": self.auto_increment}
+        d = {"name": self.name, "type": self.type.to_dict(), "is_key": self.is_key,
+             "aggregation": self.aggregation, "nullable": self.nullable,
+             "default": self.default, "comment": self.comment,
+             "auto_increment": self.auto_increment}
+        if self.unique_id >= 0:
+            d["unique_id"] = self.unique_id
+        return d
 
     @staticmethod
     def from_dict(d: dict) -> Column:
         return Column(d["name"], DataType.from_dict(d["type"]), d["is_key"], d["aggregation"],
-                      d["nullable"], d["default"], d["comment"], d.get("auto_increment", False))
+                      d["nullable"], d["default"], d["comment"], d.get("auto_increment", False),
+                      int(d.get("unique_id", -1)))
 
 
 @dataclass
@@ -76,13 +81,19 @@ class MaterializedIndexMeta:
     properties: dict[str, str] = field(default_factory=dict)
     is_mv: bool = False
     define_sql: str = ""
+    # A heavy schema change's shadow index: its own column definitions (Column dicts) until
+    # the job swaps it in (catalog/schema_change_job.py); None otherwise.
+    schema: list[dict] | None = None
 
     def to_dict(self) -> dict:
-        return {"index_id": self.index_id, "name": self.name, "columns": self.columns,
-                "keys_type": self.keys_type, "key_count": self.key_count, "state": self.state,
-                "aggregations": self.aggregations, "define_exprs": self.define_exprs,
-                "properties": self.properties, "is_mv": self.is_mv,
-                "define_sql": self.define_sql}
+        d = {"index_id": self.index_id, "name": self.name, "columns": self.columns,
+             "keys_type": self.keys_type, "key_count": self.key_count, "state": self.state,
+             "aggregations": self.aggregations, "define_exprs": self.define_exprs,
+             "properties": self.properties, "is_mv": self.is_mv,
+             "define_sql": self.define_sql}
+        if self.schema is not None:
+            d["schema"] = self.schema
+        return d
 
     @staticmethod
     def from_dict(d: dict) -> MaterializedIndexMeta:
@@ -91,7 +102,7 @@ class MaterializedIndexMeta:
                                      dict(d.get("aggregations", {})),
                                      {k: list(v) for k, v in d.get("define_exprs", {}).items()},
                                      dict(d.get("properties", {})), d.get("is_mv", False),
-                                     d.get("define_sql", ""))
+                                     d.get("define_sql", ""), d.get("schema"))
 
 
 @dataclass
@@ -225,6 +236,10 @@ class OlapTable:
     # ALTER TABLE ADD TEMPORARY PARTITION: invisible to plain reads, loaded and read by name,
     # swapped in by REPLACE PARTITION (catalog/temp_partitions.py).
     temp_partitions: dict[int, Partition] = field(default_factory=dict)
+    # Light schema change (catalog/schema_change.py): the next column unique id, and each id's
+    # column name in rowsets written before the table had ids (TabletSchema.origin_names).
+    next_column_uid: int = 0
+    origin_column_names: dict[int, str] = field(default_factory=dict)
 
     # -- lookups -------------------------------------------------------------------------------
     def column(self, name: str) -> Column | None:
@@ -260,6 +275,8 @@ class OlapTable:
     def index_columns(self, index_id: int | None = None) -> list[Column]:
         """The columns of one materialized index, in its order, with its keys and aggregations."""
         index = self.indexes[index_id or self.base_index_id]
+        if index.schema is not None:
+            return [Column.from_dict(c) for c in index.schema]
         out = []
         for pos, name in enumerate(index.columns):
             base = self.column(name)
@@ -273,7 +290,7 @@ class OlapTable:
             else:
                 agg = index.aggregations.get(name, base.aggregation)
             out.append(Column(base.name, base.type, is_key, agg, base.nullable, base.default,
-                              base.comment, base.auto_increment))
+                              base.comment, base.auto_increment, base.unique_id))
         return out
 
     def tablet_schema(self, index_id: int | None = None) -> "TabletSchema":
@@ -285,12 +302,13 @@ class OlapTable:
         names = {c.name for c in cols}
         bloom = [n.strip() for n in self.properties.get("bloom_filter_columns", "").split(",")]
         return TabletSchema(
-            [TabletColumn(c.name, c.type, c.is_key, c.aggregation, c.nullable) for c in cols],
+            [TabletColumn(c.name, c.type, c.is_key, c.aggregation, c.nullable, c.unique_id,
+                          c.default if c.unique_id >= 0 else None) for c in cols],
             index.keys_type, tuple(n for n in bloom if n in names),
             float(self.properties.get("bloom_filter_fpp", "0.05")),
             {i.columns[0]: i.index_id for i in self.table_indexes
              if i.index_type == "BITMAP" and i.columns[0] in names},
-            self._sequence_column(names))
+            self._sequence_column(names), dict(self.origin_column_names))
 
     def _sequence_column(self, names: set[str]) -> str | None:
         """`function_column.sequence_col` (catalog/unique_model.py), if this index has it."""
@@ -308,7 +326,11 @@ class OlapTable:
                 "partitions": [p.to_dict() for p in self.partitions.values()],
                 "create_time": self.create_time,
                 "table_indexes": [i.to_dict() for i in self.table_indexes],
-                "temp_partitions": [p.to_dict() for p in self.temp_partitions.values()]}
+                "temp_partitions": [p.to_dict() for p in self.temp_partitions.values()],
+                **({"next_column_uid": self.next_column_uid,
+                    "origin_column_names": {str(k): v for k, v in
+                                            self.origin_column_names.items()}}
+                   if self.next_column_uid else {})}
 
     @staticmethod
     def from_dict(d: dict) -> OlapTable:
@@ -322,6 +344,8 @@ class OlapTable:
         t.table_indexes = [TableIndex.from_dict(i) for i in d.get("table_indexes", [])]
         t.temp_partitions = {p["partition_id"]: Partition.from_dict(p)
                              for p in d.get("temp_partitions", [])}
+        t.next_column_uid = int(d.get("next_column_uid", 0))
+        t.origin_column_names = {int(k): v for k, v in d.get("origin_column_names", {}).items()}
         return t
 
 

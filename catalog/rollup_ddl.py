@@ -22,19 +22,21 @@ SHOW_COLUMNS = ["JobId", "TableName", "CreateTime", "FinishTime", "BaseIndexName
                 "Timeout"]
 
 
-def _resolve(cat: Catalog, db: str | None, table: str) -> tuple[str, int]:
+def resolve(cat: Catalog, db: str | None, table: str) -> tuple[str, int]:
     with cat.lock:
         return cat.get_db(db).name, cat.get_table(db, table).table_id
 
 
 def check_normal(cat: Catalog, table) -> None:
-    if rollup_job.running_job(cat, table.table_id) is not None:
-        raise DdlError(f"Table[{table.name}]'s state(ROLLUP) is not NORMAL. Do not allow doing "
+    job = rollup_job.running_job(cat, table.table_id)
+    if job is not None:
+        state = "SCHEMA_CHANGE" if job.kind == "SCHEMA_CHANGE" else "ROLLUP"
+        raise DdlError(f"Table[{table.name}]'s state({state}) is not NORMAL. Do not allow doing "
                        f"ALTER ops")
 
 
 def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollup_job.RollupJob]:
-    db_name, table_id = _resolve(cat, stmt.db or db, stmt.table)
+    db_name, table_id = resolve(cat, stmt.db or db, stmt.table)
     with table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, stmt.table)
         check_normal(cat, table)
@@ -75,7 +77,7 @@ def _timeout(cat: Catalog, properties: dict[str, str]) -> int:
 
 
 def drop_rollups(cat: Catalog, db: str | None, stmt: DropRollupStmt) -> None:
-    db_name, table_id = _resolve(cat, stmt.db or db, stmt.table)
+    db_name, table_id = resolve(cat, stmt.db or db, stmt.table)
     with table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, stmt.table)
         check_normal(cat, table)
@@ -83,11 +85,14 @@ def drop_rollups(cat: Catalog, db: str | None, stmt: DropRollupStmt) -> None:
 
 
 def cancel(cat: Catalog, db: str | None, stmt: CancelAlterTableStmt) -> None:
-    db_name, table_id = _resolve(cat, stmt.db or db, stmt.table)
+    db_name, table_id = resolve(cat, stmt.db or db, stmt.table)
+    kind = "SCHEMA_CHANGE" if stmt.kind == "COLUMN" else "ROLLUP"
     with cat.lock:
         jobs = [j for j in cat.alter_jobs.values()
-                if j.table_id == table_id and j.state == rollup_job.RUNNING
+                if j.table_id == table_id and j.state == rollup_job.RUNNING and j.kind == kind
                 and (not stmt.job_ids or j.job_id in stmt.job_ids)]
+        if not jobs and kind == "SCHEMA_CHANGE":
+            raise DdlError(f"Table[{stmt.table}] is not under SCHEMA_CHANGE.")
         if not jobs:
             raise DdlError(f"Table[{stmt.table}] is not under ROLLUP. Use 'ALTER TABLE DROP "
                            f"ROLLUP' if you want to.")
@@ -97,18 +102,21 @@ def cancel(cat: Catalog, db: str | None, stmt: CancelAlterTableStmt) -> None:
 
 def show_rows(cat: Catalog, db: str | None, kind: str) -> list[tuple]:
     """SHOW ALTER TABLE ROLLUP | MATERIALIZED VIEW: one row per job of the database."""
+    if kind == "COLUMN":
+        from catalog.schema_change_job import show_rows as show_column_jobs
+        return show_column_jobs(cat, db)
     want_mv = kind == "MATERIALIZED VIEW"
     with cat.lock:
         db_name = cat.get_db(db).name
-        jobs = sorted((j for j in cat.alter_jobs.values()
-                       if j.db == db_name and j.is_mv == want_mv), key=lambda j: j.job_id)
-        return [(j.job_id, j.table_name, _time(j.create_time), _time(j.finish_time),
+        jobs = sorted((j for j in cat.alter_jobs.values() if j.db == db_name and
+                       j.is_mv == want_mv and j.kind == "ROLLUP"), key=lambda j: j.job_id)
+        return [(j.job_id, j.table_name, format_time(j.create_time), format_time(j.finish_time),
                  j.base_index_name, j.index_name, j.index_id, j.txn_id, j.state, j.msg,
                  f"{j.done_tablets}/{j.total_tablets}" if j.state == rollup_job.RUNNING
                  else "NULL", j.timeout_s) for j in jobs]
 
 
-def _time(t: float | None) -> str:
+def format_time(t: float | None) -> str:
     return "NULL" if t is None else datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 

@@ -71,6 +71,11 @@ class RollupJob:
     watershed: dict[str, int] = field(default_factory=dict)  # partition id -> version
     done_tablets: int = 0
     total_tablets: int = 0
+    # SCHEMA_CHANGE: a heavy schema change rebuilding the index `base_index_id` as `index_id`
+    # (catalog/schema_change_job.py), with the table's schema once it finishes.
+    kind: str = "ROLLUP"
+    new_schema: dict | None = None
+    group: int = 0  # the jobs of one schema change statement (one per index) share it
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -87,14 +92,16 @@ def running_job(cat: Catalog, table_id: int) -> RollupJob | None:
 
 # -- creating ----------------------------------------------------------------------------------
 def create_jobs(cat: Catalog, db: str, table: OlapTable, indexes: list[MaterializedIndexMeta],
-                base_index_id: int, timeout_s: int = DEFAULT_TIMEOUT_S) -> list[RollupJob]:
+                base_index_id: int, timeout_s: int = DEFAULT_TIMEOUT_S, kind: str = "ROLLUP",
+                new_schema: dict | None = None, group: int = 0) -> list[RollupJob]:
     """Journal one job per new index; the caller holds the table's load lock and cat.lock."""
     jobs = []
     for index in indexes:
         index.state = "SHADOW"
         job = RollupJob(cat._alloc_id(), db, table.table_id, table.name, base_index_id,
                         table.indexes[base_index_id].name, index.index_id, index.name,
-                        cat.begin_txn(), cat.clock(), timeout_s, index.is_mv)
+                        cat.begin_txn(), cat.clock(), timeout_s, index.is_mv, kind=kind,
+                        new_schema=new_schema, group=group)
         tablets: dict[str, list] = {}
         for p in table.sorted_partitions():
             base = p.tablets_by_index[base_index_id]
@@ -234,27 +241,35 @@ def apply_finish(cat: Catalog, data: dict) -> None:
         if _storage(cat):
             cat.engine.get_tablet(r["tablet"]).publish(RowsetMeta.from_dict(r["meta"]),
                                                        r["version"])
-    if job.index_id in table.indexes:
+    if job.kind == "SCHEMA_CHANGE":
+        from catalog.schema_change_job import swap  # it builds on this module
+        swap(cat, table, job)
+    elif job.index_id in table.indexes:
         table.indexes[job.index_id].state = "NORMAL"
 
 
 def apply_cancel(cat: Catalog, data: dict) -> None:
     job = cat.alter_jobs[data["job_id"]]
-    job.state, job.finish_time, job.msg = CANCELLED, data["time"], data["msg"]
+    # a schema change's jobs (one per index) go together: finished ones wait for the others
+    jobs = [j for j in cat.alter_jobs.values() if j.group == job.group
+            and j.state != CANCELLED] if job.group else [job]
+    for j in jobs:
+        j.state, j.finish_time, j.msg = CANCELLED, data["time"], data["msg"]
     try:
         _, table = cat.find_table_by_id(job.table_id)
     except DdlError:
         return
-    _remove_index(cat, table, job.index_id)
+    for j in jobs:
+        remove_index(cat, table, j.index_id)
 
 
 def apply_drop(cat: Catalog, data: dict) -> None:
     table = cat.dbs[data["db"]].tables[data["table"]]
     for index_id in data["index_ids"]:
-        _remove_index(cat, table, index_id)
+        remove_index(cat, table, index_id)
 
 
-def _remove_index(cat: Catalog, table: OlapTable, index_id: int) -> None:
+def remove_index(cat: Catalog, table: OlapTable, index_id: int) -> None:
     table.indexes.pop(index_id, None)
     for p in table.partitions.values():
         for tid in p.tablets_by_index.pop(index_id, []):

@@ -21,6 +21,7 @@ class ColumnDef:
     has_default: bool = False
     comment: str = ""
     auto_increment: bool = False
+    key: bool = False  # `KEY` written after the type (ALTER TABLE ADD / MODIFY COLUMN)
 
 
 @dataclass
@@ -266,3 +267,63 @@ class AdminWaitAlterStmt:
     TABLE ROLLUP for); golden scripts use it."""
 
     db: str | None
+
+
+# -- schema change (server/parser/schema_change.py -> catalog/schema_change.py) -----------------
+@dataclass
+class ColumnPosition:
+    first: bool = False
+    after: str | None = None
+
+
+@dataclass
+class AddColumnClause:
+    columns: list[ColumnDef]
+    position: ColumnPosition | None = None
+    rollup: str | None = None
+
+
+@dataclass
+class DropColumnClause:
+    name: str
+    rollup: str | None = None
+
+
+@dataclass
+class ModifyColumnClause:
+    column: ColumnDef
+    position: ColumnPosition | None = None
+    rollup: str | None = None
+
+
+@dataclass
+class ModifyColumnCommentClause:
+    name: str
+    comment: str
+
+
+@dataclass
+class RenameColumnClause:
+    old: str
+    new: str
+
+
+@dataclass
+class ReorderColumnsClause:
+    columns: list[str]
+    rollup: str | None = None
+
+
+@dataclass
+class ModifyTableCommentClause:
+    comment: str
+
+
+@dataclass
+class SchemaChangeStmt:
+    """ALTER TABLE t <column clause>[, ...] (Doris's SchemaChangeHandler clauses)."""
+
+    db: str | None
+    table: str
+    clauses: list
+    properties: dict[str, str] = field(default_factory=dict)

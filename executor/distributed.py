@@ -35,7 +35,7 @@ from executor.operators.filter import run_filter
 from executor.operators.join import INSTANCE_TAG, run_join
 from executor.operators.project import run_project
 from executor.runtime_filter import apply_runtime_filters
-from executor.operators.scan import read_tablet, scan_schema
+from executor.operators.scan import read_tablets, scan_schema
 from planner import logical as L
 from storage import bucket_ids
 from storage.types import from_arrow
@@ -49,7 +49,7 @@ def _scan_instances(node: L.OlapScan, env) -> list[pa.Table] | None:
         return None
     schema = scan_schema(node)
     start = time.perf_counter()
-    parts = list(env.pool.map(lambda st: read_tablet(node, st, env, schema), node.tablets))
+    parts = read_tablets(node, env, schema)
     env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start)
     tables: dict[int, list[pa.Table]] = defaultdict(list)
     for st, (table, stats) in zip(node.tablets, parts):

@@ -20,7 +20,7 @@ import pyarrow as pa
 from executor.env import ExecEnv
 from executor.operators.filter import run_filter
 from executor.operators.project import run_project
-from executor.operators.scan import read_tablet, scan_schema
+from executor.operators.scan import read_unit, scan_schema, scan_units
 from executor.run import check_memory, execute
 from planner import logical as L
 
@@ -50,17 +50,25 @@ def stream(node: object, env: ExecEnv) -> Iterator[pa.Table]:
 def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
     schema = scan_schema(node)
     pending: deque = deque()
-    tablets = iter(node.tablets)
+    units = scan_units(node, env)
+    if len(units) == 1:  # one tablet (a point lookup): read here, no hop to the pool
+        table, stats, _ = read_unit(node, units[0], env, schema)
+        env.scan_stats.merge(stats)
+        if table.num_rows:
+            check_memory(table, env)
+        yield table if table.num_rows else schema.empty_table()
+        return
+    units = iter(units)
     yielded = False
     while True:
         while len(pending) < READ_AHEAD:
-            st = next(tablets, None)
-            if st is None:
+            unit = next(units, None)
+            if unit is None:
                 break
-            pending.append(env.pool.submit(read_tablet, node, st, env, schema))
+            pending.append(env.pool.submit(read_unit, node, unit, env, schema))
         if not pending:
             break
-        table, stats = pending.popleft().result()
+        table, stats, _ = pending.popleft().result()
         env.scan_stats.merge(stats)
         if table.num_rows:
             check_memory(table, env)

@@ -14,9 +14,11 @@ The life of a job (Doris's states, each journaled through catalog/load_jobs.py):
             partition and takes the label, in one journal entry.
   FINISHED / CANCELLED, the job directory removed (the error log is kept for ErrorURL).
 A Spark failure, CANCEL LOAD or the timeout before the publish leaves nothing visible. After a
-crash (kill -9) `recover` finishes the record of a job whose publish was journaled and cancels
-the others; their files are removed (job directories here, adopted rowsets by the storage
-engine's orphan sweep at start-up).
+crash (kill -9) `recover` finishes the record of a job whose publish was journaled; a job that
+had not published starts again from PENDING (as Doris's FE goes on with its jobs after a
+restart), under a new transaction id and within what is left of its timeout, its partial
+output discarded (job directories here, adopted rowsets by the storage engine's orphan sweep
+at start-up); a job whose timeout has passed, or whose job.json is gone, is CANCELLED.
 """
 
 from __future__ import annotations
@@ -68,8 +70,8 @@ class LoadManager:
 
     # -- start-up ------------------------------------------------------------------------------
     def recover(self) -> None:
-        """After a restart: no job is running. A job whose publish reached the journal is
-        FINISHED; the others are CANCELLED. Job directories are removed."""
+        """After a restart: finish, resume or cancel each unfinished job (module docstring)."""
+        resumed = []
         for job in list(self.catalog.load_jobs.values()):
             if job["State"] in FINAL_STATES:
                 continue
@@ -77,13 +79,38 @@ class LoadManager:
             if used is not None and used == job.get("TransactionId"):
                 self._save(job, State="FINISHED", Progress="ETL:100%; LOAD:100%",
                            LoadFinishTime=_now_text())
-            else:
-                self._save(job, State="CANCELLED",
-                           ErrorMsg="type:LOAD_RUN_FAIL; msg:the server restarted during the load")
+                continue
+            spec_path = self.root / str(job["job_id"]) / "job.json"
+            left = _time_left(job)
+            if not spec_path.exists() or left <= 0:
+                reason = "type:TIMEOUT; msg:loading timeout to cancel" if left <= 0 else \
+                    "type:LOAD_RUN_FAIL; msg:the server restarted during the load"
+                self._save(job, State="CANCELLED", ErrorMsg=reason)
+                continue
+            resumed.append((job, json.loads(spec_path.read_text()), left))
+        keep = {str(job["job_id"]) for job, _, _ in resumed}
         if self.root.exists():
             for entry in self.root.iterdir():
-                if entry.name != "errors":
+                if entry.name != "errors" and entry.name not in keep:
                     shutil.rmtree(entry, ignore_errors=True)
+        for job, spec, left in resumed:
+            self._resume(job, spec, left)
+
+    def _resume(self, job: dict, spec: dict, left: float) -> None:
+        """Start a job again from PENDING: a new transaction, an empty output directory."""
+        out = Path(spec["output_dir"])
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        spec["txn_id"] = self.catalog.begin_txn()
+        (out / "job.json").write_text(json.dumps(spec))
+        self._save(job, State="PENDING", Progress="ETL:0%; LOAD:0%", TransactionId=spec["txn_id"],
+                   EtlStartTime=None, EtlFinishTime=None, LoadStartTime=None)
+        log.info("spark load %s resumed after a restart (%.0f s left)", job["job_id"], left)
+        thread = threading.Thread(target=self._run, args=(job["job_id"], spec, left),
+                                  name=f"spark-load-{job['job_id']}", daemon=True)
+        with self._lock:
+            self._threads[job["job_id"]] = thread
+        thread.start()
 
     # -- statements ----------------------------------------------------------------------------
     def submit(self, stmt: LoadStmt, current_db: str | None, user: str = "root") -> int:
@@ -302,6 +329,16 @@ class LoadManager:
 
 class _Cancelled(DorisError):
     pass
+
+
+def _time_left(job: dict) -> float:
+    """Seconds of the job's timeout left since it was created (TaskInfo says the timeout)."""
+    m = re.search(r"timeout\(s\):(\d+)", job.get("TaskInfo") or "")
+    try:
+        created = datetime.strptime(job["CreateTime"], "%Y-%m-%d %H:%M:%S").timestamp()
+    except (TypeError, ValueError):
+        return 0.0
+    return (int(m.group(1)) if m else 0) - (time.time() - created)
 
 
 def _is_job_failure(e: Exception) -> bool:

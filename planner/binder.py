@@ -53,8 +53,9 @@ class BindContext:
     db: str | None
     names: NameGen
     ctes: dict[str, exp.Expression] = field(default_factory=dict)
-    variables: list = field(default_factory=list)  # (name, session, global, default) values
-    # of the system variables (information_schema.session_variables / global_variables)
+    # (name, session, global, default) of the system variables (information_schema
+    # session_variables / global_variables), or a function listing them when first needed
+    variables: list | Callable[[], list] = field(default_factory=list)
     snapshots: list = field(default_factory=list)  # TabletSnapshots taken; released by the caller
     view_columns: Callable | None = None  # (db, view) -> its result columns (information_schema)
 
@@ -297,7 +298,8 @@ def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindConte
 def _bind_information_schema(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
     if information_schema.schema_of(node.name) is None:
         raise UnknownTable(node.name, information_schema.NAME)
-    table = information_schema.build(node.name, ctx.catalog, ctx.variables, ctx.view_columns)
+    variables = ctx.variables() if callable(ctx.variables) else ctx.variables
+    table = information_schema.build(node.name, ctx.catalog, variables, ctx.view_columns)
     alias = node.alias or node.name
     instance = ctx.names.new("")
     internals = [f"{alias}.{c}#{instance}" for c in table.column_names]

@@ -33,6 +33,8 @@ def output_name(item: exp.Expression) -> str:
         return f"@@{kind.lower() + '.' if kind else ''}{item.name}"
     if type(item) in _FUNCTION_NAMES:
         return _FUNCTION_NAMES[type(item)]
+    if isinstance(item, exp.Literal) and not item.is_string:
+        return item.this  # a number prints as written (`SELECT 1`)
     return _parenthesise(item.copy()).sql(dialect="doris", normalize_functions="lower")
 
 

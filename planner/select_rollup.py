@@ -84,19 +84,33 @@ def _visit(node: object, catalog: Catalog) -> object:
             nodes, scans = tree
             out = node
             for scan in scans:
+                if _base_only(scan, catalog):
+                    continue
                 usage = _usage(node, nodes, scan, len(scans) > 1)
                 # one rewrite of the aggregate's calls at most (it renames their outputs)
                 wrapped = _select(scan, usage, catalog, rewrite=out is node)
                 out = wrapped or out
             return out
     if isinstance(node, L.OlapScan):
-        _select(node, _Usage(), catalog, rewrite=False)
+        if not _base_only(node, catalog):
+            _select(node, _Usage(), catalog, rewrite=False)
         return node
     for attr in ("input", "left", "right"):
         child = getattr(node, attr, None)
         if child is not None:
             setattr(node, attr, _visit(child, catalog))
     return node
+
+
+def _base_only(scan: L.OlapScan, catalog: Catalog) -> bool:
+    """A Duplicate-key table without rollups: its base index is the only choice (applied here,
+    without working out how the query uses the scan, a per-query cost on every SELECT)."""
+    with catalog.lock:
+        table = catalog.get_table(scan.db or None, scan.table)
+        if table.keys_type != DUP_KEYS or table.rollups():
+            return False
+        _apply(scan, table, table.base_index_id, None)
+    return True
 
 
 def _inner_tree(node: object) -> tuple[list, list[L.OlapScan]] | None:
@@ -255,7 +269,8 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
                                                _key_count(table, index.index_id) != base_keys):
                         continue  # only a rollup with the base's keys has the base's rows
                 options.append((index.index_id, reason, {}))
-        best = min(options, key=lambda o: _rank(table, o[0], scan))
+        best = options[0] if len(options) == 1 else min(options,
+                                                         key=lambda o: _rank(table, o[0], scan))
         _apply(scan, table, best[0], best[1])
         if best[2]:
             return _rewrite_calls(scan, u, best[2], table.indexes[best[0]].columns)

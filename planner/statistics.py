@@ -9,6 +9,8 @@ which is what a cost model wants.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -46,8 +48,34 @@ def _partition_rows(p: Partition, tablet_ids: list[int]) -> tuple[int, int, int,
     return rows, size, with_data, backends
 
 
+# Within `memoized()` (one statement's planning) each (table, partitions, index) is summed once:
+# join ordering and the fragment builder ask for the same scans again and again, and each ask
+# walks every tablet's rowsets (hundreds of tablets with Doris's tooling DDL).
+_MEMO: ContextVar[dict | None] = ContextVar("scan_statistics_memo", default=None)
+
+
+@contextmanager
+def memoized():
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
 def scan_statistics(table: OlapTable, partition_ids: list[int], index_id: int) -> ScanStatistics:
     """Statistics of reading `index_id` of the given partitions (call under the catalog lock)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return _scan_statistics(table, partition_ids, index_id)
+    key = (table.table_id, tuple(partition_ids), index_id)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _scan_statistics(table, partition_ids, index_id)
+    return found
+
+
+def _scan_statistics(table: OlapTable, partition_ids: list[int], index_id: int) -> ScanStatistics:
     rows = size = total = with_data = parts = 0
     backends: set[int] = set()
     for pid in partition_ids:

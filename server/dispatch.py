@@ -25,6 +25,7 @@ from server.handlers.load import LOAD_HANDLERS
 from server.handlers.temp_partitions import HANDLERS as TEMP_PARTITION_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
 from server.handlers.rollup import ROLLUP_HANDLERS
+from server.handlers.schema_change import SCHEMA_CHANGE_HANDLERS
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -87,6 +88,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **TEMP_PARTITION_HANDLERS,  # temporary partitions, REPLACE PARTITION / WITH TABLE
     **CLIENT_HANDLERS,  # SET TRANSACTION, catalogs (server/handlers/clients.py)
     **ROLLUP_HANDLERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, materialized views
+    **SCHEMA_CHANGE_HANDLERS,  # ALTER TABLE ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY
 }
 
 

@@ -12,6 +12,9 @@ and executor as the MySQL port:
     DoGet                TicketStatementQuery: the result's batches, streamed as computed
     DoPut                CommandStatementUpdate: a DDL/DML statement; DoPutUpdateResult
     DoAction             CreatePreparedStatement (the dataset schema) / ClosePreparedStatement
+    metadata             CommandGetCatalogs / GetDbSchemas / GetTables / GetTableTypes /
+                         GetPrimaryKeys / GetSqlInfo through GetFlightInfo + DoGet
+                         (server/flight_sql_metadata.py)
 Results carry Doris's types as Arrow types (INT int32, BIGINT int64, DECIMAL(p,s)
 decimal128(p,s), DATE date32, DATETIME timestamp[us], strings utf8; LARGEINT as utf8, as Doris
 sends it). Errors reach the client as Flight errors with Doris's text.
@@ -33,10 +36,13 @@ from catalog.access import Access
 from catalog.auth import scramble_password
 from catalog.errors import DorisError
 from server import flight_sql_messages as msgs
+from server import flight_sql_metadata as metadata
 from server.auth import denied_message
 from server.results import OkResult, RowsResult
 
 log = logging.getLogger("minidoris.flight_sql")
+_METADATA = {"CommandGetCatalogs", "CommandGetDbSchemas", "CommandGetTables",
+             "CommandGetTableTypes", "CommandGetPrimaryKeys", "CommandGetSqlInfo"}
 
 
 class _Sessions:
@@ -188,6 +194,31 @@ class FlightSqlServer(flight.FlightServerBase):
                 yield _conform(t, schema)
         return schema, tables()
 
+    def _metadata(self, context, kind: str, cmd) -> tuple[pa.Schema, list[pa.Table]]:
+        def query(sql: str) -> list[tuple]:
+            result = self._run(context, sql)
+            return [tuple(r) for b in result.batches for r in zip(*(c.to_pylist()
+                                                                     for c in b.columns))]
+
+        def schema_of(db: str, table: str) -> pa.Schema:
+            name = f"`{db.replace('`', '``')}`.`{table.replace('`', '``')}`"
+            return self._query(context, f"SELECT * FROM {name} LIMIT 0")[0]
+
+        if kind == "CommandGetCatalogs":
+            return metadata.catalogs()
+        if kind == "CommandGetDbSchemas":
+            return metadata.db_schemas(query, cmd.catalog, cmd.db_schema_filter_pattern)
+        if kind == "CommandGetTables":
+            return metadata.tables(query, schema_of, cmd.catalog, cmd.db_schema_filter_pattern,
+                                   cmd.table_name_filter_pattern, list(cmd.table_types),
+                                   cmd.include_schema)
+        if kind == "CommandGetTableTypes":
+            return metadata.table_types()
+        if kind == "CommandGetPrimaryKeys":
+            return metadata.primary_keys(query, cmd.catalog, cmd.db_schema, cmd.table)
+        version = str(self.sessions.services.global_variables.get("version_comment"))
+        return metadata.sql_info(list(cmd.info), version)
+
     # -- Flight RPCs ---------------------------------------------------------------------------
     def get_flight_info(self, context, descriptor):
         kind, cmd = msgs.unpack(descriptor.command)
@@ -198,9 +229,13 @@ class FlightSqlServer(flight.FlightServerBase):
                 sql = self._prepared.get(cmd.prepared_statement_handle)
             if sql is None:
                 raise flight.FlightServerError("unknown prepared statement")
+        elif kind in _METADATA:
+            schema, result = self._metadata(context, kind, cmd)
+            tables = iter(result)
         else:
             raise flight.FlightServerError(f"Flight SQL command {kind} is not supported")
-        schema, tables = self._query(context, sql)
+        if kind not in _METADATA:
+            schema, tables = self._query(context, sql)
         handle = uuid.uuid4().bytes
         with self._lock:
             self._results[handle] = (schema, tables)

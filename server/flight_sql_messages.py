@@ -15,6 +15,7 @@ _S, _B, _U32, _I64 = (descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
                       descriptor_pb2.FieldDescriptorProto.TYPE_BYTES,
                       descriptor_pb2.FieldDescriptorProto.TYPE_UINT32,
                       descriptor_pb2.FieldDescriptorProto.TYPE_INT64)
+_BOOL = descriptor_pb2.FieldDescriptorProto.TYPE_BOOL
 _REPEATED = descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED
 _OPTIONAL = descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL
 
@@ -33,6 +34,11 @@ _MESSAGES = {
     "CommandGetSqlInfo": [("info", 1, _U32, _REPEATED)],
     "CommandGetCatalogs": [],
     "CommandGetDbSchemas": [("catalog", 1, _S), ("db_schema_filter_pattern", 2, _S)],
+    "CommandGetTables": [("catalog", 1, _S), ("db_schema_filter_pattern", 2, _S),
+                         ("table_name_filter_pattern", 3, _S), ("table_types", 4, _S, _REPEATED),
+                         ("include_schema", 5, _BOOL)],
+    "CommandGetTableTypes": [],
+    "CommandGetPrimaryKeys": [("catalog", 1, _S), ("db_schema", 2, _S), ("table", 3, _S)],
 }
 
 

@@ -37,6 +37,7 @@ from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
 from server.limits import BoundedStream, max_packet_of
+from server.metrics import QueryMetrics
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
@@ -75,6 +76,7 @@ class Services:
     data_dir_lock: object = None  # the open LOCK file (server/data_dir_lock.py)
     load_manager: object = None  # Spark Load jobs (pipeline/load_manager.py)
     group_commit: GroupCommitManager | None = None  # INSERT/Stream Load group commit
+    metrics: QueryMetrics = field(default_factory=QueryMetrics)  # /metrics (server/metrics.py)
 
 
 def open_services(cfg: Config) -> Services:

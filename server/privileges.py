@@ -42,6 +42,7 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
 from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStmt, ShowIndexStmt
 from catalog.load_statements import CreateResourceStmt, DropResourceStmt, LoadStmt
+from catalog.statements import SchemaChangeStmt
 from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, CancelAlterTableStmt,
                                 CreateMaterializedViewStmt, DropRollupStmt)
 from catalog.temp_partitions import (AddTempPartitionStmt, DropTempPartitionStmt,
@@ -265,6 +266,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     # statements of the rollup, temporary partition, Spark Load and catalog work
     AddRollupStmt: _table_priv("ALTER"), DropRollupStmt: _table_priv("ALTER"),
     CancelAlterTableStmt: _table_priv("ALTER"), CreateMaterializedViewStmt: _create_mv,
+    SchemaChangeStmt: _table_priv("ALTER"),
     AddTempPartitionStmt: _add_temp_partition, DropTempPartitionStmt: _table_priv("ALTER"),
     ReplacePartitionStmt: _table_priv("ALTER"), ReplaceTableStmt: _table_priv("ALTER"),
     LoadStmt: _load, CreateResourceStmt: _admin, DropResourceStmt: _admin,

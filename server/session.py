@@ -26,6 +26,7 @@ from storage.errors import CorruptionError
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
 from server.limits import StatementTimer
+from server.parser import query_cache
 from server.parser.fast_values import parse_fast_insert
 from server.parser.statement import parse_statement, split_statements
 from server.results import OkResult
@@ -135,17 +136,28 @@ class DorisSession(BaseSession):
 
     def _execute(self, sql: str) -> list:
         out: list = []
-        fast = parse_fast_insert(sql)
+        fast = query_cache.cached(sql)
+        if fast is None:
+            fast = parse_fast_insert(sql)
         try:
             statements = [(sql, None)] if fast is not None else split_statements(sql)
         except DorisError as e:
             return [e]
         if not statements:
             return [OkResult()]
+        metrics = getattr(self.services, "metrics", None)  # /metrics (server/metrics.py)
         for text, tokens in statements:
             log.debug("connection %s runs: %.2000s", self.connection_id, text)
+            started, ran = time.time(), len(out)
             try:
-                stmt = fast if fast is not None else parse_statement(text, tokens)
+                if fast is None and len(statements) == 1:
+                    fast = query_cache.lookup(tokens)
+                if fast is not None:
+                    stmt = fast
+                else:
+                    stmt = parse_statement(text, tokens)
+                    if len(statements) == 1:
+                        query_cache.remember(sql, text, tokens, stmt)
                 ctx = StatementContext(self.services.catalog, self.services.engine,
                                        self.services.pool, self,
                                        datetime.now(timezone.utc).astimezone(), text)
@@ -167,4 +179,8 @@ class DorisSession(BaseSession):
                 log.exception("internal error running %r", text[:500])
                 out.append(InternalError.of(e, text))
                 break
+            finally:
+                if metrics is not None:
+                    metrics.record(time.time() - started,
+                                   len(out) > ran and isinstance(out[-1], Exception))
         return out

@@ -31,6 +31,7 @@ from storage.errors import StorageError
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import row_mask
 from storage.schema import TabletSchema
+from storage.types import DataType, from_arrow
 from storage.stats import ScanStats
 
 DIRECTORY = "loads"
@@ -128,6 +129,13 @@ class LoadFileReader:
         self.num_rows = table.num_rows
         self.names = frozenset(table.column_names)
 
+    def _type(self, name: str) -> DataType:
+        """A stored column's type: the schema's, or (renamed since: storage/column_mapping.py)
+        the slice's own."""
+        if self.schema.has_column(name):
+            return self.schema.column(name).type
+        return from_arrow(self.table.schema.field(name).type)
+
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
              deletes: list[list[ColumnPredicate]] = (), indexes=None) -> pa.Table:
         table = self.table
@@ -149,13 +157,13 @@ class LoadFileReader:
 
         mask = None
         if predicates:
-            prepared = [prepare(p, self.schema.column(p.column).type) for p in predicates]
+            prepared = [prepare(p, self._type(p.column)) for p in predicates]
             mask = row_mask(prepared, column, self.num_rows)
             stats.rows_conditions_filtered += self.num_rows - int(np.count_nonzero(mask))
         if deletes:
             deleted = np.zeros(self.num_rows, dtype=bool)
             for conj in deletes:
-                prepared = [prepare(p, self.schema.column(p.column).type) for p in conj]
+                prepared = [prepare(p, self._type(p.column)) for p in conj]
                 deleted |= row_mask(prepared, column, self.num_rows)
             if mask is not None:
                 deleted &= mask

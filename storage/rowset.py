@@ -50,6 +50,9 @@ class RowsetMeta:
     creation_time: float = 0.0  # unix seconds when written (the compaction skip window)
     load_file: str | None = None  # rows are a slice of this load file (storage/load_file.py)
     load_offset: int = 0  # ... starting at this row
+    # column name -> unique id under the schema the rowset was written with (None: the
+    # schema had no unique ids); storage/column_mapping.py maps it to the current schema.
+    column_ids: dict[str, int] | None = None
     overlapping: bool = False  # several flushes: keys may repeat across its segments
 
     @property
@@ -80,6 +83,8 @@ class RowsetMeta:
             d["delete_predicate"] = list(self.delete_predicate)
         if self.load_file is not None:
             d["load_file"], d["load_offset"] = self.load_file, self.load_offset
+        if self.column_ids is not None:
+            d["column_ids"] = dict(self.column_ids)
         if self.overlapping:
             d["overlapping"] = True
         return d
@@ -91,7 +96,8 @@ class RowsetMeta:
                           list(d.get("segment_rows", [])), d.get("start_version"),
                           d.get("end_version"), d.get("delete_predicate"),
                           float(d.get("creation_time", 0.0)), d.get("load_file"),
-                          int(d.get("load_offset", 0)), bool(d.get("overlapping", False)))
+                          int(d.get("load_offset", 0)), d.get("column_ids"),
+                          bool(d.get("overlapping", False)))
 
 
 def segment_file_name(rowset_id: int, segment_no: int) -> str:

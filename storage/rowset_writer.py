@@ -62,7 +62,8 @@ class RowsetWriter:
             raise
         return RowsetMeta(self.rowset_id, self.tablet_id, self.txn_id, sum(self.segment_rows),
                           self.data_size, list(self.segments), list(self.segment_rows),
-                          creation_time=time.time(), overlapping=self.flushes > 1)
+                          creation_time=time.time(), column_ids=self.schema.column_ids(),
+                          overlapping=self.flushes > 1)
 
     def abort(self) -> None:
         self._on_abort(self.rowset_id)

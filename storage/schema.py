@@ -48,15 +48,26 @@ class TabletColumn:
     is_key: bool = False
     aggregation: str | None = None
     nullable: bool = True
+    # Doris's column unique id (-1: none yet): how rowsets written under an older schema find
+    # this column after RENAME / DROP / ADD COLUMN (storage/column_mapping.py); `default`
+    # fills it for rowsets written before it was added.
+    unique_id: int = -1
+    default: str | None = None
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "type": self.type.to_dict(), "is_key": self.is_key,
-                "aggregation": self.aggregation, "nullable": self.nullable}
+        d = {"name": self.name, "type": self.type.to_dict(), "is_key": self.is_key,
+             "aggregation": self.aggregation, "nullable": self.nullable}
+        if self.unique_id >= 0:
+            d["unique_id"] = self.unique_id
+        if self.default is not None:
+            d["default"] = self.default
+        return d
 
     @staticmethod
     def from_dict(d: dict) -> TabletColumn:
         return TabletColumn(d["name"], DataType.from_dict(d["type"]), d["is_key"],
-                            d.get("aggregation"), d.get("nullable", True))
+                            d.get("aggregation"), d.get("nullable", True),
+                            int(d.get("unique_id", -1)), d.get("default"))
 
 
 @dataclass
@@ -71,6 +82,9 @@ class TabletSchema:
     # UNIQUE: among rows with equal keys the largest value of this column wins (Doris's
     # function_column.sequence_col), ties going to the later load.
     sequence_column: str | None = None
+    # unique id -> the column's name in rowsets written before the table had unique ids (its
+    # first light schema change): such rowsets carry no `column_ids`.
+    origin_names: dict[int, str] = field(default_factory=dict)
     short_key_widths: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -86,6 +100,8 @@ class TabletSchema:
         if not 0 < self.bloom_filter_fpp < 1:
             raise ValueError(f"Bloom filter fpp {self.bloom_filter_fpp} is not in (0, 1)")
         self._by_name = {c.name: i for i, c in enumerate(self.columns)}
+        self._column_ids = {c.name: c.unique_id for c in self.columns if c.unique_id >= 0} \
+            or None
         self.short_key_widths = _short_key_widths(self.key_columns)
 
     # -- lookups -------------------------------------------------------------------------------
@@ -140,6 +156,12 @@ class TabletSchema:
             return "REPLACE"
         return col.aggregation
 
+    def column_ids(self) -> dict[str, int] | None:
+        """name -> unique id of the columns that have one (None: no column has one), as
+        RowsetMeta.column_ids records them for rowsets written under this schema (computed
+        once: every scan of every rowset asks; callers must not change it)."""
+        return self._column_ids
+
     def arrow_schema(self):
         import pyarrow as pa
 
@@ -151,7 +173,9 @@ class TabletSchema:
                 "bloom_filter_columns": list(self.bloom_filter_columns),
                 "bloom_filter_fpp": self.bloom_filter_fpp,
                 "bitmap_indexes": dict(self.bitmap_indexes),
-                "sequence_column": self.sequence_column}
+                "sequence_column": self.sequence_column,
+                **({"origin_names": {str(k): v for k, v in self.origin_names.items()}}
+                   if self.origin_names else {})}
 
     @staticmethod
     def from_dict(d: dict) -> TabletSchema:
@@ -159,7 +183,8 @@ class TabletSchema:
                             tuple(d.get("bloom_filter_columns", ())),
                             float(d.get("bloom_filter_fpp", 0.05)),
                             {k: int(v) for k, v in d.get("bitmap_indexes", {}).items()},
-                            d.get("sequence_column"))
+                            d.get("sequence_column"),
+                            {int(k): v for k, v in d.get("origin_names", {}).items()})
 
 
 def _validate(columns: list[TabletColumn], keys_type: str) -> None:

@@ -58,7 +58,9 @@ from storage.segment import SegmentOptions, SegmentReader, side_index
 from storage.segment.reader import IndexOptions
 from storage.snapshot import TabletSnapshot, version_path
 from storage.stats import ScanStats
-from storage.tablet_reader import delete_conjunctions, rows_only
+from storage.column_mapping import delete_conjunctions, needs_mapping, read_mapped, \
+    rowset_columns
+from storage.tablet_reader import rows_only
 
 
 @dataclass
@@ -95,18 +97,20 @@ class Tablet:
         self.generation = 0  # bumped whenever the published rowsets change (score caches)
 
     # -- writing -------------------------------------------------------------------------------
-    def write_rowset(self, data: pa.Table, txn_id: int) -> RowsetMeta:
-        """Write `data` as a pending rowset (sorted, pre-aggregated, fsynced); not yet visible."""
-        writer = self.open_rowset_writer(txn_id)
+    def write_rowset(self, data: pa.Table, txn_id: int,
+                     schema: TabletSchema | None = None) -> RowsetMeta:
+        """Write `data` as a pending rowset (sorted, pre-aggregated, fsynced); not yet visible.
+        `schema`: the one `data` was read with (compaction), else the tablet's current one."""
+        writer = self.open_rowset_writer(txn_id, schema)
         writer.flush(data)
         return writer.finish()
 
-    def open_rowset_writer(self, txn_id: int) -> RowsetWriter:
+    def open_rowset_writer(self, txn_id: int, schema: TabletSchema | None = None) -> RowsetWriter:
         """A pending rowset written by one or more memtable flushes (storage/rowset_writer.py);
         a failure or `abort()` leaves no file of it behind."""
         return RowsetWriter(self.directory, self.tablet_id, self._allocate_rowset_id(), txn_id,
-                            self.schema, self.options.segment, self.options.max_segment_size,
-                            self._forget_pending)
+                            schema or self.schema, self.options.segment,
+                            self.options.max_segment_size, self._forget_pending)
 
     def _forget_pending(self, rowset_id: int) -> None:
         self._remove_rowset_files(rowset_id)
@@ -133,7 +137,7 @@ class Tablet:
                 with self._lock:
                     self._pending.discard(rowset_id)
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, sum(segment_rows), size, names,
-                          list(segment_rows))
+                          list(segment_rows), column_ids=self.schema.column_ids())
 
     def adopt_load_slice(self, name: str, offset: int, num_rows: int, size: int,
                          txn_id: int) -> RowsetMeta:
@@ -142,7 +146,8 @@ class Tablet:
         rowset_id = self._allocate_rowset_id()
         self._hold_load_file(name, rowset_id)
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, num_rows, size,
-                          load_file=name, load_offset=offset)
+                          load_file=name, load_offset=offset,
+                          column_ids=self.schema.column_ids())
 
     def abort_rowset(self, meta: RowsetMeta) -> None:
         """Forget a pending rowset that will never be published (its load failed)."""
@@ -186,14 +191,17 @@ class Tablet:
         rowset_id = self._allocate_rowset_id()
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, 0, 0,
                           delete_predicate=[p.to_dict() for p in predicates],
-                          creation_time=time.time())
+                          creation_time=time.time(), column_ids=self.schema.column_ids())
 
     def set_schema(self, schema: TabletSchema) -> None:
-        """Adopt a schema with other optional indexes (same columns); dropped indexes' side
-        files are deleted."""
-        if schema.names != self.schema.names:
-            raise StorageError(f"Tablet {self.tablet_id}: a schema change must keep the columns")
-        self.schema = schema
+        """Adopt a new schema: other optional indexes, or a light schema change (columns added,
+        dropped or renamed, found in older rowsets by unique id: storage/column_mapping.py);
+        dropped indexes' side files are deleted. The keys must stay: a key change rewrites
+        the data (a schema change job) instead."""
+        if [c.type for c in self.schema.key_columns] != [c.type for c in schema.key_columns]:
+            raise StorageError(f"Tablet {self.tablet_id}: a light schema change must keep the keys")
+        with self._lock:
+            self.schema = schema
         self._remove_side_files(lambda rowset_id, index_id: index_id not in
                                 set(schema.bitmap_indexes.values()))
 
@@ -274,14 +282,15 @@ class Tablet:
         rowsets among the inputs (base compaction) are applied to the older data rowsets and
         purged: the output carries no predicate. `start_version` widens the output's range
         down to the versions before the first input that the tablet holds no rowset of."""
-        names = self.schema.names
+        schema = self.schema  # a schema change meanwhile makes the caller drop the output
+        names = schema.names
         stats = ScanStats()
-        deletes = delete_conjunctions(inputs)
-        tables = [self.scan_rowset(self.schema, rs, deletes, names, [], stats)
+        deletes = delete_conjunctions(inputs, schema)
+        tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
                   for rs in inputs if rs.num_rows]
-        data = merge_rows(tables, self.schema) if tables else \
+        data = merge_rows(tables, schema) if tables else \
             self.concat([], names)
-        meta = self.write_rowset(data, txn_id)
+        meta = self.write_rowset(data, txn_id, schema)
         meta.start_version = inputs[0].start_version if start_version is None else start_version
         meta.end_version = inputs[-1].end_version
         return meta
@@ -398,6 +407,8 @@ class Tablet:
                     columns: list[str], predicates: list[ColumnPredicate],
                     stats: ScanStats) -> pa.Table:
         """One rowset's rows (its segments concatenated), minus rows of later DELETEs."""
+        if needs_mapping(rowset_columns(schema, rowset), deletes):
+            return read_mapped(self, schema, rowset, deletes, columns, predicates, stats)
         later = [conj for v, conj in deletes if v > rowset.end_version]
         bloom = frozenset(schema.bloom_filter_columns)
         parts = []
@@ -426,6 +437,10 @@ class Tablet:
             run.clear()
 
         for rs in snapshot:
+            if rs.load_file is not None and needs_mapping(rowset_columns(schema, rs), deletes):
+                flush_run()  # written under an older schema: read through column_mapping
+                parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats))
+                continue
             if rs.load_file is None or (run and any(
                     run[-1].end_version < v <= rs.end_version for v, _ in deletes)):
                 flush_run()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from storage.column_mapping import delete_conjunctions
 from storage.errors import StorageError
 from storage.memtable import aggregations, sort_by_key
 from storage.merge import merge_sorted
@@ -31,12 +32,6 @@ if TYPE_CHECKING:
     from storage.tablet import Tablet
 
 
-def delete_conjunctions(rowsets: list[RowsetMeta]) -> list[tuple[int, list[ColumnPredicate]]]:
-    """(version, conjunction) of every delete rowset among `rowsets`."""
-    return [(r.start_version, [ColumnPredicate.from_dict(d) for d in r.delete_predicate])
-            for r in rowsets if r.is_delete]
-
-
 def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta],
                  columns: list[str], predicates: list[ColumnPredicate],
                  stats: ScanStats) -> pa.Table:
@@ -45,7 +40,7 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
         if not schema.has_column(name):
             raise StorageError(f"Unknown column '{name}' in tablet {tablet.tablet_id}")
     data = [r for r in rowsets if r.num_rows]
-    deletes = delete_conjunctions(rowsets)
+    deletes = delete_conjunctions(rowsets, schema)
     stats.rowsets_read += len(data)
     if schema.merges_on_read and (len(data) > 1 or any(r.overlapping for r in data)):
         result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)

@@ -374,6 +374,33 @@ def eval_timestamp_diff(node: exp.TimestampDiff, frame: Frame) -> Value:
                           frame.eval(node.expression), frame)
 
 
+def eval_timediff(node: exp.Expression, frame: Frame) -> Value:
+    """TIMEDIFF(a, b): a - b as TIME text, `[-]HH:MM:SS[.ffffff]` (hours may pass 24); the
+    server has no TIME type, so the result is a string (Connector/NET reads it at connect)."""
+    args = [node.this, node.expression] if not isinstance(node, exp.Anonymous) else \
+        node.expressions
+    if len(args) != 2:
+        raise ExpressionError("Function TIMEDIFF takes 2 arguments")
+    a, b = (cast_value(to_temporal(frame.eval(e)), TIMESTAMP) for e in args)
+
+    def kernel(x: pa.Array, y: pa.Array) -> pa.Array:
+        px, py = temporal.split(x), temporal.split(y)
+        delta = (px.days - py.days) * US_PER_DAY + (px.micros - py.micros)
+        valid = px.valid & py.valid
+        sign = np.where(delta < 0, "-", "")
+        total = np.abs(delta)
+        seconds, micros = total // US_PER_SECOND, total % US_PER_SECOND
+        parts = [pa.array(sign)]
+        for value, sep in ((seconds // 3600, ":"), (seconds // 60 % 60, ":"), (seconds % 60, "")):
+            parts += [pc.utf8_lpad(pc.cast(pa.array(value), pa.string()), 2, "0"), sep]
+        text = pc.binary_join_element_wise(*parts, "")
+        frac = pc.utf8_lpad(pc.cast(pa.array(micros), pa.string()), 6, "0")
+        text = pc.if_else(pa.array(micros > 0), pc.binary_join_element_wise(text, frac, "."),
+                          text)
+        return pc.if_else(pa.array(valid), text, pa.nulls(len(x), pa.string()))
+    return on_arrays(kernel, a, b, n=frame.n)
+
+
 def _units_diff(unit: str) -> Callable[[exp.Anonymous, Frame], Value]:
     def handler(node: exp.Anonymous, frame: Frame) -> Value:
         a, b = (frame.eval(e) for e in node.expressions)
@@ -527,7 +554,7 @@ FUNCTIONS = {
     "NOW": eval_now, "CURDATE": eval_curdate, "CURTIME": eval_curtime,
     "UNIX_TIMESTAMP": fn_unix_timestamp, "MAKEDATE": fn_makedate, "FROM_DAYS": fn_from_days,
     "WEEKDAY": _part("WEEKDAY"), "MICROSECOND": _part("MICROSECOND"),
-    "YEARWEEK": fn_yearweek, "TO_MONDAY": fn_to_monday,
+    "YEARWEEK": fn_yearweek, "TO_MONDAY": fn_to_monday, "TIMEDIFF": eval_timediff,
 }
 for _unit in ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
               "MILLISECOND", "MICROSECOND"):

@@ -2,8 +2,8 @@
 
 `Aggregate(Project(Filter*(OlapScan)))` - what planner/aggregation.py gives a GROUP BY over one
 table - runs the way Doris runs it (update serialize in each scan instance, merge finalize): each
-tablet is read, filtered, projected (DECIMALs stay int64, see project_for_aggregate) and
-aggregated by a pool thread; the query's thread then combines the per-tablet results:
+tablet (or scan unit of small tablets, executor/operators/scan.py) is read, filtered, projected
+(DECIMALs stay int64, see project_for_aggregate) and aggregated by a pool thread; the query's thread then combines the per-tablet results:
 
 - when the grouping keys include the table's hash distribution columns and the scan reads one
   partition, all the rows of a group are in one tablet: each tablet's aggregate is final and the
@@ -37,7 +37,7 @@ from executor.operators.aggregate import AggInput, run_aggregate
 from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
 from executor.operators.filter import run_filter
 from executor.operators.project import project_for_aggregate
-from executor.operators.scan import read_tablet, scan_schema
+from executor.operators.scan import read_unit, scan_schema, scan_units
 from planner import logical as L
 
 # A tablet whose partial aggregate keeps more than this share of its rows (sampled on the first
@@ -71,9 +71,9 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
             return None
         unit_calls, finish = split
 
-    def unit(st: L.ScanTablet):
+    def unit(tablets: list[L.ScanTablet]):
         env.check_cancelled()
-        table, stats = read_tablet(scan, st, env, schema)
+        table, stats, _ = read_unit(scan, tablets, env, schema)
         check_memory(table, env)
         rows = [table.num_rows]
         for f in reversed(filters):
@@ -91,7 +91,7 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
     few_groups: list[bool | None] = [None]  # set by the first large tablet aggregated
 
     start = time.perf_counter()
-    results = list(env.pool.map(unit, scan.tablets))
+    results = list(env.pool.map(unit, scan_units(scan, env)))
     for _, stats, _ in results:
         env.scan_stats.merge(stats)
     _record(env, [scan, *reversed(filters), project], [r for _, _, r in results],

@@ -1,16 +1,30 @@
 """OlapScan: read the scan's tablets at their snapshot versions, in parallel, as one table.
 
-Each tablet is read by a pool thread (pyarrow and the segment decoder release the GIL); storage
-applies the pushed-down predicates (pruning with its indexes) and merges rows by the table's
-model. Columns come back renamed to the scan's internal names.
+Each scan unit is read by a pool thread (pyarrow and the segment decoder release the GIL);
+storage applies the pushed-down predicates (pruning with its indexes) and merges rows by the
+table's model. Columns come back renamed to the scan's internal names.
+
+Scan units (`scan_units`): a scan over many small tablets (at least UNIT_MIN_TABLETS) groups
+consecutive tablets whose snapshots read without merging (`storage/scan_unit.py`) into units
+of about UNIT_ROWS rows, at least two per pool worker when there are enough tablets; each
+unit is one pool task and one storage read (Doris's scanner scheduler likewise hands a
+scanner several tablets). Every other tablet is a unit of its own. Order is kept: the units
+list the tablets in scan order.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
+import numpy as np
+
 from executor.env import ExecEnv
 from storage import ScanStats
+from storage import scan_unit
+
+UNIT_MIN_TABLETS = 16  # fewer tablets are read one by one, each with its page-level indexes
+UNIT_ROWS = 262_144
+_NO_STATS = ScanStats()  # the counters of a unit's later tablets (its first carries them all)
 
 
 def scan_schema(node) -> pa.Schema:
@@ -31,12 +45,82 @@ def read_tablet(node, st, env: ExecEnv, schema: pa.Schema) -> tuple[pa.Table, Sc
     return (table if table.schema.equals(schema) else table.cast(schema)), stats
 
 
+def scan_units(node, env: ExecEnv) -> list[list]:
+    """The scan's tablets (ScanTablet) grouped into units, in scan order (module docstring)."""
+    tablets = node.tablets
+    small = [st.snapshot is not None and scan_unit.eligible(st.snapshot) for st in tablets]
+    if sum(small) < UNIT_MIN_TABLETS:
+        return [[st] for st in tablets]
+    total = sum(scan_unit.snapshot_rows(st.snapshot) for st, ok in zip(tablets, small) if ok)
+    workers = getattr(env.pool, "_max_workers", 2)
+    target = max(1, min(UNIT_ROWS, total // (2 * workers)))
+    units: list[list] = []
+    current: list = []
+    rows = 0
+    for st, ok in zip(tablets, small):
+        if not ok:
+            if current:
+                units.append(current)
+                current, rows = [], 0
+            units.append([st])
+            continue
+        current.append(st)
+        rows += scan_unit.snapshot_rows(st.snapshot)
+        if rows >= target:
+            units.append(current)
+            current, rows = [], 0
+    if current:
+        units.append(current)
+    return units
+
+
+def read_unit(node, unit: list, env: ExecEnv,
+              schema: pa.Schema) -> tuple[pa.Table, ScanStats, np.ndarray]:
+    """A unit's rows (renamed to the scan's internal names), its scan counters and the number
+    of rows each of its tablets gave."""
+    if len(unit) > 1:
+        stats = ScanStats()
+        found = scan_unit.read_unit([st.snapshot for st in unit], list(node.columns),
+                                    list(node.predicates), stats)
+        if found is not None:
+            table, rows = found
+            table = table.rename_columns(node.output)
+            return (table if table.schema.equals(schema) else table.cast(schema)), stats, rows
+    parts = [read_tablet(node, st, env, schema) for st in unit]
+    stats = ScanStats()
+    for _, s in parts:
+        stats.merge(s)
+    tables = [t for t, _ in parts]
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+    return table, stats, np.array([t.num_rows for t in tables], dtype=np.int64)
+
+
+def read_tablets(node, env: ExecEnv, schema: pa.Schema) -> list[tuple[pa.Table, ScanStats]]:
+    """Every tablet's rows and counters, in scan order, read unit by unit in the pool (a unit's
+    counters go with its first tablet)."""
+    units = scan_units(node, env)
+    if len(units) > 1:
+        done = list(env.pool.map(lambda u: read_unit(node, u, env, schema), units))
+    else:
+        done = [read_unit(node, u, env, schema) for u in units]
+    out = []
+    for (table, stats, rows), unit in zip(done, units):
+        if len(unit) == 1:
+            out.append((table, stats))
+            continue
+        starts = np.concatenate(([0], np.cumsum(rows)))
+        for i in range(len(unit)):
+            out.append((table.slice(int(starts[i]), int(rows[i])), stats if i == 0 else _NO_STATS))
+    return out
+
+
 def run_scan(node, env: ExecEnv) -> pa.Table:
     schema = scan_schema(node)
-    if len(node.tablets) > 1:
-        parts = list(env.pool.map(lambda st: read_tablet(node, st, env, schema), node.tablets))
+    units = scan_units(node, env)
+    if len(units) > 1:
+        parts = list(env.pool.map(lambda u: read_unit(node, u, env, schema)[:2], units))
     else:
-        parts = [read_tablet(node, st, env, schema) for st in node.tablets]
+        parts = [read_unit(node, u, env, schema)[:2] for u in units]
     for _, stats in parts:
         env.scan_stats.merge(stats)
     tables = [t for t, _ in parts if t.num_rows]

@@ -9,8 +9,10 @@ from executor.env import ExecEnv
 from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner.explain import render
+from planner.explain_graph import render_graph
 from planner.fragments import FragmentContext, build_fragments
 from planner.naming import NameGen
+from planner import statistics
 from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
 from server.results import RowsResult, text_columns
@@ -30,13 +32,17 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(stmt.query, ctx)
-    plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
-                                                  variables=ctx.session.variables.info_rows()))
-    fragments = build_fragments(plan, columns, fragment_context(ctx))
+    with statistics.memoized():  # each scan's statistics summed once per statement
+        plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
+                                                      variables=ctx.session.variables.info_rows))
+        fragments = build_fragments(plan, columns, fragment_context(ctx))
     summary: list[str] = []
     if stmt.level == "ANALYZE":
         summary = _analyze(plan, fragments, ctx)
-    lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary
+    if stmt.level == "GRAPH":
+        lines = render_graph(fragments)
+    else:
+        lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary
     return text_columns(["Explain String"], [(line,) for line in lines])
 
 

@@ -15,6 +15,8 @@ from executor.env import ExecEnv
 from executor.expressions import EvalContext
 from executor.stream import stream
 from planner.binder import BindContext, bind_query
+from planner import logical as L
+from planner import statistics
 from planner.fragments import build_fragments
 from planner.naming import NameGen
 from planner.views import view_query
@@ -26,17 +28,23 @@ from server.results import ResultColumn, RowsResult
 from storage.types import DataType, from_arrow
 
 
+SMALL_FIRST_BATCH = 1024  # rows
+
+
 def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, list, ExecEnv, list]:
     """The plan, its result columns, the execution env and the tablet snapshots the plan holds
     (release them when the query ends: `_released`). `db`: bind in it instead of the session's."""
     stmt = inline_session_values(stmt, ctx)
     bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
-                           variables=ctx.session.variables.info_rows(),
+                           variables=ctx.session.variables.info_rows,
                            view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
     try:
-        plan, columns = bind_query(stmt, bind_ctx)
-        # The distributed plan decides each join's distribution; the executor carries it out.
-        build_fragments(plan, columns, fragment_context(ctx))
+        with statistics.memoized():
+            plan, columns = bind_query(stmt, bind_ctx)
+            # The distributed plan decides each join's distribution; the executor carries it
+            # out (a plan without joins has nothing to decide: EXPLAIN builds its fragments).
+            if not _single_relation(plan):
+                build_fragments(plan, columns, fragment_context(ctx))
     except BaseException:
         _release(bind_ctx.snapshots)
         raise
@@ -44,6 +52,17 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
                   mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0),
                   cancel=ctx.session.cancel)
     return plan, columns, env, bind_ctx.snapshots
+
+
+_ONE_INPUT = (L.Filter, L.Project, L.Extend, L.Window, L.Aggregate, L.Sort, L.Limit, L.Distinct,
+              L.Rename)
+
+
+def _single_relation(plan: object) -> bool:
+    """A chain of one-input nodes over one scan, inline table or row: no join in the plan."""
+    while isinstance(plan, _ONE_INPUT):
+        plan = plan.input
+    return isinstance(plan, (L.OlapScan, L.InlineTable, L.OneRow))
 
 
 def _release(snapshots: list) -> None:
@@ -75,7 +94,7 @@ def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
     """The result columns (names, declared types) of a query bound in `db`, without running it."""
     stmt = inline_session_values(stmt, ctx)
     _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
-                                              variables=ctx.session.variables.info_rows()))
+                                              variables=ctx.session.variables.info_rows))
     return columns
 
 
@@ -154,12 +173,20 @@ def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = T
         first = pa.Table.from_arrays(
             [pa.array([], type=c.type.arrow() if c.type is not None else pa.null())
              for c in columns], names=[c.name for c in columns])
+    rest: object = batches
+    if first.num_rows <= SMALL_FIRST_BATCH:
+        # A small first batch is often all there is (a point lookup, SELECT 1): a second pull
+        # tells, and a complete result goes out as a list, without a thread hop per chunk
+        # (server/protocol/connection.py:write_rows).
+        second = next(batches, None)
+        rest = [] if second is None else itertools.chain([second], batches)
     result_cols = []
     for i, (info, field) in enumerate(zip(columns, first.schema)):
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \
             else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
-    result = RowsResult(result_cols, itertools.chain([first], batches))
+    result = RowsResult(result_cols, [first] if isinstance(rest, list) else
+                        itertools.chain([first], rest))
     if not profiled:
         return result
     return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE

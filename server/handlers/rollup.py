@@ -24,7 +24,10 @@ def drop_rollup(stmt: DropRollupStmt, ctx: StatementContext) -> OkResult:
 
 def show_alter(stmt: ShowAlterTableStmt, ctx: StatementContext) -> RowsResult:
     tail = show_filter.parse_tail(stmt.tail)
-    return show_filter.apply(text_columns(rollup_ddl.SHOW_COLUMNS,
+    columns = rollup_ddl.SHOW_COLUMNS
+    if stmt.kind == "COLUMN":
+        from catalog.schema_change_job import SHOW_COLUMNS as columns
+    return show_filter.apply(text_columns(columns,
                                           rollup_ddl.show_rows(ctx.catalog, stmt.db or ctx.db,
                                                                stmt.kind)), tail)
 

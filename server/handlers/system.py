@@ -1,5 +1,6 @@
 """Cluster statements: ALTER SYSTEM ... BACKEND, CANCEL DECOMMISSION BACKEND, SHOW BACKENDS and
-SHOW PROC '/backends' | '/colocation_group' | '/colocation_group/<GroupId>'."""
+SHOW PROC: '/backends', '/colocation_group[/<GroupId>]' here, the rest of the tree in
+proc_dirs.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from catalog import backend as be
 from catalog import colocation as co
 from catalog.errors import AnalysisError
 from catalog.statements import AlterSystemStmt, ShowBackendsStmt, ShowProcStmt
+from server.handlers import proc_dirs
 from server.handlers.context import StatementContext
 from server.results import OkResult, RowsResult, text_columns
 from server.variables import DORIS_VERSION
@@ -62,6 +64,21 @@ def show_proc(stmt: ShowProcStmt, ctx: StatementContext) -> RowsResult:
     if not path.startswith("/"):
         raise AnalysisError(f"Path({stmt.path}) does not start with '/'")
     names = [n for n in path.split("/") if n]
+    if not names:
+        return proc_dirs.root()
+    if names == ["dbs"]:
+        return proc_dirs.dbs(ctx)
+    if len(names) == 2 and names[0] == "dbs":
+        return proc_dirs.tables(ctx, names[1])
+    if len(names) > 2 and names[0] == "dbs":
+        return proc_dirs.table_dir(ctx, names)
+    if names == ["statistic"]:
+        return proc_dirs.statistic(ctx)
+    if names == ["current_queries"]:
+        return proc_dirs.current_queries(ctx)
+    if names == ["frontends"]:
+        from server.handlers.show import show_command
+        return show_command("FRONTENDS", ctx)
     if names == ["backends"]:
         return _backends(ctx)
     if names == ["colocation_group"]:

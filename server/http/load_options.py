@@ -17,7 +17,7 @@ import sqlglot
 from sqlglot import exp
 
 from catalog.group_commit import check_mode
-from catalog.errors import AnalysisError
+from catalog.errors import AnalysisError, NotSupported
 
 _FORMATS = ("csv", "csv_with_names", "csv_with_names_and_types", "json")
 _HEX = re.compile(r"\\x([0-9a-fA-F]{2})")
@@ -63,8 +63,19 @@ class StreamLoadOptions:
         if fmt not in _FORMATS:
             raise AnalysisError(f"format:{fmt} is not supported.")
         o.format = fmt
+        merge_type = h.get("merge_type", "APPEND").strip().upper() or "APPEND"
+        if merge_type not in ("APPEND", "DELETE", "MERGE"):
+            raise AnalysisError(f"unknown merge type {h['merge_type']}")
+        if merge_type != "APPEND" or h.get("delete", "").strip():
+            # The hidden delete sign (__DORIS_DELETE_SIGN__) is not modelled yet: refusing is
+            # better than loading the rows as upserts and reporting Success.
+            raise NotSupported(f"merge_type {merge_type} (the batch delete sign) is not "
+                               "supported yet")
         if h.get("columns", "").strip():
             o.columns = parse_columns(h["columns"])
+            if any(name.upper() == "__DORIS_DELETE_SIGN__" for name, _ in o.columns):
+                raise NotSupported("__DORIS_DELETE_SIGN__ (the batch delete sign) is not "
+                                   "supported yet")
         if h.get("where", "").strip():
             o.where = _expression(h["where"], "where")
         o.max_filter_ratio = _ratio(h.get("max_filter_ratio", "0"))

@@ -28,8 +28,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from catalog.auth import AccessDenied
 from catalog.errors import DorisError, StorageIOError
+from server import metrics
 from server.auth import login_basic
-from server.http import compaction_api, read_api
+from server.http import compaction_api, read_api, rest_api
 from server.http.error_log import ErrorLogStore
 from server.http.load_options import StreamLoadOptions
 from server.http.request_body import RequestBody
@@ -79,6 +80,8 @@ def _handler_class(service: HttpService) -> type:
 
         def do_POST(self) -> None:
             path = urlsplit(self.path).path
+            if self._rest("POST"):
+                return
             plan = _QUERY_PLAN.match(path)
             if plan is not None or path == "/api/_tablet_scan":
                 names = (unquote(plan.group(1)), unquote(plan.group(2))) if plan else (None, None)
@@ -166,6 +169,13 @@ def _handler_class(service: HttpService) -> type:
                 alive = sum(1 for b in backends if getattr(b, "alive", True))
                 return self._reply(200, {"msg": "success", "code": 0, "count": 0, "data": {
                     "online_backend_num": alive, "total_backend_num": len(backends)}})
+            if self._rest("GET"):
+                return
+            if url.path == "/metrics":  # Prometheus (server/metrics.py); any valid account
+                if self._authorized() is False:
+                    return
+                return self._send(200, metrics.render(service.services).encode(),
+                                  "text/plain; version=0.0.4; charset=utf-8")
             if url.path == "/api/_load_error_log":
                 name = parse_qs(url.query).get("file", [""])[0]
                 text = service.errors.get(name)
@@ -180,6 +190,27 @@ def _handler_class(service: HttpService) -> type:
                     read_api.get_schema(service, self, url.path)
                 return
             self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {url.path}"})
+
+        def _rest(self, method: str) -> bool:
+            """Doris FE's REST endpoints (rest_api.py), as the authenticated account."""
+            url = urlsplit(self.path)
+            if not rest_api.owns(method, url.path):
+                return False
+            access = self._authorized(priv="ADMIN" if rest_api.needs_admin(url.path) else "")
+            if not access:
+                return True
+            body = self._body() if method == "POST" else None
+            if method == "POST" and body is None:
+                return True
+            try:
+                reply = rest_api.handle(service.services, access, method, url.path, url.query,
+                                        body)
+            except Exception as e:  # noqa: BLE001 - the request boundary: a bug, logged
+                log.exception("%s %s failed", method, url.path)
+                reply = (500, {"msg": f"{type(e).__name__}: {e}", "code": 1, "data": None,
+                               "count": 0})
+            self._reply(*reply)
+            return True
 
         def _compaction(self, url) -> bool:
             """The BE compaction endpoints; they need an account with ADMIN_PRIV (Doris's BE

@@ -193,7 +193,13 @@ def parse_show_grants(cur: TokenCursor) -> ShowGrantsStmt:
     cur.expect("SHOW")
     all_ = cur.accept("ALL")
     cur.expect("GRANTS")
-    user = user_ident(cur) if cur.accept("FOR") else None
+    user = None
+    if cur.accept("FOR"):
+        if cur.accept("CURRENT_USER"):  # MySQL's spelling of plain SHOW GRANTS (Metabase)
+            if cur.accept_type(TokenType.L_PAREN):
+                cur.expect_type(TokenType.R_PAREN, ")")
+        else:
+            user = user_ident(cur)
     cur.expect_end()
     return ShowGrantsStmt(all_, user)
 

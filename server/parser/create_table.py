@@ -96,11 +96,14 @@ def parse_type(cur: TokenCursor) -> DataType:
         raise AnalysisError(str(e)) from None
 
 
-def parse_column_def(cur: TokenCursor) -> ColumnDef:
+def parse_column_def(cur: TokenCursor, stop: tuple[str, ...] = ()) -> ColumnDef:
+    """One column definition, up to `,`, `)`, the end or a word of `stop`."""
     name = cur.identifier("column name")
     col = ColumnDef(name=name, type=parse_type(cur))
-    while not (cur.is_type(TokenType.COMMA) or cur.is_type(TokenType.R_PAREN) or cur.at_end()):
+    while not (cur.is_type(TokenType.COMMA) or cur.is_type(TokenType.R_PAREN) or cur.at_end()
+               or any(cur.is_word(w) for w in stop)):
         if cur.accept("KEY"):
+            col.key = True
             continue
         word = cur.peek().text.upper()
         if word in AGGREGATIONS or word == "QUANTILE_UNION":

@@ -25,6 +25,7 @@ from server.parser.load import OWN_PARSERS as LOAD_PARSERS
 from server.parser.clients import CLIENT_PARSERS, resolve_catalogs
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
+from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
 from server.parser.tokens import TokenCursor, tokenize
@@ -191,6 +192,7 @@ _OWN_PARSERS = (
     *AUTH_PARSERS,  # users, roles, passwords, GRANT/REVOKE, SHOW GRANTS/ROLES/PROPERTY
     *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
     *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
+    *SCHEMA_CHANGE_PARSERS,  # ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY, SHOW/CANCEL ... COLUMN
 )
 
 

@@ -6,7 +6,8 @@ Arrow string array, numpy computes every row's field prefixes and packet header 
 arrays, and one `binary_join_element_wise` (Arrow C++) concatenates header, prefix and value of
 every field row by row: the data buffer of its result is the packets, back to back. No Python
 loop over rows, except for a row whose payload reaches 16 MiB (split into several packets, as
-the protocol requires; rare enough to frame one by one).
+the protocol requires; rare enough to frame one by one). A few rows (a point lookup, `SELECT 1`)
+are framed in Python: the vectorised path's fixed cost is larger than its work there.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ def encode_rows(columns: list[pa.Array], seq: int) -> tuple[bytes | memoryview, 
     n = len(columns[0]) if columns else 0
     if n == 0:
         return b"", seq
+    if n <= _FEW_ROWS:
+        few = _encode_few(columns, n, seq)
+        if few is not None:
+            return few
     values, prefixes, payload = [], [], np.zeros(n, np.int64)
     for arr in columns:
         value, prefix, size = _field(arr)
@@ -43,6 +48,41 @@ def encode_rows(columns: list[pa.Array], seq: int) -> tuple[bytes | memoryview, 
         parts += [prefix, value]
     wide = int(payload.sum()) + 4 * n > _INT32_MAX
     return _joined(parts, wide), (seq + n) % 256
+
+
+_FEW_ROWS = 16
+
+
+def _lenenc(size: int) -> bytes:
+    if size < 251:
+        return bytes((size,))
+    for marker, width in _WIDE:
+        if size < 1 << (8 * (width - 1)):
+            return bytes((marker,)) + size.to_bytes(width - 1, "little")
+    raise ValueError(size)
+
+
+def _encode_few(columns: list[pa.Array], n: int, seq: int) -> tuple[bytes, int] | None:
+    """`encode_rows` for a few rows, framed one by one; None if a payload reaches 16 MiB."""
+    values = [arr.to_pylist() for arr in columns]
+    out = bytearray()
+    for i in range(n):
+        row = bytearray()
+        for col in values:
+            v = col[i]
+            if v is None:
+                row.append(0xFB)
+                continue
+            data = v.encode() if isinstance(v, str) else v
+            row += _lenenc(len(data))
+            row += data
+        if len(row) >= MAX_PAYLOAD:
+            return None
+        out += len(row).to_bytes(3, "little")
+        out.append(seq)
+        out += row
+        seq = (seq + 1) % 256
+    return bytes(out), seq
 
 
 def _field(arr: pa.Array) -> tuple[pa.Array, pa.Array, np.ndarray]:

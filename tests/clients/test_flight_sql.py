@@ -95,6 +95,30 @@ def test_accounts_and_privileges(flight_server):
             cur.execute("INSERT INTO fl.t (k) VALUES (99)")
 
 
+def test_metadata_as_adbc_reads_it(flight_server):
+    # get_objects (catalogs, schemas, tables, columns), get_table_schema, get_table_types and
+    # get_info: the Flight SQL metadata commands, filtered by the user's privileges
+    with _connect(flight_server) as conn:
+        objects = conn.adbc_get_objects(depth="tables", catalog_filter="internal",
+                                        db_schema_filter="fl").read_all().to_pylist()
+        assert [c["catalog_name"] for c in objects] == ["internal"]
+        schemas = objects[0]["catalog_db_schemas"]
+        assert [s["db_schema_name"] for s in schemas] == ["fl"]
+        names = {t["table_name"]: t["table_type"] for t in schemas[0]["db_schema_tables"]}
+        assert names.get("t") == "TABLE", names
+        schema = conn.adbc_get_table_schema("t", db_schema_filter="fl")
+        assert schema.names == ["k", "b", "s", "d", "dt", "ts", "l", "f"]
+        assert str(schema.field("d").type) == "decimal128(10, 2)"
+        assert {"TABLE", "VIEW"} <= set(conn.adbc_get_table_types())
+        info = conn.adbc_get_info()
+        assert info["vendor_name"] == "minidoris", info
+    with _connect(flight_server, "fl_u", "pw") as conn:  # sees only what it may
+        objects = conn.adbc_get_objects(depth="tables", db_schema_filter="fl").read_all()
+        tables = [t["table_name"] for c in objects.to_pylist() for s in c["catalog_db_schemas"]
+                  for t in s["db_schema_tables"]]
+        assert "t" in tables and "secret" not in tables, tables
+
+
 def test_off_by_default():
     # conf/minidoris.conf sets -1 (Doris's default): the server starts no Flight SQL listener
     from pathlib import Path

@@ -138,6 +138,13 @@ def test_auth_unknown_table_and_bad_headers(server, sl_table):
     assert reply["Status"] == "Fail" and "max_filter_ratio" in reply["Message"]
     _, reply = _put(server, sl_table, "sl", b"1\n", {"format": "parquetx"})
     assert reply["Status"] == "Fail" and "format" in reply["Message"]
+    # The batch delete sign is not modelled: refused, never loaded as if it were APPEND.
+    for headers in ({"merge_type": "DELETE"}, {"merge_type": "MERGE", "delete": "k = 1"},
+                    {"columns": "k, name, dt, amt, __DORIS_DELETE_SIGN__"}):
+        _, reply = _put(server, sl_table, "sl", b"1,a,2020-01-01,1,1\n",
+                        dict(headers, column_separator=","))
+        assert reply["Status"] == "Fail" and "delete sign" in reply["Message"], reply
+    assert _rows(server, sl_table, "SELECT count(*) FROM sl") == [(0,)]
 
 
 def test_labels_survive_a_restart(server_factory):

@@ -1,5 +1,6 @@
 """kill -9 at random points of every write path (issue 17 item 5): INSERT, DELETE, ALTER TABLE
-ADD/DROP PARTITION, TRUNCATE, in one stream of statements on a Unique table.
+ADD/DROP PARTITION, TRUNCATE, ALTER TABLE ADD/DROP COLUMN (light schema change), in one stream
+of statements on a Unique table.
 
 A model of the table is kept on the client, updated only when a statement is acknowledged. The
 server is killed at a random moment, several times; after each restart the table must equal the
@@ -27,9 +28,10 @@ class Model:
     """The table as acknowledged statements left it: rows, extra columns, partitions."""
 
     def __init__(self):
-        self.rows: dict[int, int] = {}
+        self.rows: dict[int, tuple[int, ...]] = {}  # k -> (v, value of each extra column)
         self.columns: list[str] = []
         self.partitions = 1  # p0 .. p{n-1}, each 1000 keys wide
+        # extra columns are the lowest free of c0..c3: a dropped name comes back as a new column
 
     def copy(self) -> "Model":
         m = Model()
@@ -41,13 +43,26 @@ class Model:
         after = self.copy()
         roll = rng.random()
         top = self.partitions * 1000
-        if roll < 0.55 or not self.rows:
+        if roll < 0.50 or not self.rows:
             keys = rng.sample(range(top), 8)
-            values = {k: rng.randrange(1_000_000) for k in keys}
+            values = {k: tuple(rng.randrange(1_000_000) for _ in range(1 + len(self.columns)))
+                      for k in keys}
             after.rows.update(values)
-            cols = "k, v"
+            cols = ", ".join(["k", "v", *self.columns])
             return (f"INSERT INTO m ({cols}) VALUES "
-                    + ", ".join(f"({k}, {v})" for k, v in values.items()), after)
+                    + ", ".join(f"({k}, {', '.join(map(str, v))})"
+                                for k, v in values.items()), after)
+        if roll < 0.58 and len(self.columns) < 3:
+            # a light schema change: older rows read the new column as its DEFAULT
+            name = next(f"c{i}" for i in range(4) if f"c{i}" not in self.columns)
+            after.columns.append(name)
+            after.rows = {k: (*v, 7) for k, v in self.rows.items()}
+            return f'ALTER TABLE m ADD COLUMN {name} INT DEFAULT "7"', after
+        if roll < 0.62 and self.columns:
+            drop = rng.randrange(len(self.columns))
+            after.columns.pop(drop)
+            after.rows = {k: v[:drop + 1] + v[drop + 2:] for k, v in self.rows.items()}
+            return f"ALTER TABLE m DROP COLUMN {self.columns[drop]}", after
         if roll < 0.75:
             k = rng.choice(sorted(self.rows))
             after.rows.pop(k)
@@ -71,7 +86,7 @@ class Model:
             rows = cur.fetchall()
             cur.execute("SHOW PARTITIONS FROM m")
             partitions = len(cur.fetchall())
-        expected = [(k, v, *([7] * len(self.columns))) for k, v in sorted(self.rows.items())]
+        expected = [(k, *v) for k, v in sorted(self.rows.items())]
         return (names == ["k", "v", *self.columns] and [tuple(r) for r in rows] == expected
                 and partitions == self.partitions)
 

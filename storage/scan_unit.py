@@ -1,0 +1,207 @@
+"""Scan units: the snapshots of many small tablets read as one (Doris's scanner scheduler gives
+one scanner several tablets of a backend; issue 14).
+
+A table laid out as Doris's tooling writes it (7 partitions x 48 buckets) has hundreds of
+tablets of a few thousand rows each; reading them one by one costs the per-segment work
+(predicate checks against each segment's indexes, column reads, masks, a table per segment)
+hundreds of times for little data. A unit reads its snapshots' segments together:
+
+    eligible(snapshot)   the snapshot reads without merging: no DELETE among its rowsets, one
+                         data rowset or a Duplicate-key table, segment rowsets (no load file
+                         slices) of at most UNIT_SEGMENT_ROWS rows each
+    read_unit(snapshots, columns, predicates, stats) -> (rows, rows per snapshot)
+        1. the segment zone maps of all the unit's segments, combined per column (cached per
+           unit): one `zone_map.keep` per predicate drops the segments that cannot match;
+        2. the surviving segments' columns, each read whole (page cache) and concatenated
+           once (the concatenation kept in the page cache under the unit's key);
+        3. the predicates evaluated once over the concatenated rows (`row_filter.row_mask`),
+           the rows filtered once, with the count of rows each snapshot gave (callers slice per tablet).
+
+The rows are exactly those `TabletSnapshot.read` returns (the same segments in the same order,
+the same exact predicates); the page-level indexes (short key, page zone maps, bloom filter,
+bitmap) are not consulted, as for segments this small they cost more than the rows they skip.
+The profile counts segments and rows as the per-segment path does, without its index counters.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+import pyarrow as pa
+
+from storage.arrays import contiguous
+from storage.errors import StorageError
+from storage.predicate import ColumnPredicate, prepare
+from storage.row_filter import row_mask
+from storage.segment import zone_map
+from storage.segment.column_reader import SegmentIO
+from storage.segment.reader import SegmentReader
+from storage.segment.row_ranges import RowRanges
+from storage.snapshot import TabletSnapshot
+from storage.stats import ScanStats
+
+UNIT_SEGMENT_ROWS = 65_536  # larger segments are worth their own page-level index checks
+_UNITS_KEPT = 256  # unit descriptions (segment lists, combined zone maps) kept across queries
+
+
+def eligible(snapshot: TabletSnapshot) -> bool:
+    """True when `snapshot` reads as a plain concatenation of small segments."""
+    data = [r for r in snapshot.rowsets if r.num_rows]
+    if any(r.is_delete for r in snapshot.rowsets):
+        return False
+    if snapshot.schema.merges_on_read and len(data) > 1:
+        return False
+    return all(r.load_file is None and r.segments and r.num_rows <= UNIT_SEGMENT_ROWS
+               for r in data)
+
+
+def snapshot_rows(snapshot: TabletSnapshot) -> int:
+    return sum(r.num_rows for r in snapshot.rowsets)
+
+
+class _Unit:
+    """The segments of a list of snapshots, in read order, and their combined zone maps."""
+
+    def __init__(self, segments: list[SegmentReader], owners: tuple[int, ...]):
+        self.segments = segments
+        self.owners = owners
+        self.rows = np.array([s.num_rows for s in segments], dtype=np.int64)
+        self._zone_maps: dict[str, zone_map.ZoneMaps] = {}
+        self._types: dict = {}  # column -> its one type in every segment, or None
+        self._lock = threading.Lock()
+
+    def uniform(self, columns) -> bool:
+        """Every segment stores each of `columns`, all in one type."""
+        for name in columns:
+            if name not in self._types:
+                found = {seg.columns[name].dtype if name in seg.columns else None
+                         for seg in self.segments}
+                self._types[name] = found.pop() if len(found) == 1 else None
+            if self._types[name] is None:
+                return False
+        return True
+
+    def zone_maps(self, column: str, stats: ScanStats) -> zone_map.ZoneMaps:
+        with self._lock:
+            zm = self._zone_maps.get(column)
+        if zm is None:
+            maps = []
+            for seg in self.segments:
+                with SegmentIO(seg.path, seg.tablet_id, stats, seg.cache, seg.owner) as io:
+                    maps.append(seg.columns[column].segment_zone_map(io))
+            zm = zone_map.ZoneMaps(pa.concat_arrays([m.mins for m in maps]),
+                                   pa.concat_arrays([m.maxs for m in maps]),
+                                   np.concatenate([m.has_null for m in maps]),
+                                   np.concatenate([m.has_not_null for m in maps]))
+            with self._lock:
+                self._zone_maps[column] = zm
+        return zm
+
+
+_units: OrderedDict[tuple[int, ...], _Unit] = OrderedDict()
+_units_lock = threading.Lock()
+
+
+def _unit_of(snapshots: list[TabletSnapshot]) -> tuple[_Unit, list[int]]:
+    """The unit of `snapshots` (cached by its segments' reader tokens: segment files are
+    immutable and a token is never reused) and each snapshot's segment count."""
+    segments, counts = [], []
+    for snap in snapshots:
+        segs = [seg for r in snap.rowsets if r.num_rows for seg in snap.tablet._segments(r)]
+        segments.extend(segs)
+        counts.append(len(segs))
+    owners = tuple(s.owner for s in segments)
+    with _units_lock:
+        unit = _units.get(owners)
+        if unit is not None:
+            _units.move_to_end(owners)
+            return unit, counts
+    unit = _Unit(segments, owners)
+    with _units_lock:
+        _units[owners] = unit
+        while len(_units) > _UNITS_KEPT:
+            _units.popitem(last=False)
+    return unit, counts
+
+
+def read_unit(snapshots: list[TabletSnapshot], columns: list[str],
+              predicates: list[ColumnPredicate],
+              stats: ScanStats) -> tuple[pa.Table, np.ndarray] | None:
+    """The snapshots' rows satisfying `predicates`, `columns` in order, snapshot after
+    snapshot, and how many rows each snapshot gave (see the module docstring); every snapshot
+    must be `eligible`. None (nothing read) when the segments
+    store a column in different types (a schema change in between): read them one by one."""
+    for snap in snapshots:
+        if snap.released:
+            raise StorageError(f"Snapshot of tablet {snap.tablet.tablet_id} at version "
+                               f"{snap.version} was released")
+        for name in [*columns, *(p.column for p in predicates)]:
+            if not snap.schema.has_column(name):
+                raise StorageError(f"Unknown column '{name}' in tablet {snap.tablet.tablet_id}")
+    unit, counts = _unit_of(snapshots)
+    segments = unit.segments
+    needed = dict.fromkeys([*columns, *(p.column for p in predicates)])
+    if not unit.uniform(needed):
+        return None
+    stats.rowsets_read += sum(1 for s in snapshots for r in s.rowsets if r.num_rows)
+    stats.segments_total += len(segments)
+    stats.rows_total += int(unit.rows.sum())
+    types = {p.column: segments[0].columns[p.column].dtype for p in predicates} if segments else {}
+    prepared = [prepare(p, types[p.column]) for p in predicates]
+    survive = np.ones(len(segments), dtype=bool)
+    for p in prepared:
+        survive &= zone_map.keep(unit.zone_maps(p.column, stats), p)
+    stats.segments_filtered += int((~survive).sum())
+    stats.rows_zone_map_filtered += int(unit.rows[~survive].sum())
+    stats.segments_read += int(survive.sum())
+    kept_rows = np.where(survive, unit.rows, 0)
+    count = int(kept_rows.sum())
+    stats.rows_read += count
+    key = ("unit", unit.owners, survive.tobytes())
+    arrays: dict[str, pa.Array] = {}
+
+    def column(name: str) -> pa.Array:  # the surviving segments' rows, one contiguous array
+        arr = arrays.get(name)
+        if arr is None:
+            cache = segments[0].cache
+            arr = cache.get((*key, name))
+            if arr is None:
+                parts = []
+                for seg, keep in zip(segments, survive):
+                    if keep:
+                        with SegmentIO(seg.path, seg.tablet_id, stats, seg.cache, seg.owner) as io:
+                            parts.extend(seg.columns[name].read_ranges(
+                                io, RowRanges.full(seg.num_rows)).chunks)
+                dtype = segments[0].columns[name].dtype.arrow()
+                arr = contiguous(pa.chunked_array(parts, type=dtype))
+                cache.put((*key, name), arr)
+            arrays[name] = arr
+        return arr
+
+    mask = None
+    if prepared and count:
+        mask = row_mask(prepared, column, count)
+        stats.rows_conditions_filtered += count - int(np.count_nonzero(mask))
+    # the rows each snapshot contributes, before and after the predicates
+    owner_of = np.repeat(np.arange(len(snapshots)), counts)
+    snap_rows = np.bincount(owner_of, weights=kept_rows, minlength=len(snapshots)).astype(np.int64)
+    if mask is not None:  # a count per snapshot (a cumulative sum of the mask costs more)
+        bounds = np.concatenate(([0], np.cumsum(snap_rows))).tolist()
+        out_rows = np.array([np.count_nonzero(mask[a:b]) for a, b in zip(bounds, bounds[1:])],
+                            dtype=np.int64)
+    else:
+        out_rows = snap_rows
+    if not columns:
+        table = pa.table({"_": pa.nulls(int(out_rows.sum()))}).select([])
+    elif count == 0:
+        table = pa.Table.from_arrays(
+            [pa.array([], snapshots[0].schema.column(c).type.arrow()) for c in columns],
+            names=list(columns))
+    else:
+        table = pa.Table.from_arrays([column(c) for c in columns], names=list(columns))
+        if mask is not None:
+            table = table.filter(pa.array(mask))
+    stats.rows_returned += table.num_rows
+    return table, out_rows
