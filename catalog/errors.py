@@ -133,6 +133,14 @@ class ResourceLimit(DorisError):
     """A query exceeded a session limit such as exec_mem_limit."""
 
 
+class MemLimitExceeded(DorisError):
+    """The process's memory is over `mem_limit` (storage/process_memory.py): the load fails
+    with Doris's MEM_LIMIT_EXCEEDED status and changes nothing."""
+
+    def __init__(self, message: str):
+        super().__init__(f"[MEM_LIMIT_EXCEEDED]{message}")
+
+
 class StorageIOError(DorisError):
     """The machine refused a write or a read: a full disk, a read-only or failing data
     directory. Not a bug: the statement failed and changed nothing (its partial files are

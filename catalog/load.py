@@ -4,13 +4,14 @@ The life of a load (`load_table`):
  1. `complete_columns`: the target columns get the load's values, the others their DEFAULT
     (or NULL); every column is cast to its type strictly (`catalog.values.coerce_array`);
  2. `route_rows` picks each row's partition, `bucket_ids` its bucket (the same hash everywhere);
- 3. `write_rowsets`, without any lock: rows are grouped by (partition, bucket), and for each
-    (index, partition, bucket) tablet touched (the base, each rollup, a rollup being built;
-    `index_rows` adds a materialized view's computed columns) a pending rowset is written: a small load
-    (< SMALL_ROWSET_ROWS rows per touched tablet on average) writes one load file per index
-    for all its tablets (one vectorised sort + merge, one file, one fsync; each tablet's rowset
-    is a slice of it: storage/load_file.py), a larger one segment files per tablet
-    (`Tablet.write_rowset`: memtable sort + model pre-aggregation + segments, fsynced);
+ 3. without any lock, `OlapTableSink` (catalog/load_sink.py) puts each (index, partition,
+    bucket) tablet's rows in its memtable (`index_rows` adds a materialized view's computed
+    columns), batch by batch for a streamed load, and flushes memtables into pending rowsets
+    at `write_buffer_size` or when loads' memtables pass their memory limit (segments:
+    memtable sort + model pre-aggregation, fsynced); a small load (< SMALL_ROWSET_ROWS rows
+    per touched tablet on average, never flushed) writes one load file per index for all its
+    tablets instead (one vectorised sort + merge, one file, one fsync; each tablet's rowset is
+    a slice of it: storage/load_file.py);
  4. `Catalog.publish`, under the table's load lock and the catalog lock, journals every
     rowset with each touched partition's next version in one entry (one fsync) and applies
     it: readers see the whole load or none of it.
@@ -23,22 +24,18 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 
 from catalog.catalog import Catalog
-from catalog.compaction import check_version_count
-from catalog.errors import AnalysisError, DataQualityError, LabelAlreadyUsed
-from catalog.index_rows import index_rows
+from catalog.errors import AnalysisError, DataQualityError
 from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
 from catalog.values import coerce_array, parse_value
-from storage import RowsetMeta, StorageEngine, bucket_ids
-from storage import load_file
-from storage.load_file import SMALL_ROWSET_ROWS
-from storage.memtable import flush_grouped
+from storage import bucket_ids
 
 _table_locks: dict[int, threading.RLock] = defaultdict(threading.RLock)
 
@@ -80,7 +77,7 @@ class PreparedLoad:
     num_rows: int = 0
     label: str | None = None
     source: OlapTable | None = None  # the table object the rowsets were written for
-    shape: tuple | None = None  # its _storage_shape then
+    shape: tuple | None = None  # its storage_shape then
 
 
 def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
@@ -92,14 +89,27 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
     `partition_ids` (INSERT INTO t PARTITION (...)): every row must belong to one of them.
     `txn_id`, when given, was taken by the caller (group commit). Returns (rows loaded,
     transaction id)."""
-    with catalog.lock:
-        table = catalog.get_table(db_name, table_name)
-    if data.num_rows == 0 and label is None:
-        for name in data.column_names:
-            if table.column(name) is None:
-                raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
-        return 0, 0
-    prepared = prepare_load(catalog, db_name, table_name, data, now, label, partition_ids, txn_id)
+    return load_batches(catalog, db_name, table_name, [data], now, label, partition_ids, txn_id)
+
+
+def load_batches(catalog: Catalog, db_name: str, table_name: str, batches: Iterable[pa.Table],
+                 now, label: str | None = None, partition_ids: list[int] | None = None,
+                 txn_id: int | None = None) -> tuple[int, int]:
+    """`load_table` of rows that arrive in batches (INSERT ... SELECT's result stream): each
+    batch goes to the tablets' memtables as it comes (catalog/load_sink.py), so the load
+    holds at most its memtables, whatever its size. One transaction, one version."""
+    from catalog.load_sink import OlapTableSink  # it imports this module
+    sink = OlapTableSink(catalog, db_name, table_name, now, label, partition_ids, txn_id)
+    try:
+        for data in batches:
+            sink.write(data)
+        if sink.num_rows == 0 and label is None:
+            sink.abort()  # nothing to publish (Doris skips the transaction for 0 rows)
+            return 0, 0
+        prepared = sink.finish()
+    except BaseException:
+        sink.abort()
+        raise
     commit_load(catalog, prepared)
     return prepared.num_rows, prepared.txn_id
 
@@ -133,27 +143,15 @@ def prepare_load(catalog: Catalog, db_name: str, table_name: str, data: pa.Table
                  label: str | None = None, partition_ids: list[int] | None = None,
                  txn_id: int | None = None) -> PreparedLoad:
     """Route `data` to tablets and write a pending rowset in every touched tablet of every
-    index, without any lock (`write_rowsets`); nothing is visible until `commit_load`."""
-    with catalog.lock:
-        table = catalog.get_table(db_name, table_name)
-        db_name = catalog.get_db(db_name).name
-    _check_label(catalog, db_name, label)
-    for name in data.column_names:
-        if table.column(name) is None:
-            raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
-    with catalog.lock:
-        # Re-read: the table may have changed while we converted values.
-        table = catalog.get_table(db_name, table_name)
-        parts = target_partitions(table, partition_ids)
-        shape = _storage_shape(table)
-    full, part_idx, buckets = place_rows(table, data, now, partition_ids)
-    if full.num_rows:  # max_tablet_version_num (Doris -235), before anything is written
-        groups = np.unique(part_idx * (1 << 32) + buckets)
-        check_version_count(catalog, [ids[int(k & 0xFFFFFFFF)] for k in groups
-                                      for ids in parts[int(k >> 32)].tablets_by_index.values()])
-    txn_id = txn_id or catalog.begin_txn()
-    rowsets = write_rowsets(catalog.engine, table, parts, full, part_idx, buckets, txn_id)
-    return PreparedLoad(db_name, table.name, txn_id, rowsets, full.num_rows, label, table, shape)
+    index, without any lock (catalog/load_sink.py); nothing is visible until `commit_load`."""
+    from catalog.load_sink import OlapTableSink  # it imports this module
+    sink = OlapTableSink(catalog, db_name, table_name, now, label, partition_ids, txn_id)
+    try:
+        sink.write(data)
+    except BaseException:
+        sink.abort()
+        raise
+    return sink.finish()
 
 
 def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
@@ -170,7 +168,7 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
                 missing = [pid for pid in touched
                            if pid not in table.partitions and pid not in table.temp_partitions]
                 if (prepared.source is not None and table is not prepared.source) or \
-                        (prepared.shape is not None and _storage_shape(table) != prepared.shape):
+                        (prepared.shape is not None and storage_shape(table) != prepared.shape):
                     raise AnalysisError(f"Table {prepared.table} changed during the load; "
                                         "load again")
                 if missing:
@@ -202,63 +200,11 @@ def _check_selected(table: OlapTable, data: pa.Table, parts: list, part_idx: np.
         raise no_partition_error(table, data, int(np.argmax(outside)))
 
 
-def write_rowsets(engine: StorageEngine, table: OlapTable, parts: list, full: pa.Table,
-                  part_idx: np.ndarray, buckets: np.ndarray,
-                  txn_id: int) -> list[tuple[int, int, RowsetMeta]]:
-    """One pending rowset per (index, partition, bucket) tablet the rows touch.
-
-    A small load (few rows per touched tablet on average) writes, per index, one load file for
-    all its tablets (storage/load_file.py: one sort, one write, one fsync) and each tablet's
-    rowset is a slice of it; a larger one writes segment files per tablet."""
-    if not full.num_rows:
-        return []
-    keys = part_idx * (1 << 32) + buckets
-    groups, group_of_row = np.unique(keys, return_inverse=True)
-    targets = [(parts[int(k >> 32)], int(k & 0xFFFFFFFF)) for k in groups]
-    small = full.num_rows < SMALL_ROWSET_ROWS * len(groups)
-    order = None if small else np.argsort(group_of_row, kind="stable")
-    bounds = np.searchsorted(group_of_row[order], np.arange(len(groups) + 1)) if not small else None
-    rowsets = []
-    try:
-        # A snapshot of the indexes: an ALTER job may add or drop one while this load writes.
-        for index_id, index in list(table.indexes.items()):
-            if small:
-                name = load_file.file_name(txn_id, index_id)
-                rows, group_col = flush_grouped(index_rows(table, index, full),
-                                                table.tablet_schema(index_id),
-                                                pa.array(group_of_row.astype(np.int64)))
-                size = engine.load_files.write(name, rows)
-                starts = np.searchsorted(group_col.to_numpy(), np.arange(len(groups) + 1))
-            for g, (p, b) in enumerate(targets):
-                tablet = engine.get_tablet(p.tablets_by_index[index_id][b])
-                if small:
-                    count = int(starts[g + 1] - starts[g])
-                    meta = tablet.adopt_load_slice(name, int(starts[g]), count,
-                                                   size * count // max(rows.num_rows, 1), txn_id)
-                else:
-                    chunk = full.take(pa.array(order[bounds[g]:bounds[g + 1]]))
-                    meta = tablet.write_rowset(index_rows(table, index, chunk), txn_id)
-                rowsets.append((p.partition_id, tablet.tablet_id, meta))
-    except BaseException:
-        for _, tid, meta in rowsets:
-            engine.get_tablet(tid).abort_rowset(meta)
-        raise
-    return rowsets
-
-
-def _storage_shape(table: OlapTable) -> tuple:
+def storage_shape(table: OlapTable) -> tuple:
     """What the rowsets a load wrote depend on: the indexes (base, rollups) and the optional
     indexes their segments carry. A load whose table changed shape meanwhile is refused."""
     return (tuple(table.indexes), tuple(i.index_id for i in table.table_indexes),
             table.properties.get("bloom_filter_columns"))
-
-
-def _check_label(catalog: Catalog, db_name: str, label: str | None) -> None:
-    if label is None:
-        return
-    used = catalog.label_txn(db_name, label)
-    if used is not None:
-        raise LabelAlreadyUsed(label, used)
 
 
 def _buckets(table: OlapTable, data: pa.Table, parts: list, part_idx: np.ndarray) -> np.ndarray:

@@ -64,6 +64,13 @@ class Config:
     arrow_flight_sql_port: int = -1  # Arrow Flight SQL (server/flight_sql.py); -1 = off
     alter_table_timeout_second: int = 86400
     rollup_job_tablet_delay_ms: int = 0
+    # Loads' memory (storage/memtable.py, catalog/load_sink.py, server/http/stream_load.py)
+    write_buffer_size: int = 209715200
+    mem_limit: str = "90%"
+    load_process_max_memory_limit_percent: int = 50
+    load_process_soft_mem_limit_percent: int = 80
+    streaming_load_max_mb: int = 10240
+    streaming_load_json_max_mb: int = 100
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)
@@ -85,6 +92,23 @@ ALIASES = {
     "base_compaction_min_data_ratio": "base_cumulative_delta_ratio",
     "generate_compaction_tasks_interval_ms": "generate_compaction_tasks_min_interval_ms",
 }
+
+
+def parse_mem_limit(raw: str, physical: int) -> int:
+    """Doris's mem_limit: a percentage of the machine's memory ("90%") or a size ("4G",
+    "512M", "2147483648")."""
+    text = raw.strip().upper()
+    try:
+        if text.endswith("%"):
+            return int(physical * float(text[:-1]) / 100)
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+        if text.endswith("B"):
+            text = text[:-1]
+        if text and text[-1] in units:
+            return int(float(text[:-1]) * units[text[-1]])
+        return int(text)
+    except ValueError:
+        raise ValueError(f"config mem_limit: expected a size or a percentage, got {raw!r}") from None
 
 
 def _coerce(name: str, raw: str, typ: type) -> object:

@@ -32,7 +32,7 @@ from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
-from server.config import Config, load_config
+from server.config import Config, load_config, parse_mem_limit
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
@@ -44,6 +44,8 @@ from server.variables import new_global_variables
 from server.system_variables import restore_globals
 from storage import StorageEngine
 from storage.compaction_policy import CompactionConfig
+from storage.memtable import MemTableLimiter
+from storage.process_memory import ProcessMemory, physical_bytes, tune_allocator
 
 log = logging.getLogger("minidoris")
 
@@ -84,6 +86,10 @@ def open_services(cfg: Config) -> Services:
                            short_key_interval=cfg.short_key_index_interval,
                            max_segment_size=cfg.max_segment_size,
                            page_cache_bytes=cfg.storage_page_cache_limit)
+    engine.write_buffer_size = cfg.write_buffer_size
+    engine.memtables = MemTableLimiter(load_soft_limit(cfg))
+    engine.process_memory = ProcessMemory(parse_mem_limit(cfg.mem_limit, physical_bytes()))
+    tune_allocator()
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
@@ -118,6 +124,15 @@ def open_services(cfg: Config) -> Services:
         lambda: str(services.global_variables.get("time_zone")))
     services.load_manager.recover()
     return services
+
+
+def load_soft_limit(cfg: Config) -> int:
+    """The bytes all loads' memtables may hold before loads flush their largest (Doris's
+    MemTableMemoryLimiter: mem_limit x load_process_max_memory_limit_percent x
+    load_process_soft_mem_limit_percent)."""
+    return parse_mem_limit(cfg.mem_limit, physical_bytes()) * \
+        cfg.load_process_max_memory_limit_percent \
+        // 100 * cfg.load_process_soft_mem_limit_percent // 100
 
 
 def compaction_config(cfg: Config) -> CompactionConfig:

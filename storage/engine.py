@@ -20,6 +20,8 @@ import threading
 from storage import load_file
 from storage.errors import StorageError
 from storage.load_file import LoadFiles
+from storage.memtable import DEFAULT_WRITE_BUFFER_SIZE, MemTableLimiter
+from storage.process_memory import ProcessMemory
 from storage.page_cache import PageCache
 from storage.rowset import DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta
 from storage.schema import TabletSchema
@@ -42,6 +44,11 @@ class StorageEngine:
                                      max_segment_size, self.page_cache, self.load_files)
         self._tablets: dict[int, Tablet] = {}
         self._lock = threading.Lock()
+        # Loads' memtables (storage/memtable.py): a tablet's flushes at write_buffer_size, all
+        # of the process's at the limiter's soft limit (set from the conf by server/main.py).
+        self.write_buffer_size = DEFAULT_WRITE_BUFFER_SIZE
+        self.memtables = MemTableLimiter()
+        self.process_memory = ProcessMemory()  # mem_limit: loads fail past it
 
     def create_tablet(self, tablet_id: int, schema: TabletSchema) -> Tablet:
         """A new, empty tablet."""

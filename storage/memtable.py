@@ -11,9 +11,16 @@ memtable is a skip list filled row by row; here the whole batch is one Arrow tab
     aggregate AGG_KEYS / UNIQUE_KEYS: merge.merge_sorted (last row wins for REPLACE/UNIQUE);
               DUP_KEYS: nothing
     flush_grouped  the same for the rows of many tablets at once, sorted by (tablet, key)
+
+A load keeps each tablet's rows in a `MemTable` until it reaches `write_buffer_size` or the
+process's memtables together pass the `MemTableLimiter`'s soft limit; then it is flushed into
+the tablet's pending rowset (storage/rowset_writer.py), so a load's memory is bounded by
+configuration, not by its size.
 """
 
 from __future__ import annotations
+
+import threading
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -77,3 +84,61 @@ def flush_grouped(data: pa.Table, schema: TabletSchema, group: pa.Array) -> tupl
         table = merge_sorted(table, keys, aggregations(schema, schema.names))
     groups = table.column(GROUP_COLUMN)
     return table.drop_columns([GROUP_COLUMN]), groups
+
+
+DEFAULT_WRITE_BUFFER_SIZE = 200 * 1024 * 1024  # Doris's BE config write_buffer_size
+
+
+class MemTable:
+    """The rows of one tablet a load holds in memory until they are flushed: Arrow chunks as
+    the load's batches delivered them (sorted and merged only at the flush, by `flush`)."""
+
+    def __init__(self):
+        self.chunks: list[pa.Table] = []
+        self.nbytes = 0
+        self.num_rows = 0
+
+    def add(self, rows: pa.Table, size: int | None = None) -> int:
+        """Keep `rows` (of about `size` bytes, measured when not given); returns the bytes
+        they add."""
+        size = rows.nbytes if size is None else size
+        self.chunks.append(rows)
+        self.nbytes += size
+        self.num_rows += rows.num_rows
+        return size
+
+    def take(self) -> pa.Table | None:
+        """All rows held (None when empty), leaving the memtable empty."""
+        if not self.chunks:
+            return None
+        rows = pa.concat_tables(self.chunks) if len(self.chunks) > 1 else self.chunks[0]
+        self.chunks, self.nbytes, self.num_rows = [], 0, 0
+        return rows
+
+
+class MemTableLimiter:
+    """The bytes held by the memtables of every load in the process, against a soft limit
+    (Doris's MemTableMemoryLimiter: mem_limit x load_process_max_memory_limit_percent x
+    load_process_soft_mem_limit_percent). A load over the limit flushes its memtables (Doris
+    flushes the largest; here all of the load's, catalog/load_sink.py says why); 0 means no
+    limit."""
+
+    def __init__(self, soft_limit: int = 0):
+        self.soft_limit = soft_limit
+        self._held = 0
+        self._lock = threading.Lock()
+
+    @property
+    def held(self) -> int:
+        return self._held
+
+    def consume(self, nbytes: int) -> None:
+        with self._lock:
+            self._held += nbytes
+
+    def release(self, nbytes: int) -> None:
+        with self._lock:
+            self._held -= nbytes
+
+    def over_limit(self) -> bool:
+        return bool(self.soft_limit) and self._held > self.soft_limit

@@ -15,8 +15,9 @@ remove the rows of older rowsets that match it (seed 002's delete versions).
 Rows are split into segments so that no segment exceeds
 `max_segment_size` (seed 003: segments of at most 256 MB): the split is computed from each
 row's uncompressed size, which bounds the file size (compression only shrinks pages; 10% of the
-budget is left for headers and indexes). Within an AGG/UNIQUE rowset keys are unique, so no key
-spans two segments.
+budget is left for headers and indexes). Within an AGG/UNIQUE rowset written by one flush keys
+are unique, so no key spans two segments; a rowset of several flushes (a large load,
+storage/rowset_writer.py) is `overlapping` and read merged.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class RowsetMeta:
     # column name -> unique id under the schema the rowset was written with (None: the
     # schema had no unique ids); storage/column_mapping.py maps it to the current schema.
     column_ids: dict[str, int] | None = None
+    overlapping: bool = False  # several flushes: keys may repeat across its segments
 
     @property
     def is_published(self) -> bool:
@@ -83,6 +85,8 @@ class RowsetMeta:
             d["load_file"], d["load_offset"] = self.load_file, self.load_offset
         if self.column_ids is not None:
             d["column_ids"] = dict(self.column_ids)
+        if self.overlapping:
+            d["overlapping"] = True
         return d
 
     @staticmethod
@@ -92,7 +96,8 @@ class RowsetMeta:
                           list(d.get("segment_rows", [])), d.get("start_version"),
                           d.get("end_version"), d.get("delete_predicate"),
                           float(d.get("creation_time", 0.0)), d.get("load_file"),
-                          int(d.get("load_offset", 0)), d.get("column_ids"))
+                          int(d.get("load_offset", 0)), d.get("column_ids"),
+                          bool(d.get("overlapping", False)))
 
 
 def segment_file_name(rowset_id: int, segment_no: int) -> str:
@@ -134,13 +139,15 @@ def segment_bounds(table: pa.Table, max_segment_size: int) -> list[tuple[int, in
 
 def write_segments(directory: str, rowset_id: int, table: pa.Table, schema: TabletSchema,
                    options: SegmentOptions,
-                   max_segment_size: int) -> tuple[list[str], list[int], int]:
-    """Write `table` (flushed) as segment files; returns (file names, rows per file, bytes)."""
+                   max_segment_size: int,
+                   first_segment: int = 0) -> tuple[list[str], list[int], int]:
+    """Write `table` (flushed) as segment files numbered from `first_segment`; returns (file
+    names, rows per file, bytes)."""
     if table.num_rows == 0:
         return [], [], 0
     names, rows, total = [], [], 0
     for i, (start, end) in enumerate(segment_bounds(table, max_segment_size)):
-        name = segment_file_name(rowset_id, i)
+        name = segment_file_name(rowset_id, first_segment + i)
         info = write_segment(os.path.join(directory, name), table.slice(start, end - start),
                              schema, options)
         names.append(name)

@@ -5,6 +5,8 @@ versions and the optional indexes' files.
 
     write_rowset(rows, txn)  memtable.flush -> rowset.write_segments -> fsync files and directory
                              -> RowsetMeta (pending: no version, invisible)
+    open_rowset_writer(txn)  the same in several flushes (a large load's memtables,
+                             storage/rowset_writer.py)
     adopt_rowset(files, rows, txn) segment files written elsewhere (Spark Load) moved in as
                              a pending rowset
     write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
@@ -46,11 +48,11 @@ from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
 from storage.durable import fsync_path
-from storage.memtable import flush
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
-                            segment_file_name, write_segments)
+                            segment_file_name)
+from storage.rowset_writer import RowsetWriter
 from storage.schema import TabletSchema
 from storage.segment import SegmentOptions, SegmentReader, side_index
 from storage.segment.reader import IndexOptions
@@ -99,22 +101,21 @@ class Tablet:
                      schema: TabletSchema | None = None) -> RowsetMeta:
         """Write `data` as a pending rowset (sorted, pre-aggregated, fsynced); not yet visible.
         `schema`: the one `data` was read with (compaction), else the tablet's current one."""
-        schema = schema or self.schema
-        table = flush(data, schema)
-        rowset_id = self._allocate_rowset_id()
-        written = False
-        try:
-            names, rows, size = write_segments(self.directory, rowset_id, table, schema,
-                                               self.options.segment, self.options.max_segment_size)
-            fsync_path(self.directory)
-            written = True
-        finally:
-            if not written:  # leave no partial rowset behind
-                self._remove_rowset_files(rowset_id)
-                with self._lock:
-                    self._pending.discard(rowset_id)
-        return RowsetMeta(rowset_id, self.tablet_id, txn_id, table.num_rows, size, names, rows,
-                          creation_time=time.time(), column_ids=schema.column_ids())
+        writer = self.open_rowset_writer(txn_id, schema)
+        writer.flush(data)
+        return writer.finish()
+
+    def open_rowset_writer(self, txn_id: int, schema: TabletSchema | None = None) -> RowsetWriter:
+        """A pending rowset written by one or more memtable flushes (storage/rowset_writer.py);
+        a failure or `abort()` leaves no file of it behind."""
+        return RowsetWriter(self.directory, self.tablet_id, self._allocate_rowset_id(), txn_id,
+                            schema or self.schema, self.options.segment,
+                            self.options.max_segment_size, self._forget_pending)
+
+    def _forget_pending(self, rowset_id: int) -> None:
+        self._remove_rowset_files(rowset_id)
+        with self._lock:
+            self._pending.discard(rowset_id)
 
     def adopt_rowset(self, files: list[str], segment_rows: list[int], txn_id: int) -> RowsetMeta:
         """A pending rowset from segment files written elsewhere by `write_segments` with this

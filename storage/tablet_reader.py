@@ -5,7 +5,8 @@
         versions among `rowsets` (a DELETE affects only rows loaded before it), then
           DUP_KEYS, or a single rowset: each segment scanned with all predicates pushed down,
             results concatenated
-          AGG_KEYS / UNIQUE_KEYS with several rowsets (merge-on-read): key predicates pushed
+          AGG_KEYS / UNIQUE_KEYS with several rowsets, or one overlapping rowset (a large
+            load's several flushes, storage/rowset_writer.py) (merge-on-read): key predicates pushed
             down (they select whole key groups), all key columns + needed value columns read
             in version order, stable sort + merge.merge_sorted, then value predicates (a
             filter on a value column sees merged values only)
@@ -41,7 +42,7 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
     data = [r for r in rowsets if r.num_rows]
     deletes = delete_conjunctions(rowsets, schema)
     stats.rowsets_read += len(data)
-    if schema.merges_on_read and len(data) > 1:
+    if schema.merges_on_read and (len(data) > 1 or any(r.overlapping for r in data)):
         result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
     else:
         result = tablet.concat(tablet.scan_all(schema, data, deletes, columns, predicates,

@@ -1,4 +1,8 @@
-"""INSERT INTO t [(cols)] VALUES ... | SELECT ...: build an Arrow table, then load it.
+"""INSERT INTO t [(cols)] VALUES ... | SELECT ...: an Arrow table, or the SELECT's batches, loaded.
+
+A SELECT's result is not materialised: its batches go to the load's memtables as the
+executor produces them (catalog.load.load_batches), so an INSERT ... SELECT of any size holds
+about the memtables' memory.
 
 VALUES rows are constant expressions: literals become Arrow arrays column by column (a literal
 fast path: no expression evaluation per value); other constant expressions are evaluated once
@@ -8,16 +12,17 @@ each through the expression evaluator.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
 import pyarrow as pa
 from sqlglot import exp
 
 from catalog.errors import AnalysisError, NotSupported
-from catalog.load import load_table
+from catalog.load import load_batches
 from catalog.partial_update import complete_partial_columns
 from planner.partition_selection import find_partition, names_of
 from server.handlers.context import StatementContext
-from server.handlers.query import eval_context, run_query
+from server.handlers.query import eval_context, query_batches
 from server.parser.fast_values import FastInsert
 from server.results import OkResult
 
@@ -103,13 +108,16 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     literal_only = [isinstance(source, exp.Values)]
     if isinstance(source, exp.Values):
         data = _values_table(source, names, ctx, literal_only)
-    else:
-        result, _ = run_query(source, ctx)
-        if result.num_columns != len(names):
+        return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), partition_ids,
+                     literal_only[0])
+    columns, batches = query_batches(source, ctx)
+    try:
+        if len(columns) != len(names):
             raise AnalysisError("Column count doesn't match value count")
-        data = result.rename_columns(names)
-    return _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), partition_ids,
-                 literal_only[0])
+        return _load(ctx, db, table_expr.name, (b.rename_columns(names) for b in batches),
+                     stmt.meta.get("label"), partition_ids)
+    finally:
+        batches.close()
 
 
 def _target_partitions(ctx: StatementContext, db: str | None, table: exp.Table) -> list[int] | None:
@@ -148,18 +156,20 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
         return names or [c.name for c in t.columns]
 
 
-def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table,
+def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | Iterator[pa.Table],
           label: str | None = None, partition_ids: list[int] | None = None,
           group_commit: bool = False) -> OkResult:
     """One load transaction; `label` (INSERT ... WITH LABEL) is taken once per database.
+    `data` is a table, or a SELECT's batches: written as they come (catalog.load.load_batches).
 
     With the session's `group_commit` on and a statement that may be grouped (literal VALUES,
     no label, no PARTITION clause, no partial update), the rows join the table's group commit
     instead (catalog/group_commit.py)."""
     partial = ctx.session is not None and \
         ctx.session.variables.get("enable_unique_key_partial_update")
+    batches = [data] if isinstance(data, pa.Table) else data
     if partial:
-        data = complete_partial_columns(ctx.catalog, db, table, data)
+        batches = (complete_partial_columns(ctx.catalog, db, table, b) for b in batches)
     mode = ctx.session.variables.get("group_commit") if ctx.session is not None else "off_mode"
     manager = getattr(ctx.session.services, "group_commit", None) if ctx.session else None
     if group_commit and label is None and mode != "off_mode" and manager is not None \
@@ -168,8 +178,8 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table,
         return OkResult(affected_rows=done.rows,
                         info=f"{{'label':'{done.label}', 'status':'PREPARE', "
                              f"'txnId':'{done.txn_id}'}}")
-    rows, txn_id = load_table(ctx.catalog, db, table, data, ctx.now.replace(tzinfo=None), label,
-                              partition_ids)
+    rows, txn_id = load_batches(ctx.catalog, db, table, batches, ctx.now.replace(tzinfo=None),
+                                label, partition_ids)
     label = label or f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
     return OkResult(affected_rows=rows,

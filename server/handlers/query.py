@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import time
+from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -105,6 +106,20 @@ def run_query(stmt, ctx: StatementContext) -> tuple[pa.Table, list]:
     finally:
         _release(snapshots)
     return table, columns
+
+
+def query_batches(stmt, ctx: StatementContext) -> tuple[list, Iterator[pa.Table]]:
+    """The result column infos and the result as a stream of batches (columns in select
+    order); the snapshots are released when the stream ends or is closed."""
+    plan, columns, env, snapshots = _plan(stmt, ctx)
+
+    def batches() -> Iterator[pa.Table]:
+        try:
+            for b in stream(plan, env):
+                yield _select(b, columns)
+        finally:
+            _release(snapshots)
+    return columns, batches()
 
 
 def eval_context(ctx: StatementContext) -> EvalContext:

@@ -1,4 +1,8 @@
-"""A Stream Load body as Arrow columns: CSV through pyarrow's reader, JSON through its parser.
+"""A Stream Load body as Arrow columns: CSV through pyarrow's streaming reader, JSON its parser.
+
+A CSV body is read block by block as the load takes its batches (`read_batches`), so only a
+few blocks are in memory at a time whatever the body's size; the byte-level fixes pyarrow needs
+(invalid UTF-8, another line delimiter, a multi-byte column separator) are applied per block.
 
 CSV values stay text (`\\N` is NULL, as in Doris); the load converts them to the column types.
 A line with the wrong number of fields is not an error of the load: it is counted as a
@@ -7,8 +11,10 @@ filtered row with its reason, and the load goes on (the filter ratio decides).
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -19,6 +25,7 @@ from catalog.errors import AnalysisError, DataQualityError
 from server.http.load_options import StreamLoadOptions
 
 _MAX_ERRORS_KEPT = 100
+BLOCK_SIZE = 16 << 20  # bytes of CSV per batch (pyarrow's block)
 
 
 @dataclass
@@ -28,45 +35,213 @@ class SourceRows:
     errors: list[str] = field(default_factory=list)  # first few reasons, with the source line
 
 
+def read_batches(stream, opts: StreamLoadOptions, names: list[str],
+                 block_size: int = BLOCK_SIZE) -> Iterator[SourceRows]:
+    """The rows of a file-like body as batches of columns called `names` (in file order),
+    about `block_size` bytes each; the body is read as the batches are taken. JSON objects one
+    per line are parsed in runs of whole lines (each run's types inferred on its own: the load
+    converts every batch to the table's types); a JSON array (strip_outer_array) is read whole,
+    its size bounded by streaming_load_json_max_mb."""
+    if opts.format != "json":
+        yield from _read_csv(stream, opts, names, block_size)
+    elif opts.strip_outer_array and not opts.read_json_by_line:
+        yield SourceRows(_read_json(stream.read(), opts, names))
+    else:
+        empty = True
+        for chunk in _whole_lines(stream, block_size):
+            if empty or chunk.strip():
+                yield SourceRows(_read_json(chunk, opts, names))
+                empty = False
+        if empty:
+            yield SourceRows(_read_json(b"", opts, names))
+
+
+def _whole_lines(stream, block_size: int) -> Iterator[bytes]:
+    """The stream in pieces of about `block_size` bytes that end at a line end."""
+    carry = b""
+    while True:
+        raw = _read_full(stream, block_size)
+        if not raw:
+            if carry:
+                yield carry
+            return
+        data = carry + raw
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data
+            continue
+        carry = data[cut:]
+        yield data[:cut]
+
+
 def read_source(body: bytes, opts: StreamLoadOptions, names: list[str]) -> SourceRows:
-    """The body's rows as columns called `names` (in file order)."""
-    if opts.format == "json":
-        return SourceRows(_read_json(body, opts, names))
-    return _read_csv(body, opts, names)
+    """The body's rows as columns called `names` (in file order), in one table."""
+    parts = list(read_batches(io.BytesIO(body), opts, names))
+    if not parts:
+        return SourceRows(_empty(names))
+    return SourceRows(pa.concat_tables([p.table for p in parts]),
+                      sum(p.bad_lines for p in parts),
+                      [e for p in parts for e in p.errors][:_MAX_ERRORS_KEPT])
 
 
-def _valid_utf8(body: bytes) -> bytes:
-    """The body with invalid UTF-8 sequences replaced by U+FFFD: pyarrow's CSV reader cannot
-    hand a row that is not UTF-8 to the invalid-row handler (it fails while decoding it)."""
-    if body.isascii():
-        return body
-    try:
-        body.decode("utf-8")
-        return body
-    except UnicodeDecodeError:
-        return body.decode("utf-8", "replace").encode("utf-8")
+def _empty(names: list[str]) -> pa.Table:
+    return pa.table({n: pa.array([], pa.string()) for n in names})
 
 
-def _read_csv(body: bytes, opts: StreamLoadOptions, names: list[str]) -> SourceRows:
-    sep, delim = opts.column_separator, opts.line_delimiter
-    body = _valid_utf8(body)
-    if delim not in ("\n", "\r\n"):
-        body = body.replace(delim.encode(), b"\n")
-    if len(sep.encode()) != 1:
-        # pyarrow splits on one byte: a multi-byte separator becomes a byte the data lacks.
-        stand_in = next((c for c in (b"\x1f", b"\x1e", b"\x1d", b"\x01") if c not in body), None)
-        if stand_in is None:
-            raise AnalysisError(f"column_separator {sep!r} is not supported for this data")
-        body, sep = body.replace(sep.encode(), stand_in), stand_in.decode()
+class _Replace:
+    """bytes.replace over a stream of blocks: a tail that may begin an occurrence of `old`
+    waits for the next block."""
+
+    def __init__(self, old: bytes, new: bytes):
+        self.old, self.new, self.carry = old, new, b""
+
+    def feed(self, block: bytes) -> bytes:
+        data = self.carry + block
+        last = data.rfind(self.old)
+        start = 0 if last < 0 else last + len(self.old)
+        cut = next((q for q in range(max(start, len(data) - len(self.old) + 1), len(data))
+                    if self.old.startswith(data[q:])), len(data))
+        self.carry = data[cut:]
+        return data[:cut].replace(self.old, self.new)
+
+    def end(self) -> bytes:
+        rest, self.carry = self.carry, b""
+        return rest.replace(self.old, self.new)
+
+
+class _Utf8:
+    """Invalid UTF-8 sequences replaced by U+FFFD, block by block (pyarrow's CSV reader cannot
+    hand a row that is not UTF-8 to the invalid-row handler: it fails while decoding it)."""
+
+    def __init__(self):
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.pending = False  # the decoder holds the start of a multi-byte sequence
+
+    def feed(self, block: bytes) -> bytes:
+        if not self.pending and block.isascii():
+            return block
+        text = self.decoder.decode(block)
+        self.pending = bool(self.decoder.getstate()[0])
+        return text.encode("utf-8")
+
+    def end(self) -> bytes:
+        if not self.pending:
+            return b""
+        self.pending = False
+        return self.decoder.decode(b"", final=True).encode("utf-8")
+
+
+class _TextBlocks:
+    """The body's blocks made readable by pyarrow's CSV reader: valid UTF-8, lines ending in
+    \\n, and a one-byte column `separator` (a multi-byte one becomes a control byte the first
+    block lacks; a later block holding that byte fails the load)."""
+
+    def __init__(self, stream, opts: StreamLoadOptions, block_size: int):
+        self.stream, self.block_size = stream, block_size
+        self.steps: list = [_Utf8()]
+        if opts.line_delimiter not in ("\n", "\r\n"):
+            self.steps.append(_Replace(opts.line_delimiter.encode(), b"\n"))
+        self.given = opts.column_separator
+        self.separator = self.given if len(self.given.encode()) == 1 else None
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            raw = _read_full(self.stream, self.block_size)
+            if raw and self.separator is None:
+                stand_in = next((c for c in _STAND_INS if c not in raw), None)
+                if stand_in is None:
+                    raise AnalysisError(f"column_separator {self.given!r} is not supported for this data")
+                self.separator = stand_in.decode()
+                self.steps.append(_Replace(self.given.encode(), stand_in))
+            elif raw and len(self.given.encode()) != 1 and self.separator.encode() in raw:
+                raise AnalysisError(f"column_separator {self.given!r} is not supported for this data")
+            block = _through(self.steps, raw) if raw else _finish(self.steps)
+            if block:
+                yield block
+            if not raw:
+                return
+
+
+def _read_full(stream, size: int) -> bytes:
+    """`size` bytes of the stream, fewer only at its end (a chunked body arrives in pieces)."""
+    parts, left = [], size
+    while left > 0:
+        data = stream.read(left)
+        if not data:
+            break
+        parts.append(data)
+        left -= len(data)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+_STAND_INS = (b"\x1f", b"\x1e", b"\x1d", b"\x01")
+
+
+def _through(steps: list, block: bytes) -> bytes:
+    for step in steps:
+        block = step.feed(block)
+    return block
+
+
+def _finish(steps: list) -> bytes:
+    """What the steps still hold at the end of the body, passed through the later steps."""
+    out = []
+    for i, step in enumerate(steps):
+        rest = step.end()
+        for later in steps[i + 1:]:
+            rest = later.feed(rest)
+        out.append(rest)  # a later step's own end comes after: it is fed before it ends
+    return b"".join(out)
+
+
+class _BlockStream(io.RawIOBase):
+    """A file-like view of an iterator of blocks (what pyarrow's streaming reader reads)."""
+
+    def __init__(self, first: bytes, blocks: Iterator[bytes]):
+        self._buffer, self._offset, self._blocks = first, 0, blocks
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        """Fills `buffer` unless the blocks end (pyarrow takes a short read for a block)."""
+        view = memoryview(buffer).cast("B")
+        filled = 0
+        while filled < len(view):
+            if self._offset >= len(self._buffer):
+                block = next(self._blocks, None)
+                if block is None:
+                    break
+                self._buffer, self._offset = block, 0
+            n = min(len(view) - filled, len(self._buffer) - self._offset)
+            view[filled:filled + n] = self._buffer[self._offset:self._offset + n]
+            self._offset += n
+            filled += n
+        return filled
+
+
+def _read_csv(stream, opts: StreamLoadOptions, names: list[str],
+              block_size: int) -> Iterator[SourceRows]:
+    delim = opts.line_delimiter
+    text = _TextBlocks(stream, opts, block_size)
+    blocks = iter(text)
+    first = b""
+    for block in blocks:
+        first += block
+        if first.strip(b"\r\n"):
+            break
+    if not first.strip(b"\r\n"):
+        for _ in blocks:
+            pass  # nothing but line ends
+        return
+    sep = text.separator
     skip = opts.skip_lines + {"csv": 0, "csv_with_names": 1, "csv_with_names_and_types": 2}[opts.format]
-    result = SourceRows(pa.table({n: pa.array([], pa.string()) for n in names}))
-    if not body.strip(b"\r\n"):
-        return result
+    pending = SourceRows(_empty(names))  # bad lines seen since the last batch
 
     def invalid(row: pacsv.InvalidRow) -> str:
-        result.bad_lines += 1
-        if len(result.errors) < _MAX_ERRORS_KEPT:
-            result.errors.append(
+        pending.bad_lines += 1
+        if len(pending.errors) < _MAX_ERRORS_KEPT:
+            pending.errors.append(
                 f"Reason: actual column number in csv file is {'less' if row.actual_columns < row.expected_columns else 'more'} "
                 f"than schema column number.actual number: {row.actual_columns}, schema column "
                 f"number: {row.expected_columns}; line delimiter: [{delim!r}], column separator: "
@@ -75,7 +250,7 @@ def _read_csv(body: bytes, opts: StreamLoadOptions, names: list[str]) -> SourceR
 
     quote = opts.enclose or ('"' if opts.trim_double_quotes else False)
     read = pacsv.ReadOptions(column_names=names, skip_rows=skip, use_threads=True,
-                             block_size=16 << 20)
+                             block_size=block_size)
     parse = pacsv.ParseOptions(delimiter=sep, quote_char=quote, double_quote=bool(quote),
                                escape_char=opts.escape or False, newlines_in_values=bool(opts.enclose),
                                ignore_empty_lines=True, invalid_row_handler=invalid)
@@ -83,10 +258,14 @@ def _read_csv(body: bytes, opts: StreamLoadOptions, names: list[str]) -> SourceR
                                    null_values=["\\N"], strings_can_be_null=True,
                                    quoted_strings_can_be_null=False)
     try:
-        result.table = pacsv.read_csv(io.BytesIO(body), read, parse, convert)
+        reader = pacsv.open_csv(_BlockStream(first, blocks), read, parse, convert)
+        for batch in reader:
+            yield SourceRows(pa.Table.from_batches([batch]), pending.bad_lines, pending.errors)
+            pending.bad_lines, pending.errors = 0, []
     except pa.ArrowInvalid as e:
         raise DataQualityError(f"[DATA_QUALITY_ERROR]{str(e).splitlines()[0]}") from None
-    return result
+    if pending.bad_lines:
+        yield pending
 
 
 def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str]) -> pa.Table:

@@ -2,7 +2,8 @@
 
 A `ThreadingHTTPServer` in a daemon thread (one thread per request; loads run their Arrow work
 with the GIL released). HTTP/1.1 with `Expect: 100-continue` (curl sends it before large
-bodies) and chunked request bodies (`curl -T -`). Every endpoint but the health check needs
+bodies) and chunked request bodies (`curl -T -`). A Stream Load reads its body as it arrives
+(request_body.py), never whole. Every endpoint but the health check needs
 HTTP Basic auth of an account of the catalog (server/auth.py:login_basic), as Doris does; a
 Stream Load also needs LOAD_PRIV on its table.
 
@@ -31,7 +32,9 @@ from server import metrics
 from server.auth import login_basic
 from server.http import compaction_api, read_api, rest_api
 from server.http.error_log import ErrorLogStore
-from server.http.stream_load import run_stream_load
+from server.http.load_options import StreamLoadOptions
+from server.http.request_body import RequestBody
+from server.http.stream_load import BodyLimits, body_limit, run_stream_load
 from server.http.two_phase import PreparedTxns
 
 log = logging.getLogger("minidoris.http")
@@ -40,7 +43,8 @@ _STREAM_LOAD = re.compile(r"^/api/([^/]+)/([^/]+)/_stream_load$")
 _TWO_PHASE = re.compile(r"^/api/([^/]+)/_stream_load_2pc$")
 _QUERY_PLAN = re.compile(r"^/api/([^/]+)/([^/]+)/_query_plan$")
 _SCHEMA = re.compile(r"^/api/([^/]+)/([^/]+)/_schema$")
-_MAX_BODY = 10 << 30  # Doris's streaming_load_max_mb default is 10240
+_MAX_BODY = 10 << 30  # other endpoints' bodies (read whole); Stream Load: BodyLimits
+_DRAIN_MAX = 64 << 20  # unread body bytes drained after a reply; beyond, the connection closes
 
 
 class HttpService:
@@ -51,6 +55,8 @@ class HttpService:
         self.port = self.server.server_address[1]
         self.errors = ErrorLogStore(f"http://{host}:{self.port}")
         self.txns = PreparedTxns(services.catalog)  # two-phase stream loads
+        cfg = services.config
+        self.limits = BodyLimits(cfg.streaming_load_max_mb, cfg.streaming_load_json_max_mb)
         self._thread = threading.Thread(target=self.server.serve_forever, name="http",
                                         daemon=True)
 
@@ -102,15 +108,16 @@ def _handler_class(service: HttpService) -> type:
             db, table = unquote(m.group(1)), unquote(m.group(2))
             if not self._authorized(db, table):
                 return
-            body = self._body()
-            if body is None:
+            length = self._declared_length()
+            if length == -1:
                 return
+            body = RequestBody(self.rfile, length)
             time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
             try:
                 reply = run_stream_load(service.services.catalog, service.errors, db, table,
                                         headers, body, time_zone, service.txns,
-                                        service.services.group_commit)
+                                        service.services.group_commit, service.limits)
             except Exception as e:  # noqa: BLE001 - the request boundary: a Fail reply, logged
                 failed = StorageIOError.of(e)  # a full or read-only disk: not a bug
                 if failed is None:
@@ -121,7 +128,37 @@ def _handler_class(service: HttpService) -> type:
                          "Message": failed.client_message() if failed else
                          f"errCode = 2, detailMessage = {type(e).__name__}: {e}",
                          "NumberLoadedRows": 0}
+            if getattr(self, "_refused_body", False) or not body.drain(_DRAIN_MAX):
+                self.close_connection = True  # the rest of a refused or failed body
             self._reply(200, reply)
+
+        def handle_expect_100(self) -> bool:
+            """No `100 Continue` for a Stream Load body over its limit: the reply refuses it
+            and the client never sends it (curl waits for the 100 before a large body)."""
+            if _STREAM_LOAD.match(urlsplit(self.path).path):
+                try:
+                    length = int(self.headers.get("Content-Length", "-1"))
+                    limit, _ = body_limit(StreamLoadOptions.from_headers(dict(self.headers)),
+                                          service.limits)
+                except (ValueError, DorisError):
+                    length, limit = -1, 0
+                if length > limit > 0:
+                    self._refused_body = True  # never sent: nothing to drain
+                    return True
+            return super().handle_expect_100()
+
+        def _declared_length(self) -> int | None:
+            """The body's Content-Length, None for a chunked body, -1 (replied 400) if bad."""
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                return None
+            try:
+                length = int(self.headers.get("Content-Length", "0"))
+            except ValueError:
+                length = -1
+            if length < 0:
+                self._reply(400, {"status": "FAILED", "msg": "bad Content-Length"})
+                return -1
+            return length
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)

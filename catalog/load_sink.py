@@ -1,0 +1,238 @@
+"""OlapTableSink: a load's rows written batch by batch into per-tablet memtables, bounded memory.
+
+Doris's write path (VOlapTableSink -> DeltaWriter -> MemTable -> RowsetWriter), in one process:
+
+    sink = OlapTableSink(catalog, db, table, now, label, partition_ids)
+    sink.write(batch)    for each batch of the load's rows: defaults, strict cast, partition
+                         and bucket (`load.place_rows`); each (index, partition, bucket)
+                         tablet's share goes into its DeltaWriter's memtable
+                         (`storage.memtable.MemTable`, `index_rows` per materialized index)
+    flushes              a memtable reaching `write_buffer_size` (engine, conf) is flushed into
+                         its tablet's pending rowset (sorted, pre-aggregated, segment files:
+                         storage/rowset_writer.py); when the memtables of all loads pass the
+                         engine's `MemTableLimiter` soft limit, this load flushes all of its
+                         own (a batch's rows are slices of one Arrow table: its memory goes
+                         only when every slice does), so memory is bounded by configuration,
+                         not by the load's size; flushes run two tablets at a time
+    sink.finish()        -> PreparedLoad: every remaining memtable flushed, each touched
+                         tablet's rowset finished (fsynced, invisible); `load.commit_load`
+                         publishes them all at once (one version per partition)
+    sink.abort()         every file written so far is removed
+    mem_limit            between batches, a process over `mem_limit` (storage/process_memory.py)
+                         flushes this load's memtables and the page cache; still over it, the
+                         load fails with MEM_LIMIT_EXCEEDED and the server keeps serving
+
+A load that never flushed and holds few rows per touched tablet (< SMALL_ROWSET_ROWS on
+average) writes, per index, one load file for all its tablets instead (storage/load_file.py).
+The table object, its partitions and its storage shape are fixed when the sink opens;
+`commit_load` refuses the load if the table changed meanwhile.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pyarrow as pa
+
+from catalog.compaction import check_version_count
+from catalog.errors import AnalysisError, LabelAlreadyUsed, MemLimitExceeded
+from catalog.index_rows import index_rows
+from catalog.load import PreparedLoad, place_rows, storage_shape, target_partitions
+from storage import load_file
+from storage.load_file import SMALL_ROWSET_ROWS
+from storage.memtable import MemTable, flush_grouped
+from storage.process_memory import release_unused
+
+FLUSH_THREADS = 2  # tablets flushed at once
+TRIM_AFTER_BYTES = 64 << 20  # flushes this large give freed memory back to the system
+
+
+class DeltaWriter:
+    """One tablet's part of a load: its memtable and, once it flushed, its pending rowset."""
+
+    def __init__(self, tablet, partition_id: int, index_id: int, group: int):
+        self.tablet, self.partition_id, self.index_id = tablet, partition_id, index_id
+        self.group = group  # the (partition, bucket) it belongs to, in order of first sight
+        self.memtable = MemTable()
+        self.rowset = None  # RowsetWriter, opened by the first flush
+
+    def flush(self, txn_id: int, limiter) -> None:
+        held = self.memtable.nbytes
+        rows = self.memtable.take()
+        limiter.release(held)
+        if rows is None:
+            return
+        if self.rowset is None:
+            self.rowset = self.tablet.open_rowset_writer(txn_id)
+        self.rowset.flush(rows)
+
+
+class OlapTableSink:
+    def __init__(self, catalog, db_name: str, table_name: str, now, label: str | None = None,
+                 partition_ids: list[int] | None = None, txn_id: int | None = None):
+        with catalog.lock:
+            table = catalog.get_table(db_name, table_name)
+            db_name = catalog.get_db(db_name).name
+        if label is not None:
+            used = catalog.label_txn(db_name, label)
+            if used is not None:
+                raise LabelAlreadyUsed(label, used)
+        with catalog.lock:  # the table as the load writes it (commit_load checks it again)
+            self.table = catalog.get_table(db_name, table_name)
+            self.parts = target_partitions(self.table, partition_ids)
+            self.shape = storage_shape(self.table)
+            # the indexes written: a snapshot (an ALTER job may add or drop one meanwhile;
+            # commit_load then refuses the load, as the shape changed)
+            self.indexes = dict(self.table.indexes)
+        self.catalog, self.engine = catalog, catalog.engine
+        self.db, self.now, self.label = db_name, now, label
+        self.partition_ids, self.txn_id = partition_ids, txn_id
+        self.num_rows = 0
+        self._groups: dict[int, int] = {}  # partition << 32 | bucket -> group number
+        self._writers: dict[tuple[int, int], DeltaWriter] = {}  # (index id, group) -> writer
+        self._flushed = False
+
+    def write(self, data: pa.Table) -> None:
+        """Route a batch of rows (columns named as the table's, any subset) to its tablets'
+        memtables; flush those that are full, and all of them when memory is short."""
+        for name in data.column_names:
+            if self.table.column(name) is None:
+                raise AnalysisError(f"Unknown column '{name}' in '{self.table.name}'")
+        full, part_idx, buckets = place_rows(self.table, data, self.now, self.partition_ids)
+        if not full.num_rows:
+            return
+        keys, group_of_row = np.unique(part_idx * (1 << 32) + buckets, return_inverse=True)
+        self._open_groups(keys)
+        if self.txn_id is None:
+            self.txn_id = self.catalog.begin_txn()
+        order = np.argsort(group_of_row, kind="stable")
+        bounds = np.searchsorted(group_of_row[order], np.arange(len(keys) + 1)).tolist()
+        by_group = full.take(pa.array(order)).combine_chunks()  # one take; slices per tablet
+        limiter = self.engine.memtables
+        row_bytes = by_group.nbytes / max(by_group.num_rows, 1)  # measuring each slice is slow
+        for g, key in enumerate(keys.tolist()):
+            chunk = by_group.slice(bounds[g], bounds[g + 1] - bounds[g])
+            group = self._groups[key]
+            for index_id, index in self.indexes.items():
+                writer = self._writers[(index_id, group)]
+                rows = index_rows(self.table, index, chunk)
+                limiter.consume(writer.memtable.add(rows, int(row_bytes * rows.num_rows)))
+        self.num_rows += full.num_rows
+        self._flush_if_needed()
+        self._check_process_memory()
+
+    def _check_process_memory(self) -> None:
+        """mem_limit: over it, flush every memtable of this load and shrink the page cache
+        first; still over it, fail the load (MEM_LIMIT_EXCEEDED) rather than the process."""
+        memory = self.engine.process_memory
+        if memory.exceeded() is None:
+            return
+        self._flush_all([w for w in self._writers.values() if w.memtable.nbytes])
+        self.engine.page_cache.clear()
+        release_unused()
+        message = memory.exceeded()
+        if message is not None:
+            raise MemLimitExceeded(message)
+
+    def _open_groups(self, keys: np.ndarray) -> None:
+        """DeltaWriters for (partition, bucket) groups seen for the first time, after Doris's
+        max_tablet_version_num check (-235) of their tablets."""
+        new = [k for k in keys.tolist() if k not in self._groups]
+        if not new:
+            return
+        check_version_count(self.catalog, [ids[k & 0xFFFFFFFF] for k in new for ids in
+                                           self.parts[k >> 32].tablets_by_index.values()])
+        for key in new:
+            group = self._groups[key] = len(self._groups)
+            part = self.parts[key >> 32]
+            for index_id in self.indexes:
+                tablet = self.engine.get_tablet(part.tablets_by_index[index_id][key & 0xFFFFFFFF])
+                self._writers[(index_id, group)] = DeltaWriter(tablet, part.partition_id,
+                                                               index_id, group)
+
+    def _flush_if_needed(self) -> None:
+        full = [w for w in self._writers.values()
+                if w.memtable.nbytes >= self.engine.write_buffer_size]
+        if self.engine.memtables.over_limit():
+            # All of this load's memtables, not only the largest (Doris): a batch's rows are
+            # slices of one Arrow table, freed only when every tablet let go of its slice.
+            full = [w for w in self._writers.values() if w.memtable.nbytes]
+        self._flush_all(full)
+
+    def _flush_all(self, writers: list[DeltaWriter]) -> None:
+        if not writers:
+            return
+        self._flushed = True
+        flushed = sum(w.memtable.nbytes for w in writers)
+        if len(writers) == 1:
+            writers[0].flush(self.txn_id, self.engine.memtables)
+        else:
+            with ThreadPoolExecutor(FLUSH_THREADS, thread_name_prefix="flush") as pool:
+                # fsync, LZ4 and Arrow's kernels release the GIL: tablets flush side by side
+                list(pool.map(lambda w: w.flush(self.txn_id, self.engine.memtables), writers))
+        if flushed >= TRIM_AFTER_BYTES:
+            release_unused()  # a few ms: only after large flushes
+
+    def finish(self) -> PreparedLoad:
+        """Flush what is left and finish every touched tablet's pending rowset."""
+        if self.txn_id is None:
+            self.txn_id = self.catalog.begin_txn()
+        rowsets: list = []
+        try:
+            if not self._writers:
+                pass  # no rows: the publish only takes the label
+            elif not self._flushed and self.num_rows < SMALL_ROWSET_ROWS * max(len(self._groups), 1):
+                rowsets = self._write_load_files()
+            else:
+                writers = list(self._writers.values())
+                self._flush_all([w for w in writers if w.memtable.nbytes])
+                for writer in writers:
+                    if writer.rowset is not None:
+                        rowsets.append((writer.partition_id, writer.tablet.tablet_id,
+                                        writer.rowset.finish()))
+        except BaseException:
+            self.abort()  # the rowsets of a load file were aborted by _write_load_files
+            raise
+        return PreparedLoad(self.db, self.table.name, self.txn_id, rowsets, self.num_rows,
+                            self.label, self.table, self.shape)
+
+    def _write_load_files(self) -> list:
+        """A small load: per index, one load file for all its tablets (each tablet's rowset a
+        slice of it), one sort and one fsync."""
+        rowsets = []
+        try:
+            for index_id in self.indexes:
+                writers = [w for (i, _), w in self._writers.items() if i == index_id]
+                writers.sort(key=lambda w: w.group)
+                counts = [w.memtable.num_rows for w in writers]
+                held = sum(w.memtable.nbytes for w in writers)
+                chunks = [w.memtable.take() for w in writers]
+                self.engine.memtables.release(held)
+                groups = np.repeat(np.arange(len(writers), dtype=np.int64), counts)
+                name = load_file.file_name(self.txn_id, index_id)
+                rows, group_col = flush_grouped(pa.concat_tables(chunks),
+                                                self.table.tablet_schema(index_id),
+                                                pa.array(groups))
+                size = self.engine.load_files.write(name, rows)
+                starts = np.searchsorted(group_col.to_numpy(), np.arange(len(writers) + 1))
+                for g, writer in enumerate(writers):
+                    count = int(starts[g + 1] - starts[g])
+                    meta = writer.tablet.adopt_load_slice(
+                        name, int(starts[g]), count, size * count // max(rows.num_rows, 1),
+                        self.txn_id)
+                    rowsets.append((writer.partition_id, writer.tablet.tablet_id, meta))
+        except BaseException:
+            for _, tid, meta in rowsets:
+                self.engine.get_tablet(tid).abort_rowset(meta)
+            raise
+        return rowsets
+
+    def abort(self) -> None:
+        """Remove every file the load wrote and give its memtables' memory back."""
+        for writer in self._writers.values():
+            self.engine.memtables.release(writer.memtable.nbytes)
+            writer.memtable.take()
+            if writer.rowset is not None:
+                writer.rowset.abort()
+                writer.rowset = None

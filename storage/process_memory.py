@@ -1,0 +1,91 @@
+"""The process's memory against Doris's `mem_limit`: what a load checks between its batches.
+
+Doris's BE tracks every allocation against `mem_limit`; minidoris reads the process's resident
+set from /proc at the points where a load can stop cleanly (between batches, after flushing its
+memtables and shrinking the page cache): when the resident set still exceeds `mem_limit`, the
+load fails with Doris's MEM_LIMIT_EXCEEDED text (`exceeded()`) and the server goes on serving,
+instead of growing until the kernel's OOM killer ends it. 0 disables the check.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+
+import pyarrow as pa
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+# Doris's max_sys_mem_available_low_water_mark_bytes default (a cap of the low water mark)
+MAX_LOW_WATER_MARK = 6871947673
+
+
+try:
+    _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+except OSError:  # not glibc: the allocator is left as it is
+    _LIBC = None
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
+
+
+def tune_allocator() -> None:
+    """glibc's malloc, set once at start-up so that freed memory goes back to the system: a
+    fixed mmap threshold (1 MB: by default it grows to 32 MB once a large block is freed, and
+    a load's 16 MB blocks then stay in the heap) and few arenas (each thread's arena keeps
+    what it freed)."""
+    if _LIBC is not None:
+        _LIBC.mallopt(_M_MMAP_THRESHOLD, 1 << 20)
+        _LIBC.mallopt(_M_ARENA_MAX, 4)
+
+
+def release_unused() -> None:
+    """Give freed memory back to the system: Arrow's pool (mimalloc keeps freed pages) and the
+    malloc heap; a load calls it after each round of flushes."""
+    pa.default_memory_pool().release_unused()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def physical_bytes() -> int:
+    return _PAGE * os.sysconf("SC_PHYS_PAGES")
+
+
+def resident_bytes() -> int:
+    """The process's resident set (VmRSS)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * _PAGE
+
+
+def available_bytes() -> int:
+    """The machine's MemAvailable."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def pretty(n: int) -> str:
+    """Bytes as Doris's PrettyPrinter writes them: 156.00 MB."""
+    for unit, size in (("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n} B"
+
+
+class ProcessMemory:
+    def __init__(self, mem_limit: int = 0, physical: int | None = None):
+        self.mem_limit = mem_limit
+        physical = physical_bytes() if physical is None else physical
+        self.low_water_mark = max(0, min(physical - mem_limit, physical // 20,
+                                         MAX_LOW_WATER_MARK)) if mem_limit else 0
+
+    def exceeded(self) -> str | None:
+        """Doris's process_limit_exceeded_errmsg_str when the resident set is over mem_limit."""
+        if not self.mem_limit:
+            return None
+        used = resident_bytes()
+        if used <= self.mem_limit:
+            return None
+        return (f"process memory used {pretty(used)} exceed limit {pretty(self.mem_limit)} or "
+                f"sys available memory {pretty(available_bytes())} less than low water mark "
+                f"{pretty(self.low_water_mark)}")
