@@ -72,7 +72,7 @@ class OlapTableSink:
     def __init__(self, catalog, db_name: str, table_name: str, now, label: str | None = None,
                  partition_ids: list[int] | None = None, txn_id: int | None = None):
         with catalog.lock:
-            table = catalog.get_table(db_name, table_name)
+            catalog.get_table(db_name, table_name)  # an unknown table: its error, now
             db_name = catalog.get_db(db_name).name
         if label is not None:
             used = catalog.label_txn(db_name, label)
