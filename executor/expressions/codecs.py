@@ -136,18 +136,23 @@ def _parse_url(url: str, part: str) -> str | None:
     return value if value != "" or part.upper() in ("PATH", "FILE") else None
 
 
-def eval_parse_url(node: exp.Expression, frame: Frame) -> Value:
+def _text_with_param(node: exp.Expression, frame: Frame, usage: str,
+                     make: Callable[[str], Callable[[str], Any]], out: pa.DataType) -> Value:
+    """f(text, param): `make(param)` maps each distinct text; a NULL param gives NULL."""
     args = _args(node)
     if len(args) != 2:
-        raise ExpressionError("parse_url takes a URL and the part to extract")
-    url = cast_value(frame.eval(args[0]), STRING)
+        raise ExpressionError(usage)
+    values = cast_value(frame.eval(args[0]), STRING)
 
-    def kernel(urls: Value, part: str | None) -> Value:
-        if part is None:
-            return map_distinct(urls, lambda _: None, STRING)
-        return map_distinct(urls, lambda s: _parse_url(s, part), STRING)
-    return map_distinct_params(kernel, url, [cast_value(frame.eval(args[1]), STRING)], STRING,
+    def kernel(texts: Value, param: str | None) -> Value:
+        return map_distinct(texts, (lambda _: None) if param is None else make(param), out)
+    return map_distinct_params(kernel, values, [cast_value(frame.eval(args[1]), STRING)], out,
                                frame.n)
+
+
+def eval_parse_url(node: exp.Expression, frame: Frame) -> Value:
+    return _text_with_param(node, frame, "parse_url takes a URL and the part to extract",
+                            lambda part: lambda url: _parse_url(url, part), STRING)
 
 
 def eval_initcap(node: exp.Expression, frame: Frame) -> Value:
@@ -188,19 +193,11 @@ def eval_field(node: exp.Expression, frame: Frame) -> Value:
 
 
 def eval_find_in_set(node: exp.Expression, frame: Frame) -> Value:
-    args = _args(node)
-    if len(args) != 2:
-        raise ExpressionError("find_in_set takes a string and a comma-separated list")
-    needle = cast_value(frame.eval(args[0]), STRING)
-
-    def kernel(values: Value, items: str | None) -> Value:
-        if items is None:
-            return map_distinct(values, lambda _: None, pa.int64())
+    def make(items: str) -> Callable[[str], int]:
         parts = items.split(",")
-        return map_distinct(values, lambda s: parts.index(s) + 1 if s in parts else 0,
-                            pa.int64())
-    return map_distinct_params(kernel, needle, [cast_value(frame.eval(args[1]), STRING)],
-                               pa.int64(), frame.n)
+        return lambda s: parts.index(s) + 1 if s in parts else 0
+    return _text_with_param(node, frame, "find_in_set takes a string and a comma-separated list",
+                            make, pa.int64())
 
 
 def eval_e(node: exp.Expression, frame: Frame) -> Value:
