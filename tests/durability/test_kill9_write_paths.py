@@ -1,6 +1,6 @@
-"""kill -9 at random points of every write path (issue 17 item 5): INSERT, DELETE, ALTER TABLE
-ADD/DROP PARTITION, TRUNCATE, ALTER TABLE ADD/DROP COLUMN (light schema change), in one stream
-of statements on a Unique table.
+"""kill -9 at random points of every write path (issue 17 item 5): INSERT, Stream Load, DELETE,
+ALTER TABLE ADD/DROP PARTITION, TRUNCATE, ALTER TABLE ADD/DROP COLUMN (light schema change), in
+one stream of statements on a Unique table.
 
 A model of the table is kept on the client, updated only when a statement is acknowledged. The
 server is killed at a random moment, several times; after each restart the table must equal the
@@ -9,9 +9,14 @@ model, or the model with the one statement in flight applied (a statement is ato
 
 from __future__ import annotations
 
+import base64
+import http.client
+import json
 import random
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import pymysql
 
@@ -49,6 +54,9 @@ class Model:
                       for k in keys}
             after.rows.update(values)
             cols = ", ".join(["k", "v", *self.columns])
+            if rng.random() < 0.4:  # the same rows by Stream Load (HTTP), one transaction
+                csv = "\n".join(f"{k},{','.join(map(str, v))}" for k, v in values.items())
+                return f"STREAM LOAD {cols}\n{csv}", after
             return (f"INSERT INTO m ({cols}) VALUES "
                     + ", ".join(f"({k}, {', '.join(map(str, v))})"
                                 for k, v in values.items()), after)
@@ -91,6 +99,26 @@ class Model:
                 and partitions == self.partitions)
 
 
+class _Died(Exception):
+    """The server went away under a request."""
+
+
+def _stream_load(srv, action: str) -> None:
+    header, body = action.split("\n", 1)
+    req = urllib.request.Request(f"http://{srv.host}:{srv.http_port}/api/w/m/_stream_load",
+                                 data=body.encode(), method="PUT")
+    req.add_header("Authorization", "Basic " + base64.b64encode(b"root:").decode())
+    req.add_header("columns", header[len("STREAM LOAD "):])
+    req.add_header("column_separator", ",")
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            reply = json.loads(resp.read())
+    except (urllib.error.URLError, ConnectionError, http.client.HTTPException, OSError) as e:
+        raise _Died(str(e)) from None
+    if reply.get("Status") != "Success":
+        raise pymysql.MySQLError(1105, f"stream load refused: {reply}")
+
+
 def test_kill9_at_random_points_of_every_write_path(server_factory):
     rng = random.Random(20261125)
     srv = server_factory().start()
@@ -111,12 +139,18 @@ def test_kill9_at_random_points_of_every_write_path(server_factory):
                 while not stop.is_set():
                     sql, after = state["model"].next_statement(rng)
                     state["in_flight"] = after
-                    with conn.cursor() as cur:
-                        cur.execute(sql)
+                    if sql.startswith("STREAM LOAD"):
+                        _stream_load(srv, sql)
+                    else:
+                        with conn.cursor() as cur:
+                            cur.execute(sql)
                     state["model"], state["in_flight"] = after, None
                     acknowledged += 1
-                    kinds.add(sql.split()[0] if not sql.startswith("ALTER") else
+                    kinds.add(" ".join(sql.split()[:2]) if sql.startswith("STREAM") else
+                              sql.split()[0] if not sql.startswith("ALTER") else
                               " ".join(sql.split()[3:5]))
+            except _Died:
+                return  # the server died under the Stream Load
             except pymysql.MySQLError as e:
                 if not stop.is_set() and e.args and e.args[0] not in (2003, 2006, 2013):
                     errors.append(f"{sql}: {e}")  # a statement refused: not a crash
