@@ -89,3 +89,37 @@ def test_kill_query_stops_a_materialised_result(server, big_table):
         server, big_table, "SELECT k, v FROM big UNION ALL SELECT k, v FROM big ORDER BY k")
     assert code == 1317
     assert seen < 640000
+
+
+def test_kill_query_aborts_an_insert_select_whole(server, big_table):
+    """KILL QUERY of a running INSERT ... SELECT aborts the load: error 1317, no row of it."""
+    import threading
+    import time
+    conn, killer = server.connect(big_table), server.connect(big_table)
+    _one(conn, "CREATE TABLE big2 (k BIGINT, v VARCHAR(20)) DUPLICATE KEY(k) "
+               "DISTRIBUTED BY HASH(k) BUCKETS 8 PROPERTIES ('replication_num' = '1')")
+    victim = _one(conn, "SELECT CONNECTION_ID()")[0][0]
+    outcome: list = []
+
+    def run():
+        try:
+            _one(conn, "INSERT INTO big2 SELECT b1.k * 100 + b2.k, b1.v FROM big b1 "
+                       "CROSS JOIN (SELECT k FROM big WHERE k < 40) b2")
+            outcome.append("finished")
+        except pymysql.MySQLError as e:
+            outcome.append(e.args[0])
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:  # wait until the INSERT is running
+        rows = _one(killer, "SHOW PROCESSLIST")
+        if any(int(r[1]) == victim and "INSERT" in (r[11] or "") for r in rows):
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    _one(killer, f"KILL QUERY {victim}")
+    t.join(timeout=120)
+    assert outcome == [1317], outcome
+    assert _one(killer, "SELECT count(*) FROM big2")[0][0] == 0
+    killer.close()
+    conn.close()
