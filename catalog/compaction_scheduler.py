@@ -221,8 +221,14 @@ class CompactionScheduler:
         except (CompactionError, OSError, ValueError, RuntimeError) as exc:
             log.warning("%s compaction of tablet %d failed: %s", task.kind, task.ref.tablet_id,
                         exc)
-        except Exception:  # a worker's boundary: the failure time is set, the tablet unchanged
-            log.exception("%s compaction of tablet %d failed", task.kind, task.ref.tablet_id)
+        except Exception as exc:  # a worker's boundary: the failure time is set, the tablet unchanged
+            if not self.cat.engine.has_tablet(task.ref.tablet_id):
+                # dropped meanwhile (DROP/TRUNCATE): its files went with it; nothing to do
+                log.info("%s compaction of tablet %d stopped: the tablet was dropped (%s)",
+                         task.kind, task.ref.tablet_id, exc)
+            else:
+                log.exception("%s compaction of tablet %d failed", task.kind,
+                              task.ref.tablet_id)
         finally:
             self._finish(task, permits)
 

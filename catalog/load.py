@@ -78,6 +78,13 @@ class PreparedLoad:
     label: str | None = None
     source: OlapTable | None = None  # the table object the rowsets were written for
     shape: tuple | None = None  # its storage_shape then
+    gate: object = None  # the table's LoadGate this load holds (catalog/load_gate.py)
+
+    def leave_gate(self) -> None:
+        """The load is published or aborted: shape-changing DDL may go on (once)."""
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            gate.leave()
 
 
 def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, now,
@@ -182,6 +189,8 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
     except BaseException:
         abort_load(catalog, prepared)
         raise
+    finally:
+        prepared.leave_gate()
 
 
 def abort_load(catalog: Catalog, prepared: PreparedLoad) -> None:
@@ -189,6 +198,7 @@ def abort_load(catalog: Catalog, prepared: PreparedLoad) -> None:
     for _, tid, meta in prepared.rowsets:
         if catalog.engine.has_tablet(tid):
             catalog.engine.get_tablet(tid).abort_rowset(meta)
+    prepared.leave_gate()
 
 
 def _check_selected(table: OlapTable, data: pa.Table, parts: list, part_idx: np.ndarray,

@@ -39,6 +39,7 @@ from catalog.compaction import check_version_count
 from catalog.errors import AnalysisError, LabelAlreadyUsed, MemLimitExceeded
 from catalog.index_rows import index_rows
 from catalog.load import PreparedLoad, place_rows, storage_shape, target_partitions
+from catalog.load_gate import load_gate
 from storage import load_file
 from storage.load_file import SMALL_ROWSET_ROWS
 from storage.memtable import MemTable, flush_grouped
@@ -92,6 +93,14 @@ class OlapTableSink:
         self._groups: dict[int, int] = {}  # partition << 32 | bucket -> group number
         self._writers: dict[tuple[int, int], DeltaWriter] = {}  # (index id, group) -> writer
         self._flushed = False
+        self._gate = load_gate(self.table.table_id)  # held until published or aborted
+        self._gate.enter()
+        if storage_shape(self.table) != self.shape:  # a DDL ran while this load waited
+            with catalog.lock:
+                self.table = catalog.get_table(db_name, table_name)
+                self.parts = target_partitions(self.table, partition_ids)
+                self.shape = storage_shape(self.table)
+                self.indexes = dict(self.table.indexes)
 
     def write(self, data: pa.Table) -> None:
         """Route a batch of rows (columns named as the table's, any subset) to its tablets'
@@ -194,8 +203,10 @@ class OlapTableSink:
         except BaseException:
             self.abort()  # the rowsets of a load file were aborted by _write_load_files
             raise
-        return PreparedLoad(self.db, self.table.name, self.txn_id, rowsets, self.num_rows,
-                            self.label, self.table, self.shape)
+        prepared = PreparedLoad(self.db, self.table.name, self.txn_id, rowsets, self.num_rows,
+                                self.label, self.table, self.shape, gate=self._gate)
+        self._gate = None  # the PreparedLoad leaves the gate when published or aborted
+        return prepared
 
     def _write_load_files(self) -> list:
         """A small load: per index, one load file for all its tablets (each tablet's rowset a
@@ -236,3 +247,6 @@ class OlapTableSink:
             if writer.rowset is not None:
                 writer.rowset.abort()
                 writer.rowset = None
+        gate, self._gate = self._gate, None
+        if gate is not None:
+            gate.leave()

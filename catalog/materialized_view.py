@@ -29,6 +29,7 @@ from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError, NotSupported
 from catalog.index_rows import ALLOWED
 from catalog.load import table_lock
+from catalog.load_gate import load_gate
 from catalog.model import AGG_KEYS, DUP_KEYS, MaterializedIndexMeta, OlapTable
 from catalog.rollup import analyze_rollup
 from catalog.statements import CreateMaterializedViewStmt, RollupDesc
@@ -48,7 +49,7 @@ def create_materialized_view(cat: Catalog, db: str | None,
     with cat.lock:
         db_name = cat.get_db(src.db or db).name
         table_id = cat.get_table(db_name, src.name).table_id
-    with table_lock(table_id), cat.lock:
+    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, src.name)
         if table.index_by_name(stmt.name) is not None:
             if stmt.if_not_exists:

@@ -13,6 +13,7 @@ from catalog import rollup_job
 from catalog.catalog import Catalog
 from catalog.errors import DdlError
 from catalog.load import table_lock
+from catalog.load_gate import load_gate
 from catalog.model import MaterializedIndexMeta
 from catalog.rollup import analyze_rollup, base_index_of
 from catalog.statements import AddRollupStmt, CancelAlterTableStmt, DropRollupStmt
@@ -37,7 +38,7 @@ def check_normal(cat: Catalog, table) -> None:
 
 def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollup_job.RollupJob]:
     db_name, table_id = resolve(cat, stmt.db or db, stmt.table)
-    with table_lock(table_id), cat.lock:
+    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, stmt.table)
         check_normal(cat, table)
         jobs, taken = [], set()
@@ -78,7 +79,7 @@ def _timeout(cat: Catalog, properties: dict[str, str]) -> int:
 
 def drop_rollups(cat: Catalog, db: str | None, stmt: DropRollupStmt) -> None:
     db_name, table_id = resolve(cat, stmt.db or db, stmt.table)
-    with table_lock(table_id), cat.lock:
+    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, stmt.table)
         check_normal(cat, table)
         rollup_job.drop_rollups(cat, db_name, table, stmt.names, stmt.if_exists)

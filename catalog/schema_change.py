@@ -472,10 +472,11 @@ def alter_columns(cat: Catalog, db: str | None, stmt: SchemaChangeStmt) -> None:
     """Run one ALTER TABLE of column clauses: journal a light change, or start a job."""
     from catalog import rollup_ddl, rollup_job, schema_change_job
     from catalog.load import table_lock
+    from catalog.load_gate import load_gate
 
     db_name, table_id = rollup_ddl.resolve(cat, stmt.db or db, stmt.table)
     jobs = []
-    with table_lock(table_id), cat.lock:
+    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, stmt.table)
         rollup_ddl.check_normal(cat, table)
         plan = analyze(table, stmt)

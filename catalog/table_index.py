@@ -23,6 +23,7 @@ from catalog.index_journal import update_tablet_schemas
 from catalog.index_rules import (BF_COLUMNS, BF_FPP, analyze_bloom_filter, check_index_def,
                                  check_new_index)
 from catalog.load import table_lock
+from catalog.load_gate import load_gate
 from catalog.partition_ddl import db_of, locked_table
 from catalog.model import OlapTable, TableIndex
 from catalog.statements import IndexDef
@@ -36,7 +37,7 @@ def add_index(cat: Catalog, db_name: str | None, table_name: str, d: IndexDef,
     with cat.lock:
         db = cat.get_db(db_name).name
         table_id = cat.get_table(db, table_name).table_id
-    with table_lock(table_id):
+    with load_gate(table_id).exclusive(), table_lock(table_id):
         with cat.lock:
             table = cat.get_table(db, table_name)
             if if_not_exists and any(i.name.lower() == d.name.lower()
@@ -58,7 +59,7 @@ def drop_index(cat: Catalog, db_name: str | None, table_name: str, name: str,
     with cat.lock:
         db = cat.get_db(db_name).name
         table_id = cat.get_table(db, table_name).table_id
-    with table_lock(table_id):
+    with load_gate(table_id).exclusive(), table_lock(table_id):
         with cat.lock:
             table = cat.get_table(db, table_name)
             index = next((i for i in table.table_indexes if i.name.lower() == name.lower()), None)

@@ -6,7 +6,7 @@ and stops there: `catalog.load.prepare_load`. Its label is taken while it waits.
     PUT /api/{db}/_stream_load_2pc   headers txn_id: N (or label: L), txn_operation: commit|abort
 
 commits it (`catalog.load.commit_load`: one journaled publish that takes the label) or aborts
-it (the label is free again; the files go with the next orphan sweep). Doris's replies:
+it (the label is free again; its rowsets are removed). Doris's replies:
 `transaction [N] commit successfully.`, `... abort successfully.`, and its refusals for a
 transaction already visible or aborted. Pre-committed transactions live in memory: a restart
 aborts them (Doris keeps them in its journal), so nothing of them becomes visible.
@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 
 from catalog.errors import DorisError
-from catalog.load import PreparedLoad, commit_load
+from catalog.load import PreparedLoad, abort_load, commit_load
 
 _KEEP_FINISHED = 10000
 
@@ -42,6 +42,7 @@ class PreparedTxns:
     def add(self, prepared: PreparedLoad) -> None:
         with self._lock:
             if any(p.db == prepared.db and p.label == prepared.label for p in self._prepared.values()):
+                abort_load(self.catalog, prepared)
                 raise TwoPhaseError(f"Label [{prepared.label}] has already been used")
             self._prepared[prepared.txn_id] = prepared
 
@@ -74,6 +75,7 @@ class PreparedTxns:
                 raise TwoPhaseError(f"transaction [{txn_id}] not found")
             del self._prepared[txn_id]
         if operation == "abort":
+            abort_load(self.catalog, prepared)  # its rowsets go now; DDL need not wait for it
             self._remember(txn_id, prepared, "ABORTED")
             return f"transaction [{txn_id}] abort successfully."
         try:
