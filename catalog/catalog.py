@@ -40,6 +40,7 @@ from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog import rollup_job
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
+from catalog import precommit
 from catalog.global_variables import APPLY as GLOBAL_VARIABLE_APPLY
 from catalog.schema_change import APPLY as SCHEMA_CHANGE_APPLY
 from catalog.statements import CreateTableStmt
@@ -62,6 +63,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
+        self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
+        self.restored_precommits: list = []  # their PreparedLoads after a restart
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
         self.clock = clock
@@ -91,6 +94,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             self._restore_tablets(table)
             known |= {tid for p in table.all_partitions() for tid in p.tablets}
         self.engine.remove_unknown_tablets(known)
+        self.restored_precommits = precommit.restore(self)  # held before the orphan sweep
         for tid in known:
             self.engine.remove_orphans(tid)
         self.engine.remove_unreferenced_load_files()
@@ -112,6 +116,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
                            for j in state.get("alter_jobs", [])}
         self.global_variables = dict(state.get("global_variables", {}))
+        self.precommitted = {int(k): v for k, v in state.get("precommitted", {}).items()}
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.all_partitions():
@@ -130,7 +135,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "resources": self.resources,
                 "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
                 "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
-                "global_variables": self.global_variables}
+                "global_variables": self.global_variables,
+                "precommitted": {str(k): v for k, v in self.precommitted.items()}}
 
     def close(self) -> None:
         self.journal.close()
@@ -437,4 +443,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
     **GLOBAL_VARIABLE_APPLY,  # SET GLOBAL values
     **SCHEMA_CHANGE_APPLY,  # light schema change: a table's new columns (catalog/schema_change.py)
+    **precommit.APPLY,  # two-phase Stream Loads pre-committed (catalog/precommit.py)
 }

@@ -157,6 +157,15 @@ class Tablet:
             self._remove_rowset_files(meta.rowset_id)
         self._release_load_files([meta.rowset_id])
 
+    def hold_pending(self, meta: RowsetMeta) -> None:
+        """A pending rowset written before a restart (a pre-committed load): its files are
+        kept, a load-file slice's file stays referenced, and its id is never handed out."""
+        with self._lock:
+            self._pending.add(meta.rowset_id)
+            self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
+        if meta.load_file is not None:
+            self._hold_load_file(meta.load_file, meta.rowset_id)
+
     def _hold_load_file(self, name: str, rowset_id: int) -> None:
         files = self._load_files()
         files.acquire(name, self.tablet_id, rowset_id)

@@ -8,8 +8,9 @@ and stops there: `catalog.load.prepare_load`. Its label is taken while it waits.
 commits it (`catalog.load.commit_load`: one journaled publish that takes the label) or aborts
 it (the label is free again; its rowsets are removed). Doris's replies:
 `transaction [N] commit successfully.`, `... abort successfully.`, and its refusals for a
-transaction already visible or aborted. Pre-committed transactions live in memory: a restart
-aborts them (Doris keeps them in its journal), so nothing of them becomes visible.
+transaction already visible or aborted. Pre-committed transactions are journaled
+(catalog/precommit.py), as Doris keeps them: after a restart they can still be committed or
+aborted.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import threading
 from collections import OrderedDict
 
 from catalog.errors import DorisError
+from catalog import precommit
 from catalog.load import PreparedLoad, abort_load, commit_load
 
 _KEEP_FINISHED = 10000
@@ -33,6 +35,8 @@ class PreparedTxns:
         self._lock = threading.Lock()
         self._prepared: dict[int, PreparedLoad] = {}
         self._finished: OrderedDict[int, tuple[str, str, str]] = OrderedDict()  # id -> (db, label, state)
+        for prepared in getattr(catalog, "restored_precommits", []):  # journaled (a restart)
+            self._prepared[prepared.txn_id] = prepared
 
     def label_txn(self, db: str, label: str) -> int | None:
         """The pre-committed transaction holding `label` in `db`, if any."""
@@ -44,6 +48,7 @@ class PreparedTxns:
             if any(p.db == prepared.db and p.label == prepared.label for p in self._prepared.values()):
                 abort_load(self.catalog, prepared)
                 raise TwoPhaseError(f"Label [{prepared.label}] has already been used")
+            precommit.precommit(self.catalog, prepared)  # journaled: survives a restart
             self._prepared[prepared.txn_id] = prepared
 
     def operate(self, db: str, operation: str, txn_id: int | None, label: str | None) -> str:
@@ -75,14 +80,17 @@ class PreparedTxns:
                 raise TwoPhaseError(f"transaction [{txn_id}] not found")
             del self._prepared[txn_id]
         if operation == "abort":
+            precommit.end(self.catalog, txn_id)
             abort_load(self.catalog, prepared)  # its rowsets go now; DDL need not wait for it
             self._remember(txn_id, prepared, "ABORTED")
             return f"transaction [{txn_id}] abort successfully."
         try:
             commit_load(self.catalog, prepared)
         except DorisError:
+            precommit.end(self.catalog, txn_id)
             self._remember(txn_id, prepared, "ABORTED")
             raise
+        precommit.end(self.catalog, txn_id)
         self._remember(txn_id, prepared, "VISIBLE")
         return f"transaction [{txn_id}] commit successfully."
 
