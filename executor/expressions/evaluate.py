@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from executor.expressions import (arithmetic, casts, codecs, comparison, conditional, date_round,
                                   datetime_functions, json_functions, logic, math_functions,
-                                  objects, strings)
+                                  months_between, objects, strings)
 from executor.expressions.context import EvalContext, Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import to_array
@@ -78,7 +78,7 @@ HANDLERS: dict[type, Handler] = {
 }
 FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
-                datetime_functions, date_round, objects, json_functions, codecs):
+                datetime_functions, date_round, months_between, objects, json_functions, codecs):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 
