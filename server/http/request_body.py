@@ -12,6 +12,7 @@ is left.
 from __future__ import annotations
 
 import io
+import threading
 
 from catalog.errors import DorisError
 
@@ -38,11 +39,19 @@ class RequestBody(io.RawIOBase):
         self._done = length == 0
         self.limit, self.too_large = limit, too_large
         self.received = 0
+        self._lock = threading.RLock()
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
+        # pyarrow's CSV reader may read ahead on a thread of its own while the handler, its
+        # load failed, drains the body: one reader of the connection at a time keeps the
+        # framing whole (else the connection closes under a client still sending).
+        with self._lock:
+            return self._readinto(buffer)
+
+    def _readinto(self, buffer) -> int:
         if self._done:
             return 0
         if self._chunked and self._left == 0:
@@ -81,6 +90,10 @@ class RequestBody(io.RawIOBase):
     def drain(self, max_bytes: int) -> bool:
         """Read and drop the rest of the body, unless more than `max_bytes` of it are left
         (False: the caller closes the connection instead). A broken body also gives False."""
+        with self._lock:
+            return self._drain(max_bytes)
+
+    def _drain(self, max_bytes: int) -> bool:
         if self._done:
             return True
         self.limit = 0
