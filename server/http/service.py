@@ -253,10 +253,28 @@ def _handler_class(service: HttpService) -> type:
                 elif priv == "ADMIN":
                     access.require_global("ADMIN")
             except AccessDenied as e:
+                self._discard_body()
                 self._reply(401, {"status": "FAILED", "msg": e.client_message()},
                             {"WWW-Authenticate": 'Basic realm="minidoris"'})
                 return False
             return access
+
+        def _discard_body(self) -> None:
+            """A request refused before its body was read: read and drop the body (up to
+            _DRAIN_MAX), so a client still sending it gets the reply, not a broken pipe."""
+            if getattr(self, "_refused_body", False):
+                return  # `Expect: 100-continue` refused: the client never sends it
+            chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
+            try:
+                length = None if chunked else int(self.headers.get("Content-Length", "0"))
+            except ValueError:
+                length = -1
+            if length == 0:
+                return
+            if length is None or length > 0:
+                if RequestBody(self.rfile, length).drain(_DRAIN_MAX):
+                    return
+            self.close_connection = True
 
         def _body(self) -> bytes | None:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
