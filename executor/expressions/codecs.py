@@ -26,7 +26,7 @@ from sqlglot import exp
 from executor.expressions.casts import cast_value
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
-from executor.expressions.json_functions import _args
+from executor.expressions.json_functions import call_args
 from executor.expressions.vectors import map_distinct, map_distinct_params, to_array, to_numpy
 
 STRING = pa.string()
@@ -35,7 +35,7 @@ MURMUR3_32_SEED = 104729  # Doris's HashUtil::MURMUR3_32_SEED
 
 
 def _one(node: exp.Expression, frame: Frame, name: str) -> Value:
-    args = _args(node)
+    args = call_args(node)
     if len(args) != 1:
         raise ExpressionError(f"{name} takes one argument")
     return frame.eval(args[0])
@@ -101,7 +101,7 @@ def _conv(text: str, source: int, target: int) -> str | None:
 
 
 def eval_conv(node: exp.Expression, frame: Frame) -> Value:
-    args = _args(node)
+    args = call_args(node)
     if len(args) != 3:
         raise ExpressionError("conv takes a number, its base and the target base")
     num = cast_value(frame.eval(args[0]), STRING)
@@ -115,7 +115,7 @@ def eval_conv(node: exp.Expression, frame: Frame) -> Value:
 
 
 def eval_sha2(node: exp.Expression, frame: Frame) -> Value:
-    args = _args(node)
+    args = call_args(node)
     if len(args) != 2:
         raise ExpressionError("sha2 takes a string and a digest length")
     bits = frame.eval(args[1])
@@ -139,7 +139,7 @@ def _parse_url(url: str, part: str) -> str | None:
 def _text_with_param(node: exp.Expression, frame: Frame, usage: str,
                      make: Callable[[str], Callable[[str], Any]], out: pa.DataType) -> Value:
     """f(text, param): `make(param)` maps each distinct text; a NULL param gives NULL."""
-    args = _args(node)
+    args = call_args(node)
     if len(args) != 2:
         raise ExpressionError(usage)
     values = cast_value(frame.eval(args[0]), STRING)
@@ -156,20 +156,20 @@ def eval_parse_url(node: exp.Expression, frame: Frame) -> Value:
 
 
 def eval_initcap(node: exp.Expression, frame: Frame) -> Value:
-    return pc.utf8_title(cast_value(frame.eval(_args(node)[0]), STRING))
+    return pc.utf8_title(cast_value(frame.eval(call_args(node)[0]), STRING))
 
 
 def eval_char(node: exp.Expression, frame: Frame) -> Value:
     parts = [map_distinct(cast_value(frame.eval(a), pa.int64()),
                           lambda i: bytes([i & 0xFF]).decode("latin-1"), STRING)
-             for a in _args(node)]
+             for a in call_args(node)]
     if len(parts) == 1:
         return parts[0]
     return pc.binary_join_element_wise(*parts, "")
 
 
 def eval_elt(node: exp.Expression, frame: Frame) -> Value:
-    args = _args(node)
+    args = call_args(node)
     if len(args) < 2:
         raise ExpressionError("elt takes an index and one or more strings")
     index = to_numpy(to_array(cast_value(frame.eval(args[0]), pa.int64()), frame.n), 0)
@@ -181,7 +181,7 @@ def eval_elt(node: exp.Expression, frame: Frame) -> Value:
 
 def eval_field(node: exp.Expression, frame: Frame) -> Value:
     """field(s, a, b, ...): the 1-based position of the first argument equal to s, else 0."""
-    args = [frame.eval(a) for a in _args(node)]
+    args = [frame.eval(a) for a in call_args(node)]
     if len(args) < 2:
         raise ExpressionError("field takes a value and one or more candidates")
     target = to_array(cast_value(args[0], STRING), frame.n)
@@ -211,7 +211,7 @@ def eval_uuid(node: exp.Expression, frame: Frame) -> Value:
 
 
 def eval_width_bucket(node: exp.Expression, frame: Frame) -> Value:
-    args = _args(node)
+    args = call_args(node)
     if len(args) != 4:
         raise ExpressionError("width_bucket takes a value, min, max and a bucket count")
     x, lo, hi, n = (to_numpy(to_array(cast_value(frame.eval(a), pa.float64()), frame.n), 0.0)

@@ -76,7 +76,7 @@ def _load(text: str) -> Any:
 def _lookup(convert: Callable[[Any], Any], out: pa.DataType):
     """A handler `f(j, path)` giving convert(value at path) (None: NULL)."""
     def handler(node: exp.Expression, frame: Frame) -> Value:
-        args = _args(node)
+        args = call_args(node)
         if len(args) != 2:
             raise ExpressionError(f"{_name(node)} takes a JSON document and a path")
         doc = cast_value(frame.eval(args[0]), pa.string())
@@ -124,7 +124,7 @@ def _json_text(v: Any) -> str:
 
 
 def eval_json_extract(node: exp.Expression, frame: Frame) -> Value:
-    args = _args(node)
+    args = call_args(node)
     if len(args) < 2:
         raise ExpressionError("json_extract takes a JSON document and one or more paths")
     if len(args) == 2:
@@ -146,7 +146,7 @@ def eval_json_extract(node: exp.Expression, frame: Frame) -> Value:
 
 def _unary(fn: Callable[[str], Any], out: pa.DataType, name: str):
     def handler(node: exp.Expression, frame: Frame) -> Value:
-        args = _args(node)
+        args = call_args(node)
         if len(args) != 1:
             raise ExpressionError(f"{name} takes one argument")
         return map_distinct(cast_value(frame.eval(args[0]), pa.string()), fn, out)
@@ -163,7 +163,7 @@ def _unquote(text: str) -> str:
 
 
 def eval_json_length(node: exp.Expression, frame: Frame) -> Value:
-    args = _args(node)
+    args = call_args(node)
     if len(args) == 2:
         return _lookup(_length, pa.int32())(node, frame)
     return _unary(lambda t: _length(_load(t)), pa.int32(), "json_length")(node, frame)
@@ -199,7 +199,7 @@ def _constructor(opening: str, closing: str, pairs: bool):
     """json_object (pairs: "k":v) / json_array: one JSON text per row, built by string
     kernels over the encoded arguments."""
     def handler(node: exp.Expression, frame: Frame) -> Value:
-        values = [frame.eval(a) for a in _args(node)]
+        values = [frame.eval(a) for a in call_args(node)]
         if pairs and len(values) % 2:
             raise ExpressionError("json_object takes key, value pairs")
         parts: list = [opening]
@@ -215,7 +215,7 @@ def _constructor(opening: str, closing: str, pairs: bool):
     return handler
 
 
-def _args(node: exp.Expression) -> list[exp.Expression]:
+def call_args(node: exp.Expression) -> list[exp.Expression]:
     """A call's arguments in order, whatever node sqlglot made of it (json_object's pairs
     are flattened to key, value, ...)."""
     if isinstance(node, exp.Anonymous):
