@@ -33,8 +33,6 @@ from catalog import rollup_ddl, rollup_job
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError, NotSupported
 from catalog.index_rows import ALLOWED
-from catalog.load import table_lock
-from catalog.load_gate import load_gate
 from catalog.model import AGG_KEYS, DUP_KEYS, MaterializedIndexMeta, OlapTable
 from catalog.rollup import analyze_rollup
 from catalog.statements import CreateMaterializedViewStmt, RollupDesc
@@ -53,8 +51,6 @@ def create_materialized_view(cat: Catalog, db: str | None,
     src = tables[0]
     with cat.lock:
         db_name = cat.get_db(src.db or db).name
-        table_id = cat.get_table(db_name, src.name).table_id
-    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, src.name)
         if table.index_by_name(stmt.name) is not None:
             if stmt.if_not_exists:
