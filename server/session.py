@@ -56,6 +56,7 @@ class DorisSession(BaseSession):
         # released when the connection closes, so a client gone mid-result frees them
         self.snapshots: list[list] = []
         self.user_variables: dict[str, object] = {}  # SET @x = ...; read as @x (lower-cased names)
+        self.found_rows = 0                 # FOUND_ROWS(): rows of the last SELECT sent
 
     @property
     def connection_id(self) -> int:

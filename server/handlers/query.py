@@ -160,6 +160,15 @@ def view_columns(db: str, view: dict, ctx: StatementContext) -> list[ResultColum
     return result.columns
 
 
+def _counted(batches, session):
+    """The batches, and FOUND_ROWS() set to their rows once all are sent."""
+    n = 0
+    for b in batches:
+        n += b.num_rows
+        yield b
+    session.found_rows = n
+
+
 def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = True) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
     surfaces early errors), the rest as the connection sends them. `profiled`: False for
@@ -185,9 +194,13 @@ def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = T
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \
             else _computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
-    result = RowsResult(result_cols, [first] if isinstance(rest, list) else
-                        itertools.chain([first], rest))
-    if not profiled:
-        return result
+    if not profiled:  # the server's own metadata queries leave FOUND_ROWS() alone
+        return RowsResult(result_cols, [first] if isinstance(rest, list) else
+                          itertools.chain([first], rest))
+    if isinstance(rest, list):
+        ctx.session.found_rows = first.num_rows
+        result = RowsResult(result_cols, [first])
+    else:
+        result = RowsResult(result_cols, _counted(itertools.chain([first], rest), ctx.session))
     return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE
                          profile.scanned_indexes(plan))

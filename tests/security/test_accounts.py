@@ -48,6 +48,9 @@ def test_login_passwords_and_grants(server):
     assert _err(lambda: _login(server, u, ""))[1].endswith("(using password: NO)")
     assert _err(lambda: _login(server, "nobody_" + u, "x"))[0] == 1045
     conn = _login(server, u, "s3cret")
+    # USER() / CURRENT_USER() name the logged-in account, as Doris prints them
+    assert [tuple(r) for r in _q(conn, "SELECT USER(), CURRENT_USER(), SESSION_USER()")] == \
+        [(f"'{u}'@'127.0.0.1'", f"'{u}'@'%'", f"'{u}'@'127.0.0.1'")]
     rows = _q(conn, "SHOW GRANTS")
     assert rows == [(f"'{u}'@'%'", "app", "Yes", "", None, None,
                      "internal.information_schema: Select_priv; internal.mysql: Select_priv",
