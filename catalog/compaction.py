@@ -157,6 +157,21 @@ def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
     return CompactionTask(ref, tablet, kind, inputs, last_delete, promotion)
 
 
+def _check_process_memory(cat: Catalog) -> None:
+    """mem_limit: a compaction does not start while the process is over it (after the page
+    cache is dropped); it fails like any other (back-off) and runs again later."""
+    from storage.process_memory import release_unused
+
+    memory = getattr(cat.engine, "process_memory", None)
+    if memory is None or memory.exceeded() is None:
+        return
+    cat.engine.page_cache.clear()
+    release_unused()
+    message = memory.exceeded()
+    if message is not None:
+        raise CompactionError(f"[MEM_LIMIT_EXCEEDED]{message}")
+
+
 def execute_task(cat: Catalog, task: CompactionTask) -> RowsetMeta:
     """Merge and swap in (see the module docstring); raises on failure, tablet unchanged."""
     from catalog.load import table_lock  # catalog.load imports the catalog, which imports us
@@ -166,6 +181,7 @@ def execute_task(cat: Catalog, task: CompactionTask) -> RowsetMeta:
     state.running = task.kind
     try:
         debug_point("compaction.before_merge")
+        _check_process_memory(cat)
         output = tablet.compact(metas, cat.begin_txn(), start_version=task.inputs[0].start)
         debug_point("compaction.after_merge")
         try:
