@@ -32,12 +32,11 @@ base tablets: each tablet merges with its own TabletSchema.
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from catalog.debug_points import debug_point
 from catalog.errors import DorisError
 from catalog.rollup_job import running_job
 from catalog.model import OlapTable
@@ -84,13 +83,6 @@ class CompactionTask:
 
 class CompactionError(Exception):
     """A compaction could not run (Doris's -2000 / -808 style failures)."""
-
-
-def debug_point(name: str) -> None:
-    """Crash tests (Doris's debug points): kill -9 this process at the named point when the
-    environment variable MINIDORIS_DEBUG_POINTS lists it."""
-    if name in os.environ.get("MINIDORIS_DEBUG_POINTS", "").split(","):
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def tablet_refs(cat: Catalog) -> list[TabletRef]:
