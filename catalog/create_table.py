@@ -178,6 +178,9 @@ def replication_num(properties: dict[str, str]) -> int:
     return n
 
 
+AUTO_UNITS = ("year", "quarter", "month", "week", "day", "hour", "minute", "second")
+
+
 def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> PartitionInfo:
     if stmt.partition_kind is None:
         return PartitionInfo()
@@ -204,7 +207,18 @@ def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> Part
         raise AnalysisError("Only support LESS THAN or fixed range partition in RANGE partition")
     if stmt.partition_kind == "LIST" and any(d.kind != "IN" for d in stmt.partitions):
         raise AnalysisError("Only support VALUES IN in LIST partition")
-    return PartitionInfo(stmt.partition_kind, names)
+    if stmt.auto_partition and stmt.partition_kind == "RANGE":
+        col = next(c for c in columns if c.name == names[0])
+        if col.type.kind not in ("DATE", "DATETIME"):
+            raise AnalysisError("auto create partition only support date and datetime type "
+                                "column in range partition")
+        if col.nullable:
+            raise AnalysisError("AUTO RANGE PARTITION doesn't support NULL column")
+        if stmt.auto_unit not in AUTO_UNITS:
+            raise AnalysisError(f"date_trunc function time unit param only support argument is "
+                                f"{'|'.join(AUTO_UNITS)}")
+    return PartitionInfo(stmt.partition_kind, names, stmt.auto_partition,
+                         stmt.auto_unit if stmt.partition_kind == "RANGE" else None)
 
 
 def plan_partitions(table: OlapTable, descs: list[PartitionDesc],

@@ -131,14 +131,14 @@ def target_partitions(table: OlapTable, partition_ids: list[int] | None = None) 
     return table.sorted_partitions()
 
 
-def place_rows(table: OlapTable, data: pa.Table, now, partition_ids: list[int] | None = None
-               ) -> tuple[pa.Table, np.ndarray, np.ndarray]:
+def place_rows(table: OlapTable, data: pa.Table, now, partition_ids: list[int] | None = None,
+               parts: list | None = None) -> tuple[pa.Table, np.ndarray, np.ndarray]:
     """Every column of the table (defaults filled, values cast strictly), and each row's
-    partition (index into `target_partitions(table, partition_ids)`) and bucket: the routing of
-    every load. With `partition_ids` (`INSERT INTO t PARTITION (...)`) every row must belong to
-    one of those partitions."""
+    partition (index into `parts`, by default `target_partitions(table, partition_ids)`) and
+    bucket: the routing of every load. With `partition_ids` (`INSERT INTO t PARTITION (...)`)
+    every row must belong to one of those partitions."""
     full = complete_columns(table, data, now)
-    parts = target_partitions(table, partition_ids)
+    parts = target_partitions(table, partition_ids) if parts is None else parts
     part_idx = np.asarray(route_rows(table, full, parts).to_numpy(zero_copy_only=False),
                           dtype=np.int64)
     if partition_ids is not None:

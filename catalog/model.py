@@ -193,17 +193,24 @@ class Partition:
 
 @dataclass
 class PartitionInfo:
-    """How a table is partitioned: UNPARTITIONED, RANGE or LIST over `columns`."""
+    """How a table is partitioned: UNPARTITIONED, RANGE or LIST over `columns`. `auto`: Doris
+    2.1's AUTO PARTITION (loads create the partitions their rows need,
+    catalog/auto_partition.py); an auto RANGE partitions by date_trunc(column, `auto_unit`)."""
 
     kind: str = "UNPARTITIONED"
     columns: list[str] = field(default_factory=list)
+    auto: bool = False
+    auto_unit: str | None = None
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "columns": self.columns}
+        d = {"kind": self.kind, "columns": self.columns}
+        if self.auto:
+            d.update(auto=True, auto_unit=self.auto_unit)
+        return d
 
     @staticmethod
     def from_dict(d: dict) -> PartitionInfo:
-        return PartitionInfo(d["kind"], d["columns"])
+        return PartitionInfo(d["kind"], d["columns"], d.get("auto", False), d.get("auto_unit"))
 
 
 @dataclass

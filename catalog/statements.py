@@ -69,6 +69,8 @@ class CreateTableStmt:
     partition_kind: str | None = None  # RANGE / LIST
     partition_columns: list[str] = field(default_factory=list)
     partitions: list[PartitionDesc] = field(default_factory=list)
+    auto_partition: bool = False      # AUTO PARTITION BY ...: partitions made by loads
+    auto_unit: str | None = None      # AUTO RANGE: date_trunc's unit (day, month, ...)
     distribution_kind: str | None = None  # HASH / RANDOM
     distribution_columns: list[str] = field(default_factory=list)
     buckets: int | None = None  # None = AUTO / not given

@@ -131,6 +131,8 @@ def check_partitions(table, data: pa.Table, opts: StreamLoadOptions, rejects: Re
     info = table.partition_info
     if info.kind == "UNPARTITIONED" or not all(c in data.column_names for c in info.columns):
         return
+    if info.auto and not opts.partitions and not opts.temporary_partitions:
+        return  # the load creates the partitions its rows need (catalog/auto_partition.py)
     parts = target_partitions(table, opts)
     index = partition_index(table, data, parts)
     rejects.add(pc.is_null(index), lambda i: "no partition for this tuple", source)
