@@ -49,6 +49,8 @@ from catalog.temp_partitions import (AddTempPartitionStmt, DropTempPartitionStmt
                                      ReplacePartitionStmt, ReplaceTableStmt)
 from server.handlers.context import StatementContext
 from server.parser.clients import CreateCatalogStmt, DropCatalogStmt
+from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
+                                   ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
 
 
@@ -256,6 +258,10 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     DropIndexStmt: _table_priv("ALTER"),
     DescStmt: _table_priv("SHOW", "DESCRIBE"),
     ShowCreateTableStmt: _table_priv("SHOW", "SHOW CREATE TABLE"),
+    AnalyzeTableStmt: _table_priv("SELECT", "ANALYZE"),
+    ShowColumnStatsStmt: _table_priv("SELECT", "SHOW COLUMN STATS"),
+    ShowTableStatsStmt: _table_priv("SELECT", "SHOW TABLE STATS"),
+    DropStatsStmt: _table_priv("DROP", "DROP STATS"),
     ShowPartitionsStmt: _table_priv("SHOW", "SHOW PARTITIONS"),
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),
     ShowDynamicPartitionStmt: _show_db, exp.Use: _use, exp.Show: _show, exp.Command: _command,

@@ -19,6 +19,7 @@ from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
 from server.parser import partition_names
 from server.parser.admin import PARTITION_PARSERS
+from server.parser.analyze import OWN_PARSERS as ANALYZE_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
 from server.parser.create_table import parse_create_table
 from server.parser.load import OWN_PARSERS as LOAD_PARSERS
@@ -193,6 +194,7 @@ _OWN_PARSERS = (
     *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
     *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
     *SCHEMA_CHANGE_PARSERS,  # ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY, SHOW/CANCEL ... COLUMN
+    *ANALYZE_PARSERS,  # ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS
 )
 
 
