@@ -12,8 +12,11 @@
     CREATE/DROP RESOURCE / CATALOG,
       ADMIN COMPACT                     ADMIN_PRIV
     CREATE/DROP DATABASE, USE           CREATE / DROP / any privilege on the database (1044)
-    DESC, SHOW CREATE TABLE, SHOW
+    DESC, SHOW CREATE TABLE/VIEW, SHOW
       PARTITIONS/INDEX/COLUMNS          any privilege on the table (1142)
+    RENAME (ALTER TABLE t RENAME),
+      ALTER VIEW                        ALTER on the table or view (+ SELECT on the view's query)
+    SHOW LOAD / ALTER TABLE             any privilege on the database; CANCEL LOAD: LOAD
     ADMIN ..., SET GLOBAL, SHOW PROC    ADMIN_PRIV (1227)
     ALTER SYSTEM                        NODE_PRIV (1227)
     KILL of another user's connection   ADMIN_PRIV (1095)
@@ -41,14 +44,17 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
 from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStmt, ShowIndexStmt
-from catalog.load_statements import CreateResourceStmt, DropResourceStmt, LoadStmt
+from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DropResourceStmt,
+                                     LoadStmt, ShowLoadStmt)
 from catalog.statements import SchemaChangeStmt
-from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, CancelAlterTableStmt,
-                                CreateMaterializedViewStmt, DropRollupStmt)
+from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, AdminWaitAlterStmt,
+                                CancelAlterTableStmt, CreateMaterializedViewStmt, DropRollupStmt,
+                                ShowAlterTableStmt)
 from catalog.temp_partitions import (AddTempPartitionStmt, DropTempPartitionStmt,
                                      ReplacePartitionStmt, ReplaceTableStmt)
 from server.handlers.context import StatementContext
-from server.parser.clients import CreateCatalogStmt, DropCatalogStmt
+from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenameTableStmt,
+                                   ShowCreateViewStmt)
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
@@ -176,6 +182,21 @@ def _show(stmt: exp.Show, ctx, access: Access) -> None:
             access.require_visible_db(db)
 
 
+def _load_db(stmt, ctx, access: Access) -> None:
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_db(db, "LOAD")
+
+
+def _alter_view(stmt: exp.Alter, ctx, access: Access) -> None:
+    db = _db(stmt.this.db or None, ctx)
+    if not _skip_db(db):
+        access.require_tbl(db, stmt.this.name, "ALTER", "ALTER")
+    for action in stmt.args.get("actions") or []:
+        if isinstance(action, exp.Query):
+            _select(action, ctx, access)
+
+
 def _show_db(stmt, ctx, access: Access) -> None:
     db = _db(stmt.db, ctx)
     if not _skip_db(db):
@@ -264,6 +285,10 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     DropStatsStmt: _table_priv("DROP", "DROP STATS"),
     ShowPartitionsStmt: _table_priv("SHOW", "SHOW PARTITIONS"),
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),
+    RenameTableStmt: _table_priv("ALTER", "ALTER"), exp.Alter: _alter_view,
+    ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
+    ShowLoadStmt: _show_db, CancelLoadStmt: _load_db, ShowAlterTableStmt: _show_db,
+    AdminWaitAlterStmt: _show_db,
     ShowDynamicPartitionStmt: _show_db, exp.Use: _use, exp.Show: _show, exp.Command: _command,
     AdminSetConfigStmt: _admin, AdminShowConfigStmt: _admin, AdminRunDynamicPartitionStmt: _admin,
     AdminSetDynamicPartitionTimeStmt: _admin, ShowProcStmt: _admin,
