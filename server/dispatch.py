@@ -26,7 +26,9 @@ from server.handlers.temp_partitions import HANDLERS as TEMP_PARTITION_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
 from server.handlers.rollup import ROLLUP_HANDLERS
 from server.handlers.schema_change import SCHEMA_CHANGE_HANDLERS
+from server.handlers import outfile
 from server.handlers.analyze import ANALYZE_HANDLERS
+from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -74,6 +76,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Kill: kill.kill,
     # statistics (ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS)
     **ANALYZE_HANDLERS,
+    OutfileStmt: outfile.outfile,  # SELECT ... INTO OUTFILE
     # partitions and dynamic partitions
     AddPartitionStmt: partition.add_partition,
     DropPartitionStmt: partition.drop_partition,

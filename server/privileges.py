@@ -58,6 +58,7 @@ from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenameTab
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
+from server.parser.outfile import OutfileStmt
 
 
 def check_statement(stmt: object, ctx: StatementContext) -> None:
@@ -102,6 +103,12 @@ def _select(node: exp.Expression, ctx: StatementContext, access: Access,
 
 def _query(stmt, ctx, access) -> None:
     _select(stmt, ctx, access)
+
+
+def _outfile(stmt: OutfileStmt, ctx, access) -> None:
+    """SELECT ... INTO OUTFILE: SELECT on what the query reads."""
+    from server.parser.statement import parse_sqlglot
+    _select(parse_sqlglot(stmt.query), ctx, access)
 
 
 def _explain(stmt: ExplainStmt, ctx, access) -> None:
@@ -270,7 +277,7 @@ def _load(stmt, ctx, access: Access) -> None:
 
 CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     exp.Select: _query, exp.Subquery: _query, exp.Union: _query, exp.Intersect: _query,
-    exp.Except: _query, ExplainStmt: _explain,
+    exp.Except: _query, ExplainStmt: _explain, OutfileStmt: _outfile,
     exp.Insert: _insert, FastInsert: _fast_insert, DeleteStmt: _table_priv("LOAD"),
     exp.TruncateTable: _truncate,
     CreateTableStmt: _table_priv("CREATE"), exp.Create: _create, exp.Drop: _drop,

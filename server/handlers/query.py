@@ -127,7 +127,7 @@ def eval_context(ctx: StatementContext) -> EvalContext:
                        time_zone=str(ctx.session.variables.get("time_zone")))
 
 
-def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
+def computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
     """The Doris type of a computed column. A DATETIME is shown with fractional seconds only
     when the first rows have any (NOW() is `2024-01-02 03:04:05`, as in Doris)."""
     dtype = from_arrow(arrow_type)
@@ -192,7 +192,7 @@ def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = T
     result_cols = []
     for i, (info, field) in enumerate(zip(columns, first.schema)):
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \
-            else _computed_type(first.column(i), field.type)
+            else computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
     if not profiled:  # the server's own metadata queries leave FOUND_ROWS() alone
         return RowsResult(result_cols, [first] if isinstance(rest, list) else

@@ -29,6 +29,7 @@ from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
+from server.parser.outfile import split_outfile
 from server.parser.tokens import TokenCursor, tokenize
 
 
@@ -50,6 +51,10 @@ def split_statements(sql: str) -> list[tuple[str, list]]:
 
 def parse_statement(text: str, tokens: list) -> object:
     cur = TokenCursor(text, _rebase(tokens, text))  # positions relative to the statement
+    if cur.is_word("SELECT") or cur.is_word("WITH"):
+        outfile = split_outfile(text, cur.tokens)  # SELECT ... INTO OUTFILE
+        if outfile is not None:
+            return outfile
     for words, parser in _OWN_PARSERS:
         if cur.is_word(*words):
             stmt = parser(cur)
