@@ -38,7 +38,7 @@ from planner.select_rollup import select_rollups
 from planner.pushdown import storage_predicates
 from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
-from planner.statistics import semi_selectivity
+from planner.statistics import scan_ndv, semi_selectivity
 from planner.window import has_windows, plan_windows
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
@@ -472,7 +472,8 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
             semis.append(semi)
         else:
             (late if referenced(conj) & late_names else kept).append(conj)
-    relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog))
+    relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog),
+                          scan_ndv(p, ctx.catalog))
                  for p, names in flat.relations]
     # A semi / anti join on one relation's keys filters that relation (after its own filters)
     # before the inner joins (TPC-H Q18: orders shrinks before lineitem joins it, whose scan
