@@ -44,6 +44,7 @@ from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
 from planner.split_aggregation import split_aggregation
 from planner.subquery_columns import subqueries_as_columns
+from planner.table_functions import table_function
 from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
@@ -309,7 +310,19 @@ def _bind_information_schema(node: exp.Table, scope: Scope, ctx: BindContext) ->
     return L.InlineTable(table.rename_columns(internals), alias)
 
 
+def _bind_table_function(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
+    name, table = table_function(node.this)
+    alias = node.alias or name
+    instance = ctx.names.new("")
+    internals = [f"{alias}.{c}#{instance}" for c in table.column_names]
+    for col, internal, f in zip(table.column_names, internals, table.schema):
+        scope.columns.append(ScopeColumn(alias, col, internal, from_arrow(f.type)))
+    return L.InlineTable(table.rename_columns(internals), alias)
+
+
 def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
+    if isinstance(node.this, exp.Anonymous):  # numbers("number" = "10")
+        return _bind_table_function(node, scope, ctx)
     db_name = node.db or ctx.db
     if db_name and db_name.lower() == information_schema.NAME:
         return _bind_information_schema(node, scope, ctx)
