@@ -77,6 +77,8 @@ class CreateTableStmt:
     rollups: list[RollupDesc] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
     query: str | None = None  # CREATE TABLE ... AS <query>: its text (columns come from it)
+    like: tuple[str | None, str] | None = None  # CREATE TABLE t2 LIKE [db.]t1: (db, table)
+    like_rollups: list[str] | None = None       # ... WITH ROLLUP [(r1, ...)]: [] = all
 
 
 @dataclass

@@ -105,6 +105,15 @@ def _query(stmt, ctx, access) -> None:
     _select(stmt, ctx, access)
 
 
+def _create_table(stmt: CreateTableStmt, ctx, access) -> None:
+    """CREATE on the new table; CREATE TABLE ... LIKE also reads the source's definition."""
+    _table_priv("CREATE")(stmt, ctx, access)
+    if stmt.like is not None:
+        db = _db(stmt.like[0], ctx)
+        if not _skip_db(db):
+            access.require_tbl(db, stmt.like[1], "SELECT")
+
+
 def _outfile(stmt: OutfileStmt, ctx, access) -> None:
     """SELECT ... INTO OUTFILE: SELECT on what the query reads."""
     from server.parser.statement import parse_sqlglot
@@ -280,7 +289,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     exp.Except: _query, ExplainStmt: _explain, OutfileStmt: _outfile,
     exp.Insert: _insert, FastInsert: _fast_insert, DeleteStmt: _table_priv("LOAD"),
     exp.TruncateTable: _truncate,
-    CreateTableStmt: _table_priv("CREATE"), exp.Create: _create, exp.Drop: _drop,
+    CreateTableStmt: _create_table, exp.Create: _create, exp.Drop: _drop,
     AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),
     AlterTablePropertiesStmt: _table_priv("ALTER"), CreateIndexStmt: _table_priv("ALTER"),
     DropIndexStmt: _table_priv("ALTER"),

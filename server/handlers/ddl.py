@@ -14,6 +14,9 @@ from server.results import OkResult
 
 
 def create_table(stmt: CreateTableStmt, ctx: StatementContext) -> OkResult:
+    if stmt.like is not None:  # CREATE TABLE t2 LIKE t1
+        from server.handlers.create_table_like import like_statement
+        stmt = like_statement(stmt, ctx)
     if stmt.query is not None:  # CREATE TABLE ... AS <query>
         from server.handlers.create_table_as import create_table_as
         return create_table_as(stmt, ctx, _create_table)

@@ -1,5 +1,6 @@
 """Parser for Doris's CREATE TABLE, which sqlglot cannot parse with aggregation types or ROLLUP.
 
+    CREATE TABLE [IF NOT EXISTS] [db.]name LIKE [db.]source [WITH ROLLUP [(r1, ...)]]
     CREATE TABLE [IF NOT EXISTS] [db.]name (
         col type [KEY] [SUM|MAX|MIN|REPLACE|REPLACE_IF_NOT_NULL] [NULL|NOT NULL]
             [AUTO_INCREMENT[(n)]] [DEFAULT v] [COMMENT 'c'], ...
@@ -39,8 +40,13 @@ def parse_create_table(cur: TokenCursor) -> CreateTableStmt:
     if_not_exists = cur.accept("IF", "NOT", "EXISTS")
     db, name = cur.qualified_name()
     stmt = CreateTableStmt(db=db, name=name, columns=[], if_not_exists=if_not_exists)
-    if cur.is_word("LIKE"):
-        raise AnalysisError("CREATE TABLE ... LIKE is not supported yet")
+    if cur.accept("LIKE"):  # CREATE TABLE t2 LIKE [db.]t1 [WITH ROLLUP [(r1, ...)]]
+        stmt.like = cur.qualified_name()
+        if cur.accept("WITH", "ROLLUP"):
+            stmt.like_rollups = cur.paren_list(lambda: cur.identifier("rollup name")) \
+                if cur.is_type(TokenType.L_PAREN) else []
+        cur.expect_end()
+        return stmt
     if cur.is_type(TokenType.L_PAREN) and not _starts_query(cur):
         _parse_elements(cur, stmt)
     _parse_clauses(cur, stmt)
