@@ -297,7 +297,9 @@ class Tablet:
         deletes = delete_conjunctions(inputs, schema)
         tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
                   for rs in inputs if rs.num_rows]
-        data = merge_rows(tables, schema) if tables else \
+        published = self.rowsets()
+        base = bool(published) and published[0].rowset_id == inputs[0].rowset_id
+        data = merge_rows(tables, schema, base) if tables else \
             self.concat([], names)
         meta = self.write_rowset(data, txn_id, schema)
         meta.start_version = inputs[0].start_version if start_version is None else start_version
