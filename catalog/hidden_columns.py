@@ -29,6 +29,8 @@ FEATURE "BATCH_DELETE" for older tables.
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 
 from catalog.errors import AnalysisError
@@ -65,8 +67,12 @@ def sequence_type(properties: dict[str, str], columns: list[Column]) -> DataType
     raw = properties.get(SEQUENCE_TYPE_PROPERTY)
     if raw is None:
         return None
+    m = re.fullmatch(r"\s*(\w+)\s*(?:\(([\d,\s]*)\))?\s*", raw)
     try:
-        dtype = DataType.of(raw.strip())
+        if m is None:
+            raise ValueError(raw)
+        args = [int(a) for a in (m.group(2) or "").split(",") if a.strip()]
+        dtype = DataType.of(m.group(1), *args)
     except ValueError:
         raise AnalysisError(f"Unknown type: {raw}") from None
     if not (dtype.is_integer or dtype.is_temporal):

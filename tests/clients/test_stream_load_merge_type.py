@@ -112,3 +112,33 @@ def test_refusals_load_nothing(server, uniq):
         assert reply["Status"] == "Fail" and reply["Message"].endswith(message), (headers, reply)
     for table in ("u", "s", "d"):
         assert _rows(server, uniq, f"SELECT count(*) FROM {table}") == [(0,)]
+
+
+def test_hidden_columns_and_deletes_survive_kill9(server_factory):
+    srv = server_factory("hidden").start()
+    conn = srv.connect()
+    with conn.cursor() as cur:
+        cur.execute("CREATE DATABASE d")
+        cur.execute("CREATE TABLE d.s (k INT NOT NULL, v VARCHAR(10)) UNIQUE KEY(k) "
+                    "DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ('replication_num' = '1', "
+                    "'function_column.sequence_type' = 'int')")
+    conn.close()
+    headers = {"columns": "k, v, seq", "function_column.sequence_col": "seq"}
+    assert _load(srv, "d", "s", b"1,a,5\n2,b,5\n3,c,5\n", **headers)["Status"] == "Success"
+    assert _load(srv, "d", "s", b"2,x,6\n3,x,4\n", merge_type="DELETE",
+                 **headers)["Status"] == "Success"
+    srv.kill9()
+    srv.start()
+    assert _rows(srv, "d", "SELECT k, v FROM s ORDER BY k") == [(1, "a"), (3, "c")]
+    reply = _load(srv, "d", "s", b"4,d,1\n", columns="k, v, seq")
+    assert reply["Message"].endswith("need to specify the sequence column"), reply
+    conn = srv.connect("d")
+    with conn.cursor() as cur:
+        cur.execute("SET show_hidden_columns = true")
+        cur.execute("DESC s")
+        assert [r[0] for r in cur.fetchall()] == ["k", "v", "__DORIS_DELETE_SIGN__",
+                                                  "__DORIS_VERSION_COL__",
+                                                  "__DORIS_SEQUENCE_COL__"]
+        cur.execute("SELECT k, __DORIS_DELETE_SIGN__, __DORIS_SEQUENCE_COL__ FROM s ORDER BY k")
+        assert list(cur.fetchall()) == [(1, 0, 5), (2, 1, 6), (3, 0, 5)]
+    conn.close()
