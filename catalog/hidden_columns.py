@@ -4,7 +4,8 @@ Doris 2.x adds to every new UNIQUE KEY table (CreateTableStmt.analyze, with the 
 enable_batch_delete_by_default and enable_hidden_version_column_by_default both true):
 
     __DORIS_DELETE_SIGN__   TINYINT NOT NULL DEFAULT 0   1: the key is deleted (batch delete)
-    __DORIS_VERSION_COL__   BIGINT  NOT NULL DEFAULT 0
+    __DORIS_VERSION_COL__   BIGINT  NOT NULL DEFAULT 0   the version that loaded the row
+                            (storage/load_version.py)
     __DORIS_SEQUENCE_COL__  nullable, only with "function_column.sequence_col" = "c" (c's type;
                             loads copy c into it) or "function_column.sequence_type" = "t"
 
@@ -23,8 +24,7 @@ delete.").
     merge   storage merges the sequence column first (TabletSchema.sequence_column) and a base
             compaction drops rows whose merged sign is 1 (storage/compaction.py)
 
-Not modelled: the version column's content (always its default 0), ALTER TABLE ... ENABLE
-FEATURE "BATCH_DELETE" for older tables.
+Not modelled: ALTER TABLE ... ENABLE FEATURE "BATCH_DELETE" for older tables.
 """
 
 from __future__ import annotations

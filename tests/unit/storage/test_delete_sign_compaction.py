@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from storage import ColumnPredicate, ScanStats, StorageEngine
-from storage.schema import DELETE_SIGN, SEQUENCE_COL, TabletSchema
+from storage.schema import DELETE_SIGN, SEQUENCE_COL, VERSION_COL, TabletSchema
 from tests.unit.storage.storage_testutil import column
 
 SCHEMA = TabletSchema([column("k", "INT", key=True, nullable=False), column("v", "INT"),
@@ -63,3 +63,25 @@ def test_merge_rows_base_flag_only_drops_signed_rows():
     merged = merge_rows([rows], SCHEMA, base=True)
     assert merged.column("k").to_pylist() == [2]
     assert pc.sum(merged.column(DELETE_SIGN)).as_py() == 0
+
+
+def test_version_column_is_the_load_version_and_compaction_keeps_it(tmp_path):
+    sch = TabletSchema([column("k", "INT", key=True, nullable=False), column("v", "INT"),
+                        column(VERSION_COL, "BIGINT", nullable=False)], "UNIQUE_KEYS")
+    tablet = StorageEngine(str(tmp_path)).create_tablet(1, sch)
+    metas = []
+    for version, keys in ((2, [1, 2, 3]), (3, [2]), (4, [3, 4])):
+        data = pa.table({"k": pa.array(keys, pa.int32()), "v": pa.array(keys, pa.int32()),
+                         VERSION_COL: pa.array([0] * len(keys), pa.int64())})
+        metas.append(tablet.publish(tablet.write_rowset(data, txn_id=version), version))
+
+    def versions(predicates=()):
+        rows = tablet.read(4, ["k", VERSION_COL], list(predicates), ScanStats())
+        return sorted(zip(rows.column("k").to_pylist(), rows.column(VERSION_COL).to_pylist()))
+    expected = [(1, 2), (2, 3), (3, 4), (4, 4)]
+    assert versions() == expected
+    assert versions([ColumnPredicate(VERSION_COL, "=", (4,))]) == [(3, 4), (4, 4)]
+    compact(tablet, metas)
+    assert [(r.start_version, r.end_version) for r in tablet.rowsets()] == [(2, 4)]
+    assert versions() == expected
+    assert versions([ColumnPredicate(VERSION_COL, "<", (4,))]) == [(1, 2), (2, 3)]
