@@ -100,7 +100,7 @@ def tablet_refs(cat: Catalog) -> list[TabletRef]:
     with cat.lock:
         # seed 002: tablets under an alter operation (a rollup job's table) are left alone
         altering = {j.table_id for j in getattr(cat, "alter_jobs", {}).values()
-                    if j.state == "RUNNING"}
+                    if j.state in ("WAITING_TXN", "RUNNING")}
         for db in cat.dbs.values():
             for t in db.tables.values():
                 if not isinstance(t, OlapTable) or t.table_id in altering:

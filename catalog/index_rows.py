@@ -9,8 +9,10 @@ columns the base lacks, computed from base columns (`MaterializedIndexMeta.defin
     ["expr", sql]     an arithmetic expression (+ - * over columns and numbers, in Doris SQL
                       over base column names) summed / min'ed / max'ed: SUM(a * b)
 
-`index_rows` adds those columns to a batch of base rows (vectorised, pyarrow compute); every
-load path and the ADD ROLLUP job call it once per index.
+`index_rows` adds those columns to a batch of base rows (vectorised, pyarrow compute), after
+keeping only the rows a materialized view's WHERE selects (`where_clause`, evaluated by the
+executor's expression engine; NULL is not selected); every load path and the ADD ROLLUP job
+call it once per index.
 """
 
 from __future__ import annotations
@@ -44,13 +46,38 @@ def source_columns(table: OlapTable, index: MaterializedIndexMeta) -> list[str]:
     for name in index.columns:
         srcs = define_sources(index.define_exprs[name]) if name in index.define_exprs else [name]
         out += [table.column(s).name for s in srcs if table.column(s).name not in out]
+    if index.where_clause:
+        out += [table.column(c.name).name for c in _where(index).find_all(exp.Column)
+                if table.column(c.name).name not in out]
     return out + hidden
+
+
+def where_columns(index: MaterializedIndexMeta) -> list[str]:
+    """The base columns a materialized view's WHERE reads."""
+    if not index.where_clause:
+        return []
+    return list(dict.fromkeys(c.name for c in _where(index).find_all(exp.Column)))
+
+
+def _where(index: MaterializedIndexMeta) -> exp.Expression:
+    return sqlglot.parse_one(index.where_clause, read="doris")
+
+
+def selected_rows(index: MaterializedIndexMeta, rows: pa.Table) -> pa.Table:
+    """The rows a materialized view's WHERE selects (all rows without one)."""
+    if not index.where_clause or rows.num_rows == 0:
+        return rows
+    from executor.expressions import EvalContext, evaluate_predicate  # the executor's engine
+
+    keep = evaluate_predicate(_where(index), rows, EvalContext())
+    return rows.filter(pc.fill_null(keep, False))
 
 
 def index_rows(table: OlapTable, index: MaterializedIndexMeta, rows: pa.Table) -> pa.Table:
     """`rows` (base columns) with the index's computed columns added."""
     if index.schema is not None:
         return _shadow_rows(table, index, rows)
+    rows = selected_rows(index, rows)
     for name, define in index.define_exprs.items():
         if define[0] == "count":
             arr = pc.cast(pc.is_valid(rows.column(define[1])), pa.int64())

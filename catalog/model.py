@@ -84,6 +84,9 @@ class MaterializedIndexMeta:
     # A heavy schema change's shadow index: its own column definitions (Column dicts) until
     # the job swaps it in (catalog/schema_change_job.py); None otherwise.
     schema: list[dict] | None = None
+    # A materialized view's WHERE (Doris SQL over base column names): the index holds only
+    # the base rows it selects (catalog/index_rows.py); "" for none.
+    where_clause: str = ""
 
     def to_dict(self) -> dict:
         d = {"index_id": self.index_id, "name": self.name, "columns": self.columns,
@@ -93,6 +96,8 @@ class MaterializedIndexMeta:
              "define_sql": self.define_sql}
         if self.schema is not None:
             d["schema"] = self.schema
+        if self.where_clause:
+            d["where_clause"] = self.where_clause
         return d
 
     @staticmethod
@@ -102,7 +107,8 @@ class MaterializedIndexMeta:
                                      dict(d.get("aggregations", {})),
                                      {k: list(v) for k, v in d.get("define_exprs", {}).items()},
                                      dict(d.get("properties", {})), d.get("is_mv", False),
-                                     d.get("define_sql", ""), d.get("schema"))
+                                     d.get("define_sql", ""), d.get("schema"),
+                                     d.get("where_clause", ""))
 
 
 @dataclass

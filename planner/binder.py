@@ -44,6 +44,7 @@ from storage.schema import DELETE_SIGN
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
 from planner.split_aggregation import split_aggregation
+from planner.subquery_columns import subqueries_as_columns
 from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
@@ -110,7 +111,7 @@ def _bind_select(select: exp.Select, ctx: BindContext,
 
 def _bind_select_body(select: exp.Select, ctx: BindContext,
                       force: bool = False) -> tuple[object, list[L.ResultColumnInfo]]:
-    select = subqueries_out_of_on(select)
+    select = subqueries_out_of_on(subqueries_as_columns(select))
     plan, scope, null_supplied = _bind_from(select, ctx)
     select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx, force)
     plan = _join_subqueries(plan, joins)
