@@ -23,6 +23,7 @@ from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
+from catalog.hidden_columns import build_hidden_columns
 from catalog.unique_model import analyze_merge_on_write, analyze_sequence
 from catalog.names import check_column_name, check_table_name
 from catalog.partitions import check_list_values, check_range, validate_bound
@@ -279,6 +280,7 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
         base_index_id, stmt.name, [c.name for c in columns], keys_type)
     analyze_merge_on_write(table.properties, keys_type)  # unique_model.py
     analyze_sequence(table.properties, keys_type, columns)
+    table.hidden_columns = build_hidden_columns(keys_type, table.properties, columns)
     analyze_bloom_filter(table.properties, columns, keys_type)  # index_rules.py
     table.table_indexes = create_table_indexes(stmt.indexes, columns, keys_type)
     return table

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
-from catalog.model import MaterializedIndexMeta, OlapTable
+from catalog.model import UNIQUE_KEYS, MaterializedIndexMeta, OlapTable
 
 _ARITHMETIC = {exp.Add: "add_checked", exp.Sub: "subtract_checked", exp.Mul: "multiply_checked"}
 ALLOWED = (exp.Add, exp.Sub, exp.Mul, exp.Paren, exp.Neg, exp.Column, exp.Literal)
@@ -39,16 +39,17 @@ def define_sources(define: list[str]) -> list[str]:
 def source_columns(table: OlapTable, index: MaterializedIndexMeta) -> list[str]:
     """The base columns the index's rows are made of."""
     out: list[str] = []
+    hidden = [c.name for c in table.hidden_columns] if index.keys_type == UNIQUE_KEYS else []
     if index.schema is not None:  # a schema change's shadow index: what its origin has of it
         origin = table.indexes[int(index.properties["origin_index_id"])]
-        return [n for n in origin.columns if n in index.columns]
+        return [n for n in origin.columns if n in index.columns] + hidden
     for name in index.columns:
         srcs = define_sources(index.define_exprs[name]) if name in index.define_exprs else [name]
         out += [table.column(s).name for s in srcs if table.column(s).name not in out]
     if index.where_clause:
         out += [table.column(c.name).name for c in _where(index).find_all(exp.Column)
                 if table.column(c.name).name not in out]
-    return out
+    return out + hidden
 
 
 def where_columns(index: MaterializedIndexMeta) -> list[str]:

@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DataQualityError
+from catalog.hidden_columns import fill_hidden
 from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
 from catalog.values import coerce_array, parse_value
@@ -63,6 +64,12 @@ def complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
             raise AnalysisError(f"Column has no default value. column: {col.name}")
         arrays.append(coerce_array(arr, col.type, col.nullable, col.name))
         names.append(col.name)
+    if table.hidden_columns:  # __DORIS_DELETE_SIGN__, ...: catalog/hidden_columns.py
+        hidden = fill_hidden(table, {k: data.column(v) for k, v in given.items()},
+                             dict(zip(names, arrays)), n)
+        for col in table.hidden_columns:
+            arrays.append(coerce_array(hidden[col.name], col.type, col.nullable, col.name))
+            names.append(col.name)
     return pa.Table.from_arrays(arrays, names=names)
 
 

@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from catalog.compaction import check_version_count
 from catalog.errors import AnalysisError, LabelAlreadyUsed, MemLimitExceeded
+from catalog.hidden_columns import hidden_column
 from catalog.index_rows import index_rows
 from catalog import auto_partition
 from catalog.load import (PreparedLoad, complete_columns, place_rows, storage_shape,
@@ -106,7 +107,7 @@ class OlapTableSink:
         """Route a batch of rows (columns named as the table's, any subset) to its tablets'
         memtables; flush those that are full, and all of them when memory is short."""
         for name in data.column_names:
-            if self.table.column(name) is None:
+            if self.table.column(name) is None and hidden_column(self.table, name) is None:
                 raise AnalysisError(f"Unknown column '{name}' in '{self.table.name}'")
         if self.partition_ids is None and self.table.partition_info.auto:
             auto_partition.ensure(self.catalog, self.table,

@@ -40,6 +40,7 @@ from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
 from planner.statistics import scan_ndv, semi_selectivity
 from planner.window import has_windows, plan_windows
+from storage.schema import DELETE_SIGN
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
 from planner.split_aggregation import split_aggregation
@@ -60,6 +61,9 @@ class BindContext:
     variables: list | Callable[[], list] = field(default_factory=list)
     snapshots: list = field(default_factory=list)  # TabletSnapshots taken; released by the caller
     view_columns: Callable | None = None  # (db, view) -> its result columns (information_schema)
+    # session variables show_hidden_columns and skip_delete_sign (catalog/hidden_columns.py)
+    show_hidden_columns: bool = False
+    skip_delete_sign: bool = False
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
@@ -353,19 +357,28 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
                                             p.tablets[tid].replicas[0], bucket, snapshot,
                                             rollups))
-    columns = [c.name for c in table.columns]
+    full = [*table.columns, *table.hidden_columns]  # hidden: catalog/hidden_columns.py
+    columns = [c.name for c in full]
     instance = ctx.names.new("")  # the same table may be scanned twice (self join, subquery)
     output = [f"{alias}.{c}#{instance}" for c in columns]
-    for c, internal in zip(table.columns, output):
-        scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
+    visible = len(table.columns)
+    for i, (c, internal) in enumerate(zip(full, output)):
+        scope.columns.append(ScopeColumn(alias, c.name, internal, c.type,
+                                         hidden=i >= visible and not ctx.show_hidden_columns))
     bucket_counts = {p.buckets for p in parts}
-    return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
+    scan = L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
                       num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
                       partitions_total=total, partitions_selected=len(parts),
                       keys_type=table.keys_type,
-                      column_types={c.name: c.type for c in table.columns},
+                      column_types={c.name: c.type for c in full},
                       dist_columns=list(table.distribution.columns)
                       if table.distribution.kind == "HASH" else [])
+    if DELETE_SIGN in columns and not (ctx.show_hidden_columns or ctx.skip_delete_sign):
+        # Doris's BindRelation adds `__DORIS_DELETE_SIGN__ = 0` over every scan of a table
+        # with the sign; storage applies it after the key merge (a value predicate)
+        sign = exp.column(output[columns.index(DELETE_SIGN)], quoted=True)
+        return _filter_scan(scan, exp.EQ(this=sign, expression=exp.Literal.number(0)))
+    return scan
 
 
 def _equi_join(left: object, right: object, kind: str, on: exp.Expression,

@@ -299,11 +299,12 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
                     options.append((index.index_id, None, rewrites))
         else:
             reason = preaggregation(table, base, u)
+            hidden = {c.name for c in table.hidden_columns}  # in every index of the table
             for index in [table.indexes[base], *table.rollups()]:
                 if index.index_id not in fits:
                     continue
                 if index.index_id != base:
-                    if not needed - fits[index.index_id][1] <= set(index.columns):
+                    if not needed - fits[index.index_id][1] <= set(index.columns) | hidden:
                         continue
                     if reason is not None and (u.aggregate is not None or
                                                _key_count(table, index.index_id) != base_keys):

@@ -100,6 +100,7 @@ MORE_DORIS_VARIABLES.update({
     "enable_common_expr_pushdown": (bool_value, True), "enable_two_phase_read_opt": (bool_value, True),
     "enable_nereids_dml": (bool_value, True),
     "enable_match_without_inverted_index": (bool_value, True),
+    "skip_delete_sign": (bool_value, False),
 })
 
 # Scope flags of Doris's VarAttr (variables not listed can be set per session and globally).

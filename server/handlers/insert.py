@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from catalog import insert_overwrite
 from catalog.errors import AnalysisError, NotSupported
+from catalog.hidden_columns import check_sequence_given
 from catalog.load import load_batches
 from catalog.partial_update import complete_partial_columns
 from planner.partition_selection import find_partition, names_of
@@ -190,9 +191,16 @@ def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
 
 def _target_columns(ctx: StatementContext, db: str | None, table: str,
                     names: list[str] | None) -> list[str]:
+    """The columns the INSERT gives (the visible ones without a list); a table with a sequence
+    column needs it unless the INSERT is a partial update (catalog/hidden_columns.py)."""
     with ctx.catalog.lock:
         t = ctx.catalog.get_table(db, table)
-        return names or [c.name for c in t.columns]
+        names = names or [c.name for c in t.columns]
+        partial = ctx.session is not None and \
+            ctx.session.variables.get("enable_unique_key_partial_update")
+        if not partial:
+            check_sequence_given(t, names)
+        return names
 
 
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | Iterator[pa.Table],

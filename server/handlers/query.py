@@ -22,7 +22,7 @@ from planner.naming import NameGen
 from planner.views import view_query
 from server.handlers import profile
 from server.handlers.context import StatementContext
-from server.handlers.explain import fragment_context
+from server.handlers.explain import fragment_context, hidden_column_flags
 from server.handlers.session_values import inline_session_values
 from server.results import ResultColumn, RowsResult
 from storage.types import DataType, from_arrow
@@ -37,6 +37,7 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
     stmt = inline_session_values(stmt, ctx)
     bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
                            variables=ctx.session.variables.info_rows,
+                           **hidden_column_flags(ctx),
                            view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
     try:
         with statistics.memoized():
@@ -94,7 +95,8 @@ def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
     """The result columns (names, declared types) of a query bound in `db`, without running it."""
     stmt = inline_session_values(stmt, ctx)
     _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
-                                              variables=ctx.session.variables.info_rows))
+                                              variables=ctx.session.variables.info_rows,
+                                              **hidden_column_flags(ctx)))
     return columns
 
 

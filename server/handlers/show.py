@@ -153,7 +153,8 @@ def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
         with ctx.catalog.lock:
             table = ctx.catalog.get_table(db_name, name)
             fields = [(c.name, c.type, c.nullable, c.is_key, c.default,
-                       _desc_row(table, None, c)[5], c.comment or "") for c in table.columns]
+                       _desc_row(table, None, c)[5], c.comment or "")
+                      for c in table.columns + _shown_hidden(table, None, ctx)]
     rows = []
     for field, dtype, nullable, is_key, default, extra, comment in fields:
         if not keep(field):
@@ -314,8 +315,8 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         indexes = [table.indexes[table.base_index_id], *table.rollups()] if stmt.all else \
             [table.indexes[table.base_index_id]]
-        per_index = [(i, [_desc_row(table, i, c) for c in table.index_columns(i.index_id)])
-                     for i in indexes]
+        per_index = [(i, [_desc_row(table, i, c) for c in table.index_columns(i.index_id)
+                          + _shown_hidden(table, i, ctx)]) for i in indexes]
     if stmt.all:  # base first, then each visible rollup, a blank row between (as Doris)
         rows: list[tuple] = []
         for n, (index, cols) in enumerate(per_index):
@@ -326,6 +327,16 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         return text_columns(["IndexName", "IndexKeysType", "Field", "Type", "Null", "Key",
                              "Default", "Extra"], rows)
     return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], per_index[0][1])
+
+
+def _shown_hidden(table, index, ctx: StatementContext) -> list:
+    """The hidden columns (catalog/hidden_columns.py) DESC lists: all of a Unique table's
+    indexes have them, shown only with `SET show_hidden_columns = true` (as Doris)."""
+    if not ctx.session.variables.get("show_hidden_columns"):
+        return []
+    if index is not None and index.keys_type != "UNIQUE_KEYS":
+        return []
+    return list(table.hidden_columns)
 
 
 def _desc_row(table, index, c) -> tuple:
