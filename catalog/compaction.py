@@ -152,14 +152,9 @@ def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
 def _check_process_memory(cat: Catalog) -> None:
     """mem_limit: a compaction does not start while the process is over it (after the page
     cache is dropped); it fails like any other (back-off) and runs again later."""
-    from storage.process_memory import release_unused
+    from storage.process_memory import over_limit
 
-    memory = getattr(cat.engine, "process_memory", None)
-    if memory is None or memory.exceeded() is None:
-        return
-    cat.engine.page_cache.clear()
-    release_unused()
-    message = memory.exceeded()
+    message = over_limit(cat.engine)
     if message is not None:
         raise CompactionError(f"[MEM_LIMIT_EXCEEDED]{message}")
 

@@ -25,7 +25,7 @@ from executor.operators.set_op import run_set_op
 from executor.operators.sort import run_sort
 from executor.operators.window import run_window
 from planner import logical as L
-from storage.process_memory import release_unused
+from storage.process_memory import over_limit
 
 
 def execute(node: object, env: ExecEnv) -> pa.Table:
@@ -63,12 +63,7 @@ PROCESS_CHECK_BYTES = 1 << 20
 def _check_process_memory(env: ExecEnv) -> None:
     """mem_limit, for queries: over it, the page cache is dropped and freed memory returned;
     still over it, the query fails with Doris's MEM_LIMIT_EXCEEDED (the server goes on)."""
-    memory = getattr(env.engine, "process_memory", None)
-    if memory is None or memory.exceeded_recently() is None:
-        return
-    env.engine.page_cache.clear()
-    release_unused()
-    message = memory.exceeded()
+    message = over_limit(env.engine, recently=True)
     if message is not None:
         raise ExecutionError(f"[MEM_LIMIT_EXCEEDED]{message}")
 

@@ -106,3 +106,18 @@ class ProcessMemory:
         return (f"process memory used {pretty(used)} exceed limit {pretty(self.mem_limit)} or "
                 f"sys available memory {pretty(available_bytes())} less than low water mark "
                 f"{pretty(self.low_water_mark)}")
+
+
+def over_limit(engine, recently: bool = False) -> str | None:
+    """Doris's message when the process is over `mem_limit` even after the engine's page cache
+    is dropped and freed memory returned to the system (what queries and compactions check
+    before going on); `recently`: skip the check if one ran within CHECK_INTERVAL_S."""
+    memory = getattr(engine, "process_memory", None)
+    if memory is None:
+        return None
+    first = memory.exceeded_recently() if recently else memory.exceeded()
+    if first is None:
+        return None
+    engine.page_cache.clear()
+    release_unused()
+    return memory.exceeded()
