@@ -101,6 +101,8 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
 def run_statement(stmt: object, ctx: StatementContext) -> OkResult | RowsResult:
     handler = HANDLERS.get(type(stmt))
     if handler is None:
-        raise NotSupported(f"Unsupported statement: {type(stmt).__name__}")
+        text = stmt.sql(dialect="doris") if isinstance(stmt, exp.Expression) \
+            else type(stmt).__name__
+        raise NotSupported(f"Unsupported statement: {text[:200]}")
     check_statement(stmt, ctx)  # privileges (server/privileges.py), before anything runs
     return handler(stmt, ctx)
