@@ -7,19 +7,22 @@ variable's scope flag, and the session/global value semantics.
   it across restarts, catalog/global_variables.py, and `restore_globals` applies it).
 - Flags as Doris's VarAttr: READ_ONLY (SET fails, 1238), GLOBAL (global only: SET without
   GLOBAL fails, 1229), SESSION_ONLY (SET GLOBAL fails, 1228); the rest may be set either way.
+- INVISIBLE variables are read and set like the others but SHOW VARIABLES and
+  information_schema.session/global_variables do not list them (`list()`).
 - An unknown name is 1193 `Unknown system variable 'x'`, in SET and in SELECT @@x.
-The subset is the variables clients, BI tools and Doris users read or set; Doris has ~400 more
-planner/engine tuning knobs that minidoris does not list.
+The tables here are the variables clients, BI tools and Doris users read or set; every other
+variable of Doris's FE comes from doris_variables_data.py with Doris's default and flag
+(most are planner/engine knobs that minidoris accepts and shows but does not act on).
 """
 
 from __future__ import annotations
 
 from mysql_mimic.errors import MysqlError
-from mysql_mimic.variables import GlobalVariables, SessionVariables
+from mysql_mimic.variables import SYSTEM_VARIABLES, GlobalVariables, SessionVariables
 
 from catalog.errors import DorisError
-
-READ_ONLY, GLOBAL, SESSION_ONLY = "READ_ONLY", "GLOBAL", "SESSION_ONLY"
+from server.doris_variables_data import (DORIS_SOURCE_VARIABLES, GLOBAL, INVISIBLE, READ_ONLY,
+                                         SESSION_ONLY)
 
 
 def bool_value(v) -> bool:
@@ -117,6 +120,17 @@ FLAGS = {
 }
 
 
+# Every other variable of Doris's FE (doris_variables_data.py), under the ones above and in
+# variables.py and mysql-mimic's, whose defaults and flags stay as they are.
+INVISIBLE_VARIABLES = {name for name, (_, _, flag) in DORIS_SOURCE_VARIABLES.items()
+                       if flag == INVISIBLE}
+for _name, (_type, _default, _flag) in DORIS_SOURCE_VARIABLES.items():
+    if _name not in SYSTEM_VARIABLES:
+        MORE_DORIS_VARIABLES.setdefault(_name, (bool_value if _type is bool else _type, _default))
+    if _flag in (READ_ONLY, GLOBAL, SESSION_ONLY):
+        FLAGS.setdefault(_name, _flag)
+
+
 class UnknownVariable(DorisError):
     code = 1193
     sqlstate = "HY000"
@@ -133,7 +147,14 @@ class VariableScopeError(DorisError):
         self.code = code
 
 
+def _listed(pairs: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    return [(name, value) for name, value in pairs if name not in INVISIBLE_VARIABLES]
+
+
 class DorisGlobalVariables(GlobalVariables):
+    def list(self) -> list[tuple[str, object]]:  # noqa: D102 - INVISIBLE ones are not listed
+        return _listed(super().list())
+
     def get(self, name, default=None):  # noqa: D102 - Mapping.get would hide unknown names
         return self.get_variable(name)
 
@@ -146,6 +167,9 @@ class DorisGlobalVariables(GlobalVariables):
 
 class DorisSessionVariables(SessionVariables):
     """The session's own values over the current global ones."""
+
+    def list(self) -> list[tuple[str, object]]:  # noqa: D102
+        return _listed(super().list())
 
     def get(self, name, default=None):  # noqa: D102
         return self.get_variable(name)
