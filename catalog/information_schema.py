@@ -5,7 +5,9 @@ Arrow table made on demand from a catalog snapshot (SCHEMATA, TABLES and COLUMNS
 rows, VIEWS, PARTITIONS, SESSION/GLOBAL_VARIABLES ...); tables that minidoris has nothing to
 put in (ROUTINES, TRIGGERS, ...) exist with Doris's / MySQL's columns and no rows, so the
 queries tools send succeed. `table_status` / `view_status` are also SHOW TABLE STATUS's rows.
-The planner scans them like any relation, so filters, joins and ORDER BY work.
+The planner scans them like any relation, so filters, joins and ORDER BY work. Columns have
+the types Doris's SchemaTable.java gives them (`columns_of`: varchar(N), bigint, int,
+datetime), which DESC, SHOW COLUMNS, result metadata and COM_FIELD_LIST report.
 """
 
 from __future__ import annotations
