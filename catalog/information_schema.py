@@ -318,7 +318,12 @@ def _views(catalog, variables) -> list[dict]:
 
 
 def _columns(catalog, variables) -> list[dict]:
-    return [r for db, t in _visible_tables(catalog) for r in _column_rows(db.name, t)]
+    """Every visible table's columns, the system databases' first (as Doris lists them)."""
+    system = [_column_row(db, table, i, name, t, True)
+              for db, names, typed in ((NAME, table_names(), columns_of),
+                                       (mysql_db.NAME, mysql_db.table_names(), mysql_db.columns_of))
+              for table in names for i, (name, t) in enumerate(typed(table), 1)]
+    return system + [r for db, t in _visible_tables(catalog) for r in _column_rows(db.name, t)]
 
 
 def _partitions(catalog, variables) -> list[dict]:
