@@ -20,7 +20,7 @@ from typing import Callable
 from sqlglot import exp
 
 from catalog.catalog import Catalog
-from catalog import information_schema
+from catalog.system_dbs import system_db
 from planner.views import view_query
 from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
@@ -301,17 +301,20 @@ def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindConte
     return L.Rename(plan, [c.internal for c in cols], internals, relation=alias)
 
 
-def _bind_information_schema(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
-    if information_schema.schema_of(node.name) is None:
-        raise UnknownTable(node.name, information_schema.NAME)
+def _bind_system_table(node: exp.Table, sysdb, scope: Scope, ctx: BindContext) -> L.InlineTable:
+    """A table of information_schema or mysql (catalog/system_dbs.py): its rows now, its
+    columns typed as Doris types them."""
+    columns = sysdb.columns_of(node.name)
+    if columns is None:
+        raise UnknownTable(node.name, sysdb.NAME)
     variables = ctx.variables() if callable(ctx.variables) else ctx.variables
-    table = information_schema.build(node.name, ctx.catalog, variables, ctx.view_columns)
+    table = sysdb.build(node.name, ctx.catalog, variables, ctx.view_columns)
     alias = node.alias or node.name
     instance = ctx.names.new("")
     internals = [f"{alias}.{c}#{instance}" for c in table.column_names]
-    for name, internal, f in zip(table.column_names, internals, table.schema):
-        scope.columns.append(ScopeColumn(alias, name, internal, from_arrow(f.type)))
-    return L.InlineTable(table.rename_columns(internals), alias)
+    for (name, dtype), internal in zip(columns, internals):
+        scope.columns.append(ScopeColumn(alias, name, internal, dtype))
+    return L.InlineTable(table.rename_columns(internals), alias, sysdb.NAME)
 
 
 def _bind_table_function(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
@@ -328,8 +331,9 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
     if isinstance(node.this, exp.Anonymous):  # numbers("number" = "10")
         return _bind_table_function(node, scope, ctx)
     db_name = node.db or ctx.db
-    if db_name and db_name.lower() == information_schema.NAME:
-        return _bind_information_schema(node, scope, ctx)
+    sysdb = system_db(db_name)
+    if sysdb is not None:
+        return _bind_system_table(node, sysdb, scope, ctx)
     with ctx.catalog.lock:
         view = ctx.catalog.get_db(db_name).views.get(node.name) if db_name else None
         if view is not None:  # a view: its query, bound in the view's database

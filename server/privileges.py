@@ -23,8 +23,8 @@
 
 Account statements check their own rights (server/handlers/auth.py). Views do not exist in
 minidoris, so "every table the text names" is every table the query reads. information_schema
-is readable by everyone; its rows, SHOW DATABASES and SHOW TABLES are filtered to what the user
-may see (catalog/access.py:visible_*). A session without an `access` (tests calling handlers
+and mysql are readable by everyone; their rows, SHOW DATABASES and SHOW TABLES are filtered to
+what the user may see (catalog/access.py:visible_*). A session without an `access` (tests calling handlers
 directly) is not checked.
 """
 
@@ -34,7 +34,7 @@ from typing import Callable
 
 from sqlglot import exp
 
-from catalog import information_schema
+from catalog.system_dbs import system_db
 from catalog.access import Access
 from catalog.auth import AccessDenied
 from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
@@ -75,7 +75,7 @@ def _db(db: str | None, ctx: StatementContext) -> str | None:
 
 
 def _skip_db(db: str | None) -> bool:
-    return not db or db.lower() == information_schema.NAME
+    return not db or system_db(db) is not None
 
 
 # -- queries -----------------------------------------------------------------------------------

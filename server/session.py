@@ -18,7 +18,8 @@ from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
 from sqlglot import exp
 
-from catalog import access, information_schema
+from catalog import access
+from catalog.system_dbs import system_db
 from catalog.errors import DorisError, InternalError, StorageIOError, UnknownDatabase
 from catalog.multi_catalog import database_name
 from executor.expressions.errors import ExpressionError
@@ -96,8 +97,9 @@ class DorisSession(BaseSession):
         except DorisError as e:
             self.database = None
             raise MysqlError(e.client_message(), code=e.code) from None
-        if database.lower() == information_schema.NAME:
-            self.database = information_schema.NAME
+        sysdb = system_db(database)
+        if sysdb is not None:  # information_schema, mysql
+            self.database = sysdb.NAME
             return
         if database not in self.services.catalog.dbs:
             err = UnknownDatabase(database)

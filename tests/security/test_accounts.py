@@ -70,6 +70,27 @@ def test_login_passwords_and_grants(server):
     assert _err(lambda: _login(server, u, "fourth"))[0] == 1045
 
 
+def test_a_new_user_reads_the_system_databases_only(server):
+    """Every user sees and reads information_schema and mysql (Doris's default Select_priv on
+    both), sees no other database without a grant, and cannot drop either."""
+    root = server.connect()
+    u, db = unique_name("sysdb"), unique_name("sysdb_db")
+    _q(root, f"CREATE DATABASE {db}")
+    _q(root, f"CREATE USER '{u}'@'%' IDENTIFIED BY 'pw'")
+    conn = _login(server, u, "pw", db="mysql")
+    assert _q(conn, "SHOW DATABASES") == [("information_schema",), ("mysql",)]
+    assert _q(conn, "SELECT DATABASE()") == [("mysql",)]
+    assert _q(conn, "SHOW TABLES") == [("procs_priv",)]
+    assert _q(conn, "SELECT COUNT(*) FROM mysql.procs_priv") == [(0,)]
+    assert _q(conn, "SELECT SCHEMA_NAME FROM information_schema.schemata") == \
+        [("information_schema",), ("mysql",)]
+    assert _err(conn, "DROP DATABASE mysql") == \
+        (1044, f"errCode = 2, detailMessage = Access denied for user '{u}' to database 'mysql'")
+    assert _err(conn, f"USE {db}")[0] == 1044
+    _q(root, f"DROP USER '{u}'@'%'")
+    _q(root, f"DROP DATABASE {db}")
+
+
 def test_roles_and_show_layouts(server):
     root = server.connect()
     u, r, db = unique_name("ru"), unique_name("role"), unique_name("rdb")
