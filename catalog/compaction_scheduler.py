@@ -207,6 +207,9 @@ class CompactionScheduler:
         if not self.permits.acquire(permits, self._stop):
             return False
         with self._lock:
+            if task.ref.tablet_id in self._submitted:  # ADMIN COMPACT took it meanwhile
+                self.permits.release(permits)
+                return False
             self._submitted[task.ref.tablet_id] = (task.kind, disk)
         try:
             self.pool.submit(self._execute, task, permits)
@@ -237,6 +240,30 @@ class CompactionScheduler:
         with self._lock:
             self._submitted.pop(task.ref.tablet_id, None)
             self._lock.notify_all()
+
+    # -- ADMIN COMPACT TABLE --------------------------------------------------------------------
+    def run_now(self, ref: TabletRef, kind: str, wait_s: float = 300.0) -> None:
+        """Compact one tablet in the caller's thread (ADMIN COMPACT replies once its tablets
+        are done): after the compaction of the tablet in flight, if any, finishes; the tablet
+        is marked submitted meanwhile, so the producer leaves it alone (two compactions of one
+        tablet would read inputs the other removes)."""
+        tid = ref.tablet_id
+        deadline = time.monotonic() + wait_s
+        with self._lock:
+            while tid in self._submitted or (self._manual is not None and self._manual[0] == tid):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise CompactionError("fail to execute compaction, error = -2000")
+                self._lock.wait(min(left, 1.0))
+            self._submitted[tid] = (kind, 0)  # counted on no disk's permits
+        try:  # prepared outside the scheduler's lock (preparing takes the catalog lock)
+            task = prepare_task(self.cat, ref, kind, self.policy)
+            if task is not None:
+                execute_task(self.cat, task)
+        finally:
+            with self._lock:
+                self._submitted.pop(tid, None)
+                self._lock.notify_all()
 
     # -- manual compaction (BE HTTP API) --------------------------------------------------------
     def run_manual(self, ref: TabletRef, kind: str) -> None:

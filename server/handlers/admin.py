@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from catalog.compaction import CompactionError, execute_task, prepare_task, tablet_refs
+from catalog.compaction import CompactionError, tablet_refs
 from catalog.errors import AnalysisError, DdlError
 from catalog.statements import (AdminCompactTableStmt, AdminRunDynamicPartitionStmt, AdminSetConfigStmt,
                                 AdminSetDynamicPartitionTimeStmt, AdminShowConfigStmt)
@@ -68,11 +68,8 @@ def compact_table(stmt: AdminCompactTableStmt, ctx: StatementContext) -> OkResul
     scheduler = ctx.session.services.compaction
     for ref in tablet_refs(ctx.catalog):
         if ref.table_id == table.table_id and ref.partition_id == pid:
-            task = prepare_task(ctx.catalog, ref, stmt.compaction_type, scheduler.policy)
-            if task is None:
-                continue
             try:
-                execute_task(ctx.catalog, task)
+                scheduler.run_now(ref, stmt.compaction_type)
             except CompactionError:
                 continue  # the producer compacted the tablet meanwhile: nothing lost
     return OkResult()
