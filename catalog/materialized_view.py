@@ -217,3 +217,23 @@ def _aggregate_index(table: OlapTable, name: str, keys: list[str],
         define_exprs={v.column: v.define for v in values if v.define},
         properties={f"type.{v.column}": v.type for v in values if v.define},
         is_mv=True)
+
+
+def display_name(index: MaterializedIndexMeta, column, keys_type: str) -> str:
+    """A materialized view column's name as Doris 2.x shows it (DESC t ALL): keys `mv_<col>`,
+    aggregated values `mva_<AGG>__\`<col>\``, COUNT(x) as `mva_SUM__CASE WHEN \`x\` IS NULL THEN 0
+    ELSE 1 END` and an expression's aggregate over its text; rollups keep the base names."""
+    if not index.is_mv:
+        return column.name
+    define = index.define_exprs.get(column.name)
+    if define is not None and define[0] == "count":
+        return f"mva_SUM__CASE WHEN `{define[1]}` IS NULL THEN 0 ELSE 1 END"
+    agg = index.aggregations.get(column.name) or (None if column.is_key else column.aggregation)
+    if define is not None:
+        import sqlglot
+        text = sqlglot.parse_one(define[1], read="doris").transform(
+            lambda n: exp.column(n.name, quoted=True) if isinstance(n, exp.Column) else n)
+        return f"mva_{agg or 'SUM'}__({text.sql('doris')})"
+    if column.is_key or not agg or keys_type == DUP_KEYS and not index.aggregations:
+        return f"mv_{column.name}"
+    return f"mva_{agg}__`{column.name}`"

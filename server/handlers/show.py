@@ -319,7 +319,8 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         indexes = [table.indexes[table.base_index_id], *table.rollups()] if stmt.all else \
             [table.indexes[table.base_index_id]]
-        per_index = [(i, [_desc_row(table, i, c) for c in table.index_columns(i.index_id)
+        per_index = [(i, [_mv_named(_desc_row(table, i, c), i, c, table.keys_type)
+                          for c in table.index_columns(i.index_id)
                           + _shown_hidden(table, i, ctx)]) for i in indexes]
     if stmt.all:  # base first, then each visible rollup, a blank row between (as Doris)
         rows: list[tuple] = []
@@ -331,6 +332,12 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         return text_columns(["IndexName", "IndexKeysType", "Field", "Type", "Null", "Key",
                              "Default", "Extra"], rows)
     return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], per_index[0][1])
+
+
+def _mv_named(row: tuple, index, column, keys_type: str) -> tuple:
+    """A materialized view's column under the name Doris 2.x gives it (mv_ / mva_)."""
+    from catalog.materialized_view import display_name
+    return (display_name(index, column, keys_type), *row[1:]) if index.is_mv else row
 
 
 def _shown_hidden(table, index, ctx: StatementContext) -> list:
