@@ -180,11 +180,15 @@ class SegmentReader:
         if ranges is None:
             return full
         index = self._short_key_index(io)
+        loaded: dict[tuple, np.ndarray] = {}  # an equality's bounds share their window
 
         def load_keys(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-            window = RowRanges.of(starts, ends)
-            arrays = [self.columns[n].read_ranges(io, window) for n in names]
-            return short_key.as_sortable(short_key.encode_keys(arrays, types, widths))
+            key = (starts.tobytes(), ends.tobytes())
+            if key not in loaded:
+                window = RowRanges.of(starts, ends)
+                arrays = [self.columns[n].read_ranges(io, window) for n in names]
+                loaded[key] = short_key.as_sortable(short_key.encode_keys(arrays, types, widths))
+            return loaded[key]
 
         lo = index.first_rows(ranges.lower, ranges.lower_strict, load_keys)
         hi = index.first_rows(ranges.upper, ranges.upper_strict, load_keys)
