@@ -346,21 +346,10 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
         parts = selected_partitions(table, node, db_name or "")
         if parts is None:
             parts = table.sorted_partitions()
-        rollup_ids = [i.index_id for i in table.rollups()]
-        for p in parts:
+        for p in parts:  # snapshots are captured once pruning is done (_capture_snapshots)
             for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
-                # MVCC: the rowsets of the visible version, captured while the catalog lock
-                # keeps publish and compaction swaps out (storage/snapshot.py); the rollups'
-                # tablets too, at the same version, as the scan may read one of them instead
-                snapshot = ctx.catalog.engine.get_tablet(tid).capture(p.visible_version)
-                ctx.snapshots.append(snapshot)
-                rollups = {i: ctx.catalog.engine.get_tablet(p.tablets_by_index[i][bucket])
-                           .capture(p.visible_version) for i in rollup_ids
-                           if i in p.tablets_by_index} or None
-                ctx.snapshots += (rollups or {}).values()
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
-                                            p.tablets[tid].replicas[0], bucket, snapshot,
-                                            rollups))
+                                            p.tablets[tid].replicas[0], bucket))
     full = [*table.columns, *table.hidden_columns]  # hidden: catalog/hidden_columns.py
     columns = [c.name for c in full]
     instance = ctx.names.new("")  # the same table may be scanned twice (self join, subquery)
@@ -567,11 +556,40 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
                 buckets = {t.partition_id: table.any_partition(t.partition_id).buckets
                            for t in plan.tablets}
             prune_buckets(plan, dist, buckets)
+            _capture_snapshots(plan, ctx)
         return
     for attr in ("input", "left", "right"):
         child = getattr(plan, attr, None)
         if child is not None:
             _finalize_scans(child, ctx)
+
+
+def _capture_snapshots(scan: L.OlapScan, ctx: BindContext) -> None:
+    """MVCC: each tablet the scan still reads after pruning, at its partition's visible version,
+    captured while the catalog lock keeps publish and compaction swaps out
+    (storage/snapshot.py), with the rollups' tablets of the same bucket (the scan may read one
+    of them instead). Done after pruning so that a query over one day of a table with hundreds
+    of partitions does not capture (and release) every tablet; a partition dropped since the
+    statement was bound is read as empty, as if the statement had started after the drop."""
+    engine = ctx.catalog.engine
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(scan.db or None, scan.table)
+        rollup_ids = [i.index_id for i in table.rollups()]
+        captured = []
+        for t in scan.tablets:
+            p = table.partitions.get(t.partition_id) or \
+                table.temp_partitions.get(t.partition_id)
+            if p is None or t.tablet_id not in p.tablets:
+                continue
+            version = p.visible_version
+            snapshot = engine.get_tablet(t.tablet_id).capture(version)
+            ctx.snapshots.append(snapshot)
+            rollups = {i: engine.get_tablet(p.tablets_by_index[i][t.bucket]).capture(version)
+                       for i in rollup_ids if i in p.tablets_by_index} or None
+            ctx.snapshots += (rollups or {}).values()
+            captured.append(replace(t, version=version, snapshot=snapshot,
+                                    rollup_snapshots=rollups))
+        scan.tablets = captured
 
 
 def _push_into(plan: object, relation: str, conj: exp.Expression) -> bool:
