@@ -219,7 +219,8 @@ class LoadManager:
         self._raise_if_cancelled(job_id)
         spark.sparkContext.setJobGroup(str(job_id), spec["label"], interruptOnCancel=True)
         try:
-            manifest = run_etl(spark, spec)
+            manifest = run_etl(spark, spec, lambda done: self._save(
+                self._job(job_id), Progress=f"ETL:{int(done * 100)}%; LOAD:0%"))
         finally:
             spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         self._raise_if_cancelled(job_id)

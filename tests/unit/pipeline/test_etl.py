@@ -60,20 +60,35 @@ def test_convert_write_adopt_equals_stream_load(tmp_path):
     lines = pa.array(LINES)
     batches = [pa.RecordBatch.from_arrays([lines.slice(0, 600)], ["value"]),
                pa.RecordBatch.from_arrays([lines.slice(600)], ["value"])]
-    out = pa.Table.from_batches(list(etl.convert(spec)(iter(batches))))
-    stats = out.filter(pa.compute.equal(out.column("__pb"), -1))
-    assert stats.column("__total").to_pylist() == [600, 403]
+    out = pa.Table.from_batches(list(etl.convert(spec)(iter(batches)))).to_pylist()
+    runs, stats = etl.collect_runs(out)
+    assert stats["total"] == 1003
     # k 100..119 (160 rows) have no partition; the short line; the over-long string
-    assert sum(stats.column("__filtered").to_pylist()) == 162
-    data = out.filter(pa.compute.greater_equal(out.column("__pb"), 0))
+    assert stats["filtered"] == 162 and stats["errors"]
+    # the same lines read by split tasks from the file, in byte ranges, give the same runs
+    csv = tmp_path / "in.csv"
+    csv.write_text("\n".join(LINES) + "\n")
+    spec["files"] = [f"file://{csv}"]
+    splits = [("csv", str(csv), s, s + 1000) for s in range(0, csv.stat().st_size, 1000)]
+    by_split = pa.Table.from_batches(list(etl.convert(spec, splits)(
+        iter([pa.RecordBatch.from_arrays([pa.array(range(len(splits)))], ["id"])])))).to_pylist()
+    runs2, stats2 = etl.collect_runs(by_split)
+    assert runs2.keys() == runs.keys() and stats2.pop("errors") and stats.pop("errors")
+    assert stats2 == stats
+    # every line is in one split: the same rows per (partition, bucket)
+    assert {pb: sum(n for _, _, n in p) for pb, p in runs2.items()} == \
+        {pb: sum(n for _, _, n in p) for pb, p in runs.items()}
     # partition and bucket are the server's own routing of the same rows
     table = cat.get_table("db", "t")
-    _, part_idx, buckets = place_rows(table, data.select(["k", "g", "v"]), datetime.now())
-    np.testing.assert_array_equal(data.column("__pb").to_numpy(), (part_idx << 32) | buckets)
-    # write: sorted by __pb as Spark's shuffle + sortWithinPartitions deliver them
-    ordered = out.sort_by("__pb").to_batches(max_chunksize=97)
-    manifest = pa.Table.from_batches(list(etl.write(spec)(iter(ordered)))).to_pylist()
-    tablets = [m for m in manifest if m["kind"] == "tablet"]
+    for pb, pieces in runs.items():
+        data = pa.concat_tables(pa.ipc.open_file(p).read_all().slice(o, n) for p, o, n in pieces)
+        _, part_idx, buckets = place_rows(table, data, datetime.now())
+        assert set(((part_idx << 32) | buckets).tolist()) == {pb}
+    # write: the groups dealt to two tasks
+    assignments = etl.assign(runs, 2)
+    assert sorted(pb for a in assignments for pb, _ in a) == sorted(runs)
+    ids = pa.RecordBatch.from_arrays([pa.array(range(len(assignments)))], ["id"])
+    tablets = pa.Table.from_batches(list(etl.write(spec, assignments)(iter([ids])))).to_pylist()
     assert {m["tablet_id"] for m in tablets} <= set(p for part in table.partitions.values()
                                                      for p in part.tablets)
     prepared = PreparedLoad("db", "t", spec["txn_id"], [], 0, "l1")
@@ -116,7 +131,7 @@ def test_hex_separator_and_a_batch_of_bad_lines(tmp_path):
     assert spec["column_separator"] == "\x01"
     good = pa.RecordBatch.from_arrays([pa.array(["1\x01a\x012", "2\x01b\x013"])], ["value"])
     bad = pa.RecordBatch.from_arrays([pa.array(["1,a,2", "2"])], ["value"])  # no field splits
-    out = pa.Table.from_batches(list(etl.convert(spec)(iter([good, bad]))))
-    stats = out.filter(pa.compute.equal(out.column("__pb"), -1))
-    assert stats.column("__filtered").to_pylist() == [0, 2]
-    assert out.filter(pa.compute.greater_equal(out.column("__pb"), 0)).num_rows == 2
+    out = pa.Table.from_batches(list(etl.convert(spec)(iter([good, bad])))).to_pylist()
+    runs, stats = etl.collect_runs(out)
+    assert stats["filtered"] == 2 and stats["total"] == 4
+    assert sum(n for pieces in runs.values() for _, _, n in pieces) == 2
