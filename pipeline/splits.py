@@ -22,6 +22,7 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from catalog.errors import DataQualityError
 from server.http.load_options import StreamLoadOptions
 from server.http.load_source import SourceRows, read_source
 
@@ -103,11 +104,18 @@ def read_csv_range(path: str, start: int, end: int, delimiter: bytes) -> bytes:
             return data[begin:finish] if finish > begin else b""
 
 
-def read_split(split: tuple, spec: dict, opts: StreamLoadOptions, names: list[str]) -> SourceRows:
-    """The source rows of one split, named `names` as `etl` expects them."""
+def read_split(split: tuple, spec: dict, opts: StreamLoadOptions, names: list[str],
+               typed: dict | None = None) -> SourceRows:
+    """The source rows of one split, named `names` as `etl` expects them; CSV columns in
+    `typed` parsed straight to their type unless a value does not parse (then all as text)."""
     if split[0] == "csv":
         _, path, start, end = split
         body = read_csv_range(path, start, end, spec["line_delimiter"].encode())
+        if typed:
+            try:
+                return read_source(body, opts, names, typed)
+            except DataQualityError:
+                pass
         return read_source(body, opts, names)
     _, path, group = split
     return typed_source(pq.ParquetFile(path).read_row_group(group), names)

@@ -135,3 +135,43 @@ def test_hex_separator_and_a_batch_of_bad_lines(tmp_path):
     runs, stats = etl.collect_runs(out)
     assert stats["filtered"] == 2 and stats["total"] == 4
     assert sum(n for pieces in runs.values() for _, _, n in pieces) == 2
+
+
+def _run_rows(runs: dict) -> dict:
+    return {pb: sorted(map(str, pa.concat_tables(pa.ipc.open_file(p).read_all().slice(o, n)
+                                                 for p, o, n in pieces).to_pylist()))
+            for pb, pieces in runs.items()}
+
+
+def test_integers_parsed_typed_equal_the_text_path(tmp_path, monkeypatch):
+    """Split tasks parse integer columns straight to int64 (a split with a value that does not
+    parse is read as text): the rows and counts equal those of the text path."""
+    cat = _catalog(tmp_path)
+    stmt = LoadStmt("db", "l", [DataDescription(["file:///x"], "t", column_separator=",")], "r")
+    spec = build_spec(cat, "db", stmt, 1, 1, {}, 1.0, str(tmp_path / "job"),
+                      {"page_size": 65536, "short_key_interval": 1024,
+                       "max_segment_size": 1 << 28}, "UTC")
+    lines = ["007,a,1", "-5,b,2", "\\N,c,3", "1,d,9223372036854775807", "2,e,\\N",
+             "3000000000,f,4", "9,h,-0"] * 50 + ["+8,g,5"]  # the last split: read as text
+    csv = tmp_path / "in.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    from pipeline import splits as splits_module
+    typed_reads, original = [], splits_module.read_source
+
+    def read_source(body, opts, names, typed=None):
+        out = original(body, opts, names, typed)  # raises when a value does not parse typed
+        typed_reads.append(bool(typed))
+        return out
+    monkeypatch.setattr(splits_module, "read_source", read_source)
+    spec["files"] = [f"file://{csv}"]
+    splits = [("csv", str(csv), s, s + 700) for s in range(0, csv.stat().st_size, 700)]
+    ids = pa.RecordBatch.from_arrays([pa.array(range(len(splits)))], ["id"])
+    typed_runs, typed_stats = etl.collect_runs(
+        pa.Table.from_batches(list(etl.convert(spec, splits)(iter([ids])))).to_pylist())
+    assert typed_reads.count(True) == len(splits) - 1 and typed_reads.count(False) == 1
+    text = pa.RecordBatch.from_arrays([pa.array(lines)], ["value"])
+    text_runs, text_stats = etl.collect_runs(
+        pa.Table.from_batches(list(etl.convert(spec)(iter([text])))).to_pylist())
+    assert typed_stats["filtered"] == text_stats["filtered"] > 0
+    assert typed_stats["total"] == text_stats["total"] == 351
+    assert _run_rows(typed_runs) == _run_rows(text_runs)
