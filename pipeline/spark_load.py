@@ -50,7 +50,7 @@ def session_for(master: str, conf: dict[str, str], app_name: str = "minidoris-sp
                 "spark.ui.enabled": "false",
                 "spark.sql.execution.arrow.maxRecordsPerBatch": "65536",
                 "spark.speculation": "false", "spark.ui.showConsoleProgress": "false",
-                "spark.sql.files.maxPartitionBytes": str(16 << 20)}  # several convert tasks
+                "spark.sql.files.maxPartitionBytes": str(16 << 20)}  # Spark's reader: several tasks
     settings.update({k: v for k, v in conf.items()
                      if k.startswith("spark.") and k != "spark.master"})
     if launcher_log is None or SparkContext._active_spark_context is not None:
