@@ -138,21 +138,10 @@ def convert(spec: dict, splits: list[tuple] | None = None):
                 full, part_idx, buckets = place_rows(table, prepared.rows, now)
                 parts.append(full.select(schema.names).cast(schema))
                 pbs.append((part_idx.astype(np.int64) << 32) | buckets)
-        out = {name: [] for name in RUN_SCHEMA.names}
-        if parts:
-            for pb, offset, length, path in _write_run(spec, parts, pbs):
-                for name, value in (("pb", pb), ("path", path), ("offset", offset),
-                                    ("length", length)):
-                    out[name].append(value)
-                for name in ("total", "filtered", "unselected", "errors"):
-                    out[name].append(None)
-        out["pb"].append(-1)
-        for name in ("path", "offset", "length"):
-            out[name].append(None)
-        for name in stats:
-            out[name].append(stats[name])
-        out["errors"].append("\n".join(errors))
-        yield pa.RecordBatch.from_pydict(out, schema=RUN_SCHEMA)
+        out = [{"pb": pb, "path": path, "offset": offset, "length": length}
+               for pb, offset, length, path in (_write_run(spec, parts, pbs) if parts else ())]
+        out.append({"pb": -1, **stats, "errors": "\n".join(errors)})
+        yield pa.RecordBatch.from_pylist(out, schema=RUN_SCHEMA)
     return run
 
 

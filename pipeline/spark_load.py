@@ -8,8 +8,9 @@ directories allowed; Spark's own reader for what a task cannot read alone), `etl
 tasks convert, route and bucket their split into a run file ordered by (partition, bucket),
 the driver deals the (partition, bucket) groups to `etl.write` tasks, which write each
 tablet's segment files and return manifest rows. The driver sums them into the manifest
-(tablets' files, total / filtered / unselected rows, the first error lines), written atomically as `<output_dir>/manifest.json`. The server
-(pipeline/load_manager.py) checks max_filter_ratio, adopts the files and publishes one version.
+(tablets' files, total / filtered / unselected rows, the first error lines), written
+atomically as `<output_dir>/manifest.json`. The server (pipeline/load_manager.py) checks
+max_filter_ratio, adopts the files and publishes one version.
 The server runs `run_etl` in a thread on its own SparkSession (`session_for`); the command
 line runs it in a separate driver.
 """
