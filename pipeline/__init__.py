@@ -3,6 +3,8 @@
     spark_types.py   Doris column types <-> Spark SQL types (the DDL a DataFrame declares)
     job_spec.py      what the server hands a Spark Load driver: the table (as the journal
                      stores it), the source files, the load's clauses, where to write
+    splits.py        the input cut into splits that executor tasks read themselves (CSV byte
+                     ranges at line boundaries, Parquet row groups)
     etl.py           executor-side work of Spark Load: source rows converted as Stream Load
                      converts them (server/http/load_rows.py), routed and bucketed by
                      catalog/load.py:place_rows, and each tablet's rows written as complete

@@ -1,19 +1,23 @@
-"""Spark Load's executor-side work, one Arrow batch at a time (mapInArrow functions).
+"""Spark Load's executor-side work (mapInArrow functions of its two stages; no shuffle).
 
-`convert(spec)`: source batches -> the table's rows, converted, routed and bucketed.
-    CSV lines (Spark's text source) are split by pyarrow's CSV reader exactly as a Stream Load
-    body is (`server/http/load_source.read_source`); Parquet columns arrive typed. Then
-    `server/http/load_rows.prepare_rows` (derived SET columns, Doris's non-strict CAST, rejects,
-    WHERE, partition checks) and `catalog/load.place_rows` (defaults, strict cast, partition and
-    bucket by the server's own rules and hash). Each row gets `__pb` = partition index << 32 |
-    bucket. Every input batch also emits one stats row (`__pb` = -1) with its counts and first
-    error lines, so the counts travel with the data and a retried task is counted once.
-`write(spec)`: after Spark's shuffle by `__pb` and sort within partitions, each (partition,
-    bucket) group, as each materialized index stores it (`catalog/index_rows.py`: a sync MV's
-    computed columns added), goes through storage's memtable (`flush`: sort by key, pre-aggregate by the
-    model) and segment writer (`write_segments`: every index) once per materialized index, into
-    `<output_dir>/<task attempt>/<tablet_id>/`. Out come manifest rows: one per tablet written,
-    one per task with the summed stats.
+`convert(spec, splits)`: stage 1, one task per input split (`pipeline/splits.py`: the task
+    reads its byte range or row group itself) or, for what only Spark can read, over Spark's
+    reader's batches. CSV text is split by Stream Load's own reader
+    (`server/http/load_source.read_source`); then `server/http/load_rows.prepare_rows` (derived
+    SET columns, Doris's non-strict CAST, rejects, WHERE, partition checks) and
+    `catalog/load.place_rows` (defaults, strict cast, partition and bucket by the server's own
+    rules and hash). The task's rows, ordered by `pb` = partition index << 32 | bucket, go to
+    one Arrow IPC file (a run) in the job directory; out come small rows: (pb, run file, offset,
+    length) per group and one row of counts and first error lines, so the counts travel with
+    the task's result and a retried task is counted once.
+`write(spec, assignments)`: stage 2, the driver deals the (partition, bucket) groups to tasks
+    (`collect_runs`, `assign`); each group's slices of the runs (memory-mapped, no copy), as
+    each materialized index stores them (`catalog/index_rows.py`: a sync MV's computed columns
+    added), go through storage's memtable (`flush`: sort by key, pre-aggregate by the model)
+    and segment writer (`write_segments`: every index) once per materialized index, into
+    `<output_dir>/tasks/<task attempt>/<tablet_id>/`. Out come manifest rows, one per tablet.
+Rows never pass through Spark's row format: Spark schedules tasks and carries a few hundred
+small rows; Spark's shuffle (and its Arrow <-> row conversion) is not used.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from catalog.index_rows import index_rows
 from catalog.load import place_rows
 from catalog.model import OlapTable
 from executor.expressions import EvalContext
+from pipeline.splits import read_split, typed_source
 from server.http.load_options import StreamLoadOptions, parse_columns
 from server.http.load_rows import prepare_rows
 from server.http.load_source import SourceRows, read_source
@@ -40,11 +45,6 @@ from storage.memtable import flush
 from storage.rowset import write_segments
 from storage.segment import SegmentOptions
 
-STATS_COLUMNS = [("__total", pa.int64()), ("__filtered", pa.int64()),
-                 ("__unselected", pa.int64()), ("__errors", pa.string())]
-MANIFEST_DDL = ("kind STRING, tablet_id BIGINT, partition_id BIGINT, files STRING, "
-                "segment_rows STRING, num_rows BIGINT, total BIGINT, filtered BIGINT, "
-                "unselected BIGINT, errors STRING")
 _MAX_ERROR_LINES = 1000
 
 
@@ -74,14 +74,10 @@ def load_options(spec: dict) -> StreamLoadOptions:
     return o
 
 
-def output_schema(table: OlapTable) -> pa.Schema:
-    fields = [pa.field(c.name, c.type.arrow()) for c in table.columns]
-    fields.append(pa.field("__pb", pa.int64()))
-    fields += [pa.field(n, t) for n, t in STATS_COLUMNS]
-    return pa.schema(fields)
 
-
-def _source(batch: pa.RecordBatch, spec: dict, opts: StreamLoadOptions, names: list[str]) -> SourceRows:
+def _spark_source(batch: pa.RecordBatch, spec: dict, opts: StreamLoadOptions,
+                  names: list[str]) -> SourceRows:
+    """A batch of Spark's reader (the fallback of `splits.plan_splits`): lines or typed columns."""
     if spec["format"] == "csv":
         lines = batch.column(0)
         if len(lines) == 0:
@@ -90,41 +86,107 @@ def _source(batch: pa.RecordBatch, spec: dict, opts: StreamLoadOptions, names: l
         offsets = np.frombuffer(joined.buffers()[1], np.int32)[joined.offset:joined.offset + len(joined) + 1]
         body = joined.buffers()[2].to_pybytes()[offsets[0]:offsets[-1]]
         return read_source(body, opts, names)
-    table = pa.Table.from_batches([batch])
-    by_lower = {c.lower(): c for c in table.column_names}
-    columns = {n: table.column(by_lower[n.lower()]) if n.lower() in by_lower
-               else pa.nulls(table.num_rows, pa.string()) for n in names}
-    return SourceRows(pa.table(columns))
+    return typed_source(pa.Table.from_batches([batch]), names)
 
 
-def convert(spec: dict):
-    """The mapInArrow function of the conversion stage."""
+_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+
+
+def _typed_columns(table: OlapTable, spec: dict, names: list[str]) -> dict[str, pa.DataType]:
+    """Source columns of integer table columns, which CSV splits parse straight to int64: the
+    text path's first step is that same Arrow parse (`casts._to_int`), then the range check,
+    which both paths share. Not when SET or WHERE expressions read the source values."""
+    if spec["format"] != "csv" or spec.get("set") or spec.get("where"):
+        return {}
+    kinds = {c.name.lower(): c.type.kind for c in table.columns}
+    return {n: pa.int64() for n in names if kinds.get(n.lower()) in _INTEGERS}
+
+
+def _task_dir(spec: dict) -> str:
+    path = os.path.join(spec["output_dir"], "tasks", _attempt_name())
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def convert(spec: dict, splits: list[tuple] | None = None):
+    """The mapInArrow function of the conversion stage (module docstring). Without `splits`
+    its input is Spark's reader's batches; with them, batches of split ids (`id`)."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         table = table_of(spec)
         opts = load_options(spec)
         names = [n for n, e in opts.columns if e is None] if opts.columns \
             else [c.name for c in table.columns]
-        schema = output_schema(table)
+        if splits is not None:
+            opts.line_delimiter = spec["line_delimiter"]  # the task reads the file's bytes
+            typed = _typed_columns(table, spec, names)
+            sources = (read_split(splits[i], spec, opts, names, typed)
+                       for b in batches for i in b.column(0).to_pylist())
+        else:
+            sources = (_spark_source(b, spec, opts, names) for b in batches)
         now = datetime.fromisoformat(spec["now"])
         ctx = EvalContext(now=now, time_zone=spec["time_zone"])
-        for batch in batches:
-            prepared = prepare_rows(table, _source(batch, spec, opts, names), opts, ctx)
-            rows = prepared.rows
-            if rows.num_rows:
-                full, part_idx, buckets = place_rows(table, rows, now)
-                n = full.num_rows
-                arrays = [full.column(c.name).combine_chunks().cast(schema.field(c.name).type)
-                          for c in table.columns]
-                arrays.append(pa.array((part_idx << 32) | buckets, pa.int64()))
-                arrays += [pa.nulls(n, t) for _, t in STATS_COLUMNS]
-                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
-            stats = [pa.nulls(1, f.type) for f in schema][:len(table.columns)]
-            stats.append(pa.array([-1], pa.int64()))
-            stats += [pa.array([prepared.total], pa.int64()), pa.array([prepared.filtered], pa.int64()),
-                      pa.array([prepared.unselected], pa.int64()),
-                      pa.array(["\n".join(prepared.errors)], pa.string())]
-            yield pa.RecordBatch.from_arrays(stats, schema=schema)
+        schema = pa.schema([pa.field(c.name, c.type.arrow()) for c in table.columns])
+        stats = {"total": 0, "filtered": 0, "unselected": 0}
+        errors: list[str] = []
+        parts, pbs = [], []
+        for source in sources:
+            prepared = prepare_rows(table, source, opts, ctx)
+            for name in stats:
+                stats[name] += getattr(prepared, name)
+            errors += prepared.errors[:max(0, _MAX_ERROR_LINES - len(errors))]
+            if prepared.rows.num_rows:
+                full, part_idx, buckets = place_rows(table, prepared.rows, now)
+                parts.append(full.select(schema.names).cast(schema))
+                pbs.append((part_idx.astype(np.int64) << 32) | buckets)
+        out = [{"pb": pb, "path": path, "offset": offset, "length": length}
+               for pb, offset, length, path in (_write_run(spec, parts, pbs) if parts else ())]
+        out.append({"pb": -1, **stats, "errors": "\n".join(errors)})
+        yield pa.RecordBatch.from_pylist(out, schema=RUN_SCHEMA)
     return run
+
+
+def _write_run(spec: dict, parts: list[pa.Table], pbs: list[np.ndarray]):
+    """The task's rows ordered by (partition, bucket) in one Arrow IPC file (a run); yields
+    (pb, offset, length, path) per group. A retried task writes another file: only the runs
+    its successful attempt reports are read."""
+    pb = np.concatenate(pbs)
+    order = np.argsort(pb, kind="stable")
+    pb = pb[order]
+    rows = pa.concat_tables(parts).take(pa.array(order))
+    path = os.path.join(_task_dir(spec), "run.arrow")
+    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, rows.schema) as writer:
+        writer.write_table(rows, max_chunksize=1 << 20)
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(pb)) + 1))
+    ends = np.append(starts[1:], len(pb))
+    for s, e in zip(starts.tolist(), ends.tolist()):
+        yield int(pb[s]), s, e - s, path
+
+
+def collect_runs(rows: list[dict]) -> tuple[dict[int, list[tuple]], dict]:
+    """Stage 1's rows as runs by (partition, bucket) and the load's summed counts and errors."""
+    runs: dict[int, list[tuple]] = {}
+    stats = {"total": 0, "filtered": 0, "unselected": 0, "errors": []}
+    for r in rows:
+        if r["pb"] >= 0:
+            runs.setdefault(r["pb"], []).append((r["path"], r["offset"], r["length"]))
+            continue
+        for name in ("total", "filtered", "unselected"):
+            stats[name] += r[name] or 0
+        if r["errors"] and len(stats["errors"]) < _MAX_ERROR_LINES:
+            stats["errors"] += r["errors"].split("\n")[:_MAX_ERROR_LINES - len(stats["errors"])]
+    return runs, stats
+
+
+def assign(runs: dict[int, list[tuple]], tasks: int) -> list[list[tuple]]:
+    """The (partition, bucket) groups dealt to `tasks` write tasks, the largest first to the
+    least loaded task."""
+    load = [0] * tasks
+    out: list[list[tuple]] = [[] for _ in range(tasks)]
+    for pb, pieces in sorted(runs.items(), key=lambda kv: -sum(p[2] for p in kv[1])):
+        i = load.index(min(load))
+        out[i].append((pb, pieces))
+        load[i] += sum(p[2] for p in pieces)
+    return [a for a in out if a]
 
 
 class _TabletWriter:
@@ -136,12 +198,11 @@ class _TabletWriter:
         seg = spec["segment"]
         self.options = SegmentOptions(seg["page_size"], seg["short_key_interval"])
         self.max_segment_size = seg["max_segment_size"]
-        self.root = os.path.join(spec["output_dir"], "tasks", _attempt_name())
+        self.root = _task_dir(spec)
 
-    def write(self, pb: int, chunks: list[pa.Table]) -> Iterator[dict]:
+    def write(self, pb: int, data: pa.Table) -> Iterator[dict]:
         p = self.parts[pb >> 32]
         bucket = pb & 0xFFFFFFFF
-        data = pa.concat_tables(chunks).select([c.name for c in self.table.columns])
         for index_id, tablet_ids in p.tablets_by_index.items():
             tid = tablet_ids[bucket]
             schema = self.table.tablet_schema(index_id)
@@ -152,7 +213,7 @@ class _TabletWriter:
                                             self.options, self.max_segment_size)
             for name in names:
                 fsync_path(os.path.join(directory, name))
-            yield {"kind": "tablet", "tablet_id": tid, "partition_id": p.partition_id,
+            yield {"tablet_id": tid, "partition_id": p.partition_id,
                    "files": json.dumps([os.path.join(directory, n) for n in names]),
                    "segment_rows": json.dumps(rows), "num_rows": int(sum(rows))}
 
@@ -162,49 +223,37 @@ def _attempt_name() -> str:
     ctx = TaskContext.get()
     if ctx is None:
         return uuid.uuid4().hex
-    return f"{ctx.partitionId()}-{ctx.attemptNumber()}-{uuid.uuid4().hex[:8]}"
+    return f"{ctx.stageId()}-{ctx.partitionId()}-{ctx.attemptNumber()}-{uuid.uuid4().hex[:8]}"
 
 
-def write(spec: dict):
-    """The mapInArrow function of the write stage (input sorted by `__pb` per partition)."""
+def write(spec: dict, assignments: list[list[tuple]]):
+    """The mapInArrow function of the write stage: its input is batches of task ids (`id`);
+    task i writes the groups `assignments[i]`, each from its runs' slices (memory-mapped)."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        table = table_of(spec)
-        writer = _TabletWriter(spec, table)
+        writer = _TabletWriter(spec, table_of(spec))
+        opened: dict[str, pa.Table] = {}
         out: list[dict] = []
-        stats = {"total": 0, "filtered": 0, "unselected": 0}
-        errors: list[str] = []
-        current, chunks = None, []
         for batch in batches:
-            pb = batch.column("__pb").to_numpy()
-            starts = np.concatenate(([0], np.flatnonzero(np.diff(pb)) + 1)) if len(pb) else []
-            ends = list(starts[1:]) + [len(pb)] if len(pb) else []
-            for s, e in zip(starts, ends):
-                key = int(pb[s])
-                run_rows = pa.Table.from_batches([batch.slice(int(s), int(e - s))])
-                if key < 0:
-                    for name in stats:
-                        stats[name] += int(pc.sum(run_rows.column(f"__{name}")).as_py() or 0)
-                    for text in run_rows.column("__errors").to_pylist():
-                        if text and len(errors) < _MAX_ERROR_LINES:
-                            errors += text.split("\n")[:_MAX_ERROR_LINES - len(errors)]
-                    continue
-                if key != current:
-                    if chunks:
-                        out += writer.write(current, chunks)
-                    current, chunks = key, []
-                chunks.append(run_rows)
-        if chunks:
-            out += writer.write(current, chunks)
-        out.append({"kind": "stats", **stats, "errors": "\n".join(errors)})
-        rows = {name: [r.get(name) for r in out] for name in
-                ("kind", "tablet_id", "partition_id", "files", "segment_rows", "num_rows",
-                 "total", "filtered", "unselected", "errors")}
-        yield pa.RecordBatch.from_pydict(rows, schema=_MANIFEST_SCHEMA)
+            for task in batch.column(0).to_pylist():
+                for pb, pieces in assignments[task]:
+                    chunks = []
+                    for path, offset, length in pieces:
+                        if path not in opened:
+                            opened[path] = pa.ipc.open_file(pa.memory_map(path)).read_all()
+                        chunks.append(opened[path].slice(offset, length))
+                    out += writer.write(pb, pa.concat_tables(chunks))
+        yield pa.RecordBatch.from_pydict({n: [r[n] for r in out] for n in MANIFEST_SCHEMA.names},
+                                         schema=MANIFEST_SCHEMA)
     return run
 
 
-_MANIFEST_SCHEMA = pa.schema([
-    ("kind", pa.string()), ("tablet_id", pa.int64()), ("partition_id", pa.int64()),
-    ("files", pa.string()), ("segment_rows", pa.string()), ("num_rows", pa.int64()),
+RUN_SCHEMA = pa.schema([
+    ("pb", pa.int64()), ("path", pa.string()), ("offset", pa.int64()), ("length", pa.int64()),
     ("total", pa.int64()), ("filtered", pa.int64()), ("unselected", pa.int64()),
     ("errors", pa.string())])
+RUN_DDL = ("pb BIGINT, path STRING, offset BIGINT, length BIGINT, total BIGINT, "
+           "filtered BIGINT, unselected BIGINT, errors STRING")
+MANIFEST_SCHEMA = pa.schema([
+    ("tablet_id", pa.int64()), ("partition_id", pa.int64()), ("files", pa.string()),
+    ("segment_rows", pa.string()), ("num_rows", pa.int64())])
+MANIFEST_DDL = "tablet_id BIGINT, partition_id BIGINT, files STRING, segment_rows STRING, num_rows BIGINT"

@@ -6,8 +6,9 @@ The life of a job (Doris's states, each journaled through catalog/load_jobs.py):
             `<data_dir>/spark_load/<job_id>/`; a thread starts.
   ETL       `spark_load.run_etl` on the server's SparkSession (one per process, started by the
             first job, on the resource's spark.master; job group = the job id, so CANCEL LOAD
-            and the timeout cancel its Spark jobs). Executors write segment files into the job
-            directory and the manifest comes back.
+            and the timeout cancel its Spark jobs; the session stays for the next jobs).
+            Executors convert their input splits, then write segment files into the job
+            directory (Progress ETL:50% between the two stages); the manifest comes back.
   LOADING   the filter ratio is checked (over it: CANCELLED, `ETL_QUALITY_UNSATISFIED`); each
             tablet adopts its files as a pending rowset (`Tablet.adopt_rowset`), then
             `catalog.load.commit_load` publishes every rowset with one new version per
@@ -219,7 +220,7 @@ class LoadManager:
         self._raise_if_cancelled(job_id)
         spark.sparkContext.setJobGroup(str(job_id), spec["label"], interruptOnCancel=True)
         try:
-            manifest = run_etl(spark, spec)
+            manifest = run_etl(spark, spec, lambda done: self._etl_progress(job_id, done))
         finally:
             spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         self._raise_if_cancelled(job_id)
@@ -248,6 +249,11 @@ class LoadManager:
         self._save(self._job(job_id), State="FINISHED", Progress="ETL:100%; LOAD:100%",
                    LoadFinishTime=_now_text())
 
+    def _etl_progress(self, job_id: int, done: float) -> None:
+        """Between run_etl's stages: SHOW LOAD's progress; a job cancelled meanwhile stops."""
+        self._raise_if_cancelled(job_id)
+        self._save(self._job(job_id), Progress=f"ETL:{int(done * 100)}%; LOAD:0%")
+
     def _session(self, spec: dict):
         from pipeline.spark_load import session_for
         with self._session_lock:  # not self._lock: CANCEL LOAD must not wait for Spark to start
@@ -259,8 +265,11 @@ class LoadManager:
                 self._spark = None
             if self._spark is None:
                 log = self.root.parent / "log" / "spark_launcher.log"
-                self._spark = session_for(spec["master"], spec.get("spark_conf", {}),
-                                          launcher_log=log)
+                # The driver JVM only schedules tasks and carries a few small rows (the
+                # executors' Python does the work): C1 alone starts it faster on few cores.
+                conf = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+                        **spec.get("spark_conf", {})}
+                self._spark = session_for(spec["master"], conf, launcher_log=log)
                 self._spark_master = spec["master"]
             return self._spark
 

@@ -2,13 +2,15 @@
 
     python -m pipeline.spark_load --job <output_dir>/job.json     (or through spark-submit)
 
-`run_etl(spark, spec)` is the job: Spark reads the files (CSV lines through the text source,
-globs and directories allowed; or Parquet), `etl.convert` turns every batch into the table's
-rows with `__pb` (partition << 32 | bucket) plus a stats row, Spark shuffles by `__pb` and sorts
-within partitions, `etl.write` writes each tablet's segment files and returns manifest rows.
-The driver sums them into the manifest (tablets' files, total / filtered / unselected rows,
-the first error lines), written atomically as `<output_dir>/manifest.json`. The server
-(pipeline/load_manager.py) checks max_filter_ratio, adopts the files and publishes one version.
+`run_etl(spark, spec)` is the job, two Spark stages and no shuffle (pipeline/etl.py): the
+driver plans input splits (pipeline/splits.py: CSV byte ranges, Parquet row groups; globs and
+directories allowed; Spark's own reader for what a task cannot read alone), `etl.convert`
+tasks convert, route and bucket their split into a run file ordered by (partition, bucket),
+the driver deals the (partition, bucket) groups to `etl.write` tasks, which write each
+tablet's segment files and return manifest rows. The driver sums them into the manifest
+(tablets' files, total / filtered / unselected rows, the first error lines), written
+atomically as `<output_dir>/manifest.json`. The server (pipeline/load_manager.py) checks
+max_filter_ratio, adopts the files and publishes one version.
 The server runs `run_etl` in a thread on its own SparkSession (`session_for`); the command
 line runs it in a separate driver.
 """
@@ -22,7 +24,7 @@ import sys
 from pathlib import Path
 
 from pipeline import etl
-from pipeline.spark_types import spark_ddl
+from pipeline.splits import plan_splits
 
 PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -49,7 +51,7 @@ def session_for(master: str, conf: dict[str, str], app_name: str = "minidoris-sp
                 "spark.ui.enabled": "false",
                 "spark.sql.execution.arrow.maxRecordsPerBatch": "65536",
                 "spark.speculation": "false", "spark.ui.showConsoleProgress": "false",
-                "spark.sql.files.maxPartitionBytes": str(16 << 20)}  # several convert tasks
+                "spark.sql.files.maxPartitionBytes": str(16 << 20)}  # Spark's reader: several tasks
     settings.update({k: v for k, v in conf.items()
                      if k.startswith("spark.") and k != "spark.master"})
     if launcher_log is None or SparkContext._active_spark_context is not None:
@@ -65,45 +67,48 @@ def session_for(master: str, conf: dict[str, str], app_name: str = "minidoris-sp
     return SparkSession(SparkContext(conf=spark_conf, gateway=gateway))
 
 
-def run_etl(spark, spec: dict) -> dict:
-    """Run the ETL of one load; returns the manifest (also written to the output dir)."""
-    table = etl.table_of(spec)
-    files = spec["files"]
-    if spec["format"] == "csv":
-        source = spark.read.option("lineSep", spec["line_delimiter"]).text(files)
-    elif spec["format"] == "parquet":
-        source = spark.read.parquet(*files)
-    elif spec["format"] == "orc":
-        source = spark.read.orc(*files)
+def run_etl(spark, spec: dict, progress=None) -> dict:
+    """Run the ETL of one load; returns the manifest (also written to the output dir).
+    `progress(fraction)` is called when the conversion stage is done."""
+    parallelism = spark.sparkContext.defaultParallelism
+    splits = plan_splits(spec, parallelism)
+    if splits is not None:
+        ids = spark.range(0, len(splits), 1, max(1, len(splits)))
+        rows = ids.mapInArrow(etl.convert(spec, splits), etl.RUN_DDL).collect()
     else:
-        raise ValueError(f"format {spec['format']} is not supported by Spark Load")
-    columns = [(c.name, c.type) for c in table.columns]
-    stats = ", ".join(f"`{n}` {t}" for n, t in (("__total", "BIGINT"), ("__filtered", "BIGINT"),
-                                                 ("__unselected", "BIGINT"), ("__errors", "STRING")))
-    converted_ddl = f"{spark_ddl(columns)}, `__pb` BIGINT, {stats}"
-    converted = source.mapInArrow(etl.convert(spec), converted_ddl)
-    tablets = sum(len(p.tablets) for p in table.partitions.values())
-    partitions = max(1, min(tablets, int(spec.get("write_parallelism") or 16)))
-    shuffled = converted.repartition(partitions, "__pb").sortWithinPartitions("__pb")
-    rows = shuffled.mapInArrow(etl.write(spec), etl.MANIFEST_DDL).collect()
-    manifest = {"tablets": [], "total": 0, "filtered": 0, "unselected": 0, "errors": []}
-    for r in rows:
-        if r["kind"] == "tablet":
+        rows = _spark_source(spark, spec).mapInArrow(etl.convert(spec), etl.RUN_DDL).collect()
+    runs, stats = etl.collect_runs([r.asDict() for r in rows])
+    if progress is not None:
+        progress(0.5)
+    manifest = {"tablets": [], "total": stats["total"], "filtered": stats["filtered"],
+                "unselected": stats["unselected"], "errors": stats["errors"]}
+    tasks = int(spec.get("write_parallelism") or 2 * parallelism)
+    assignments = etl.assign(runs, max(1, min(len(runs), tasks)))
+    if assignments:
+        ids = spark.range(0, len(assignments), 1, len(assignments))
+        for r in ids.mapInArrow(etl.write(spec, assignments), etl.MANIFEST_DDL).collect():
             manifest["tablets"].append({"tablet_id": r["tablet_id"],
                                         "partition_id": r["partition_id"],
                                         "files": json.loads(r["files"]),
                                         "segment_rows": json.loads(r["segment_rows"]),
                                         "num_rows": r["num_rows"]})
-        else:
-            for k in ("total", "filtered", "unselected"):
-                manifest[k] += r[k] or 0
-            if r["errors"]:
-                manifest["errors"] += r["errors"].split("\n")
     # Rows loaded as Doris counts them: input rows neither filtered nor unselected (before the
     # model's pre-aggregation folds equal keys).
     manifest["loaded"] = manifest["total"] - manifest["filtered"] - manifest["unselected"]
     _write_atomically(Path(spec["output_dir"]) / "manifest.json", manifest)
     return manifest
+
+
+def _spark_source(spark, spec: dict):
+    """Spark's own reader, for inputs a task cannot read alone (pipeline/splits.py)."""
+    files = spec["files"]
+    if spec["format"] == "csv":
+        return spark.read.option("lineSep", spec["line_delimiter"]).text(files)
+    if spec["format"] == "parquet":
+        return spark.read.parquet(*files)
+    if spec["format"] == "orc":
+        return spark.read.orc(*files)
+    raise ValueError(f"format {spec['format']} is not supported by Spark Load")
 
 
 def _write_atomically(path: Path, data: dict) -> None:

@@ -36,14 +36,14 @@ class SourceRows:
 
 
 def read_batches(stream, opts: StreamLoadOptions, names: list[str],
-                 block_size: int = BLOCK_SIZE) -> Iterator[SourceRows]:
+                 block_size: int = BLOCK_SIZE, typed: dict | None = None) -> Iterator[SourceRows]:
     """The rows of a file-like body as batches of columns called `names` (in file order),
     about `block_size` bytes each; the body is read as the batches are taken. JSON objects one
     per line are parsed in runs of whole lines (each run's types inferred on its own: the load
     converts every batch to the table's types); a JSON array (strip_outer_array) is read whole,
     its size bounded by streaming_load_json_max_mb."""
     if opts.format != "json":
-        yield from _read_csv(stream, opts, names, block_size)
+        yield from _read_csv(stream, opts, names, block_size, typed or {})
     elif opts.strip_outer_array and not opts.read_json_by_line:
         yield SourceRows(_read_json(stream.read(), opts, names))
     else:
@@ -74,9 +74,12 @@ def _whole_lines(stream, block_size: int) -> Iterator[bytes]:
         yield data[:cut]
 
 
-def read_source(body: bytes, opts: StreamLoadOptions, names: list[str]) -> SourceRows:
-    """The body's rows as columns called `names` (in file order), in one table."""
-    parts = list(read_batches(io.BytesIO(body), opts, names))
+def read_source(body: bytes, opts: StreamLoadOptions, names: list[str],
+                typed: dict | None = None) -> SourceRows:
+    """The body's rows as columns called `names` (in file order), in one table. `typed` (CSV):
+    columns parsed straight to an Arrow type; a value that type cannot take fails the read
+    with DataQualityError (the caller then reads the body as text)."""
+    parts = list(read_batches(io.BytesIO(body), opts, names, typed=typed))
     if not parts:
         return SourceRows(_empty(names))
     return SourceRows(pa.concat_tables([p.table for p in parts]),
@@ -221,7 +224,7 @@ class _BlockStream(io.RawIOBase):
 
 
 def _read_csv(stream, opts: StreamLoadOptions, names: list[str],
-              block_size: int) -> Iterator[SourceRows]:
+              block_size: int, typed: dict) -> Iterator[SourceRows]:
     delim = opts.line_delimiter
     text = _TextBlocks(stream, opts, block_size)
     blocks = iter(text)
@@ -254,7 +257,7 @@ def _read_csv(stream, opts: StreamLoadOptions, names: list[str],
     parse = pacsv.ParseOptions(delimiter=sep, quote_char=quote, double_quote=bool(quote),
                                escape_char=opts.escape or False, newlines_in_values=bool(opts.enclose),
                                ignore_empty_lines=True, invalid_row_handler=invalid)
-    convert = pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
+    convert = pacsv.ConvertOptions(column_types={n: typed.get(n, pa.string()) for n in names},
                                    null_values=["\\N"], strings_can_be_null=True,
                                    quoted_strings_can_be_null=False)
     try:

@@ -100,6 +100,7 @@ def test_rollup_and_sync_mv_get_their_rows(spark_load_server, tmp_path):
     conn = server.connect(db)
     with conn.cursor() as cur:
         cur.execute("ALTER TABLE t ADD ROLLUP r_g (g, k)")
+        cur.execute("ADMIN WAIT ALTER TABLE")  # one ALTER job at a time per table, as Doris
         cur.execute("CREATE MATERIALIZED VIEW mv_g AS SELECT g, SUM(v), COUNT(s) FROM t GROUP BY g")
         cur.execute("ADMIN WAIT ALTER TABLE")
     conn.close()

@@ -60,20 +60,35 @@ def test_convert_write_adopt_equals_stream_load(tmp_path):
     lines = pa.array(LINES)
     batches = [pa.RecordBatch.from_arrays([lines.slice(0, 600)], ["value"]),
                pa.RecordBatch.from_arrays([lines.slice(600)], ["value"])]
-    out = pa.Table.from_batches(list(etl.convert(spec)(iter(batches))))
-    stats = out.filter(pa.compute.equal(out.column("__pb"), -1))
-    assert stats.column("__total").to_pylist() == [600, 403]
+    out = pa.Table.from_batches(list(etl.convert(spec)(iter(batches)))).to_pylist()
+    runs, stats = etl.collect_runs(out)
+    assert stats["total"] == 1003
     # k 100..119 (160 rows) have no partition; the short line; the over-long string
-    assert sum(stats.column("__filtered").to_pylist()) == 162
-    data = out.filter(pa.compute.greater_equal(out.column("__pb"), 0))
+    assert stats["filtered"] == 162 and stats["errors"]
+    # the same lines read by split tasks from the file, in byte ranges, give the same runs
+    csv = tmp_path / "in.csv"
+    csv.write_text("\n".join(LINES) + "\n")
+    spec["files"] = [f"file://{csv}"]
+    splits = [("csv", str(csv), s, s + 1000) for s in range(0, csv.stat().st_size, 1000)]
+    by_split = pa.Table.from_batches(list(etl.convert(spec, splits)(
+        iter([pa.RecordBatch.from_arrays([pa.array(range(len(splits)))], ["id"])])))).to_pylist()
+    runs2, stats2 = etl.collect_runs(by_split)
+    assert runs2.keys() == runs.keys() and stats2.pop("errors") and stats.pop("errors")
+    assert stats2 == stats
+    # every line is in one split: the same rows per (partition, bucket)
+    assert {pb: sum(n for _, _, n in p) for pb, p in runs2.items()} == \
+        {pb: sum(n for _, _, n in p) for pb, p in runs.items()}
     # partition and bucket are the server's own routing of the same rows
     table = cat.get_table("db", "t")
-    _, part_idx, buckets = place_rows(table, data.select(["k", "g", "v"]), datetime.now())
-    np.testing.assert_array_equal(data.column("__pb").to_numpy(), (part_idx << 32) | buckets)
-    # write: sorted by __pb as Spark's shuffle + sortWithinPartitions deliver them
-    ordered = out.sort_by("__pb").to_batches(max_chunksize=97)
-    manifest = pa.Table.from_batches(list(etl.write(spec)(iter(ordered)))).to_pylist()
-    tablets = [m for m in manifest if m["kind"] == "tablet"]
+    for pb, pieces in runs.items():
+        data = pa.concat_tables(pa.ipc.open_file(p).read_all().slice(o, n) for p, o, n in pieces)
+        _, part_idx, buckets = place_rows(table, data, datetime.now())
+        assert set(((part_idx << 32) | buckets).tolist()) == {pb}
+    # write: the groups dealt to two tasks
+    assignments = etl.assign(runs, 2)
+    assert sorted(pb for a in assignments for pb, _ in a) == sorted(runs)
+    ids = pa.RecordBatch.from_arrays([pa.array(range(len(assignments)))], ["id"])
+    tablets = pa.Table.from_batches(list(etl.write(spec, assignments)(iter([ids])))).to_pylist()
     assert {m["tablet_id"] for m in tablets} <= set(p for part in table.partitions.values()
                                                      for p in part.tablets)
     prepared = PreparedLoad("db", "t", spec["txn_id"], [], 0, "l1")
@@ -116,7 +131,47 @@ def test_hex_separator_and_a_batch_of_bad_lines(tmp_path):
     assert spec["column_separator"] == "\x01"
     good = pa.RecordBatch.from_arrays([pa.array(["1\x01a\x012", "2\x01b\x013"])], ["value"])
     bad = pa.RecordBatch.from_arrays([pa.array(["1,a,2", "2"])], ["value"])  # no field splits
-    out = pa.Table.from_batches(list(etl.convert(spec)(iter([good, bad]))))
-    stats = out.filter(pa.compute.equal(out.column("__pb"), -1))
-    assert stats.column("__filtered").to_pylist() == [0, 2]
-    assert out.filter(pa.compute.greater_equal(out.column("__pb"), 0)).num_rows == 2
+    out = pa.Table.from_batches(list(etl.convert(spec)(iter([good, bad])))).to_pylist()
+    runs, stats = etl.collect_runs(out)
+    assert stats["filtered"] == 2 and stats["total"] == 4
+    assert sum(n for pieces in runs.values() for _, _, n in pieces) == 2
+
+
+def _run_rows(runs: dict) -> dict:
+    return {pb: sorted(map(str, pa.concat_tables(pa.ipc.open_file(p).read_all().slice(o, n)
+                                                 for p, o, n in pieces).to_pylist()))
+            for pb, pieces in runs.items()}
+
+
+def test_integers_parsed_typed_equal_the_text_path(tmp_path, monkeypatch):
+    """Split tasks parse integer columns straight to int64 (a split with a value that does not
+    parse is read as text): the rows and counts equal those of the text path."""
+    cat = _catalog(tmp_path)
+    stmt = LoadStmt("db", "l", [DataDescription(["file:///x"], "t", column_separator=",")], "r")
+    spec = build_spec(cat, "db", stmt, 1, 1, {}, 1.0, str(tmp_path / "job"),
+                      {"page_size": 65536, "short_key_interval": 1024,
+                       "max_segment_size": 1 << 28}, "UTC")
+    lines = ["007,a,1", "-5,b,2", "\\N,c,3", "1,d,9223372036854775807", "2,e,\\N",
+             "3000000000,f,4", "9,h,-0"] * 50 + ["+8,g,5"]  # the last split: read as text
+    csv = tmp_path / "in.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    from pipeline import splits as splits_module
+    typed_reads, original = [], splits_module.read_source
+
+    def read_source(body, opts, names, typed=None):
+        out = original(body, opts, names, typed)  # raises when a value does not parse typed
+        typed_reads.append(bool(typed))
+        return out
+    monkeypatch.setattr(splits_module, "read_source", read_source)
+    spec["files"] = [f"file://{csv}"]
+    splits = [("csv", str(csv), s, s + 700) for s in range(0, csv.stat().st_size, 700)]
+    ids = pa.RecordBatch.from_arrays([pa.array(range(len(splits)))], ["id"])
+    typed_runs, typed_stats = etl.collect_runs(
+        pa.Table.from_batches(list(etl.convert(spec, splits)(iter([ids])))).to_pylist())
+    assert typed_reads.count(True) == len(splits) - 1 and typed_reads.count(False) == 1
+    text = pa.RecordBatch.from_arrays([pa.array(lines)], ["value"])
+    text_runs, text_stats = etl.collect_runs(
+        pa.Table.from_batches(list(etl.convert(spec)(iter([text])))).to_pylist())
+    assert typed_stats["filtered"] == text_stats["filtered"] > 0
+    assert typed_stats["total"] == text_stats["total"] == 351
+    assert _run_rows(typed_runs) == _run_rows(text_runs)
