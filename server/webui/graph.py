@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 230, 92, 22, 46, 12
-_DETAIL_CHARS = 34
+BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 260, 92, 22, 46, 12
+_DETAIL_CHARS = 38
 
 
 @dataclass
