@@ -8,7 +8,8 @@ one tree holds the whole plan. Each node is a plain dict (kept in the ProfileSto
     {"id": 3, "name": "HASH JOIN", "fragment": 1, "detail": "join op: INNER JOIN(...)",
      "rows": 1200, "time_ms": 4.2, "bytes": 38400, "children": [...]}
 
-Times are inclusive of a node's inputs (the executor times each operator around its inputs'
+An operator the executor does not time on its own (an exchange, the first phase of a two-phase
+aggregate, which runs as one operator) has None counters. Times are inclusive of a node's inputs (the executor times each operator around its inputs'
 work); `self_ms` (the node's time less its children's) is what "slowest" compares.
 """
 
@@ -39,13 +40,20 @@ def _node(pnode, fragment, feeders: dict, counters: dict) -> dict:
            "detail": details[0] if details else "", "rows": None, "time_ms": None,
            "bytes": None, "children": []}
     if entry is not None and not pnode.name.endswith("EXCHANGE"):
-        out["rows"], out["time_ms"], out["bytes"] = entry[0], round(entry[1] * 1000, 3), \
-            entry[3] if len(entry) > 3 else 0
+        _measured(out, entry)
     if pnode.name.endswith("EXCHANGE") and pnode.node_id in feeders:
         sender = feeders[pnode.node_id]
-        out["children"].append(_node(sender.root, sender, feeders, counters))
+        below = _node(sender.root, sender, feeders, counters)
+        if entry is not None and below["rows"] is None:
+            _measured(below, entry)  # a fragment's root planned above its exchange (TOP-N)
+        out["children"].append(below)
     out["children"] += [_node(c, fragment, feeders, counters) for c in pnode.children]
     return out
+
+
+def _measured(out: dict, entry: list) -> None:
+    out["rows"], out["time_ms"] = entry[0], round(entry[1] * 1000, 3)
+    out["bytes"] = entry[3] if len(entry) > 3 else 0
 
 
 def _self_times(node: dict) -> float:

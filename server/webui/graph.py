@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 260, 92, 22, 46, 12
+BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 280, 92, 22, 40, 12
 _DETAIL_CHARS = 38
 
 
@@ -20,6 +20,7 @@ class Box:
     lines: list[str]
     slowest: bool
     node_id: int
+    measured: bool
 
 
 @dataclass
@@ -46,12 +47,12 @@ def _lines(node: dict) -> list[str]:
     detail = node["detail"]
     if len(detail) > _DETAIL_CHARS:
         detail = detail[:_DETAIL_CHARS - 1] + "…"
-    measured = node["rows"] is not None
-    return [f"[{node['id']}: {node['name']}]  F{node['fragment']}", detail,
-            f"rows: {node['rows']}" if measured else "rows: -",
-            f"time: {node['time_ms']:.2f} ms (own {node['self_ms']:.2f})" if measured
-            else "time: -",
-            f"memory: {human_bytes(node['bytes'])}" if measured else "memory: -"]
+    title = f"[{node['id']}: {node['name']}]  F{node['fragment']}"
+    if node["rows"] is None:
+        return [title, detail, "(not measured on its own)"]
+    return [title, detail, f"rows: {node['rows']}",
+            f"time: {node['time_ms']:.2f} ms (own {node['self_ms']:.2f})",
+            f"memory: {human_bytes(node['bytes'])}"]
 
 
 def layout(root: dict | None, slowest_id: int | None) -> Graph | None:
@@ -69,7 +70,8 @@ def layout(root: dict | None, slowest_id: int | None) -> Graph | None:
             centre = next_x[0] + BOX_W / 2
             next_x[0] += BOX_W + GAP_X
         x, y = MARGIN + centre - BOX_W / 2, MARGIN + depth * (BOX_H + GAP_Y)
-        graph.boxes.append(Box(x, y, _lines(node), node["id"] == slowest_id, node["id"]))
+        graph.boxes.append(Box(x, y, _lines(node), node["id"] == slowest_id, node["id"],
+                               node["rows"] is not None))
         graph.edges += [(MARGIN + centre, y + BOX_H, MARGIN + c, y + BOX_H + GAP_Y)
                         for c in centres]
         return centre
