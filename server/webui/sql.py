@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from decimal import Decimal
 
+from catalog.errors import DorisError, UnknownDatabase
+from executor.expressions.errors import ExpressionError
 from server.results import OkResult, RowsResult
 from server.webui.logins import Caller, next_connection_id as _next_id
 
@@ -92,31 +94,62 @@ def _plain(v):
 def run_playground(services, caller: Caller, sql: str, db: str | None) -> dict:
     """The Playground's reply: a result set, an OK with affected rows, or the error."""
     login = caller.login
+    if login is not None and not login.lock.acquire(blocking=False):
+        return {"error": "a statement of this login is still running; cancel it first"}
+    try:
+        session = _playground_session(services, caller)
+        if db:
+            denied = _cannot_use(services, caller, db)
+            if denied:
+                return {"error": denied}
+            session.database = db
+        cid = login.connection_id if login is not None else _next_id()
+        session.connection = WebConnection(cid)  # its id in SHOW PROCESSLIST and KILL
+        services.sessions[cid] = session
+        try:
+            return _run_in(session, sql)
+        finally:
+            services.sessions.pop(cid, None)
+    finally:
+        if login is not None:
+            login.lock.release()
+
+
+def _playground_session(services, caller: Caller):
+    """The login's session (its database and variables persist), or a new one."""
+    login = caller.login
     session = login.session if login is not None else None
     if session is None or session.access.user is not caller.access.user:
         session = new_session(services, caller)
         if login is not None:
             login.session = session
     session.access = caller.access  # privileges as of now
-    session.database = db or session.database
-    cid = login.connection_id if login is not None else _next_id()
-    if login is not None and not login.lock.acquire(blocking=False):
-        return {"error": "a statement of this login is still running; cancel it first"}
-    session.connection = WebConnection(cid)  # its id in SHOW PROCESSLIST and KILL
-    services.sessions[cid] = session
+    return session
+
+
+def _cannot_use(services, caller: Caller, db: str) -> str | None:
+    """Why the caller cannot use `db` (as `USE db` on the MySQL port says), or None."""
+    if db.lower() == "information_schema":
+        return None
+    if db not in services.catalog.dbs:
+        return UnknownDatabase(db).client_message()
+    if not caller.access.visible_db(db):
+        return f"Access denied for user '{caller.name}' to database '{db}'"
+    return None
+
+
+def _run_in(session, sql: str) -> dict:
     started = time.monotonic()
     try:
         result = _last(session.execute(sql))
-        names, rows, total = collect(result)
+        names, rows, total = collect(result)  # a streamed result can still fail (KILL)
     except StatementFailed as e:
         return {"error": str(e)}
-    finally:
-        services.sessions.pop(cid, None)
-        if login is not None:
-            login.lock.release()
+    except (DorisError, ExpressionError) as e:
+        return {"error": e.client_message()}
     elapsed = int((time.monotonic() - started) * 1000)
     if isinstance(result, OkResult):
-        return {"type": "exec_status", "affected": getattr(result, "affected_rows", 0),
-                "time": elapsed, "db": session.database}
+        return {"type": "exec_status", "affected": result.affected_rows, "time": elapsed,
+                "db": session.database}
     return {"type": "result_set", "columns": names, "rows": rows, "total": total,
             "truncated": total > len(rows), "time": elapsed, "db": session.database}

@@ -106,6 +106,12 @@ def test_playground_cancel_stops_a_running_query(page, server, webdb, artifacts)
         time.sleep(0.05)
     else:
         pytest.fail("the Playground's query never showed up as running")
+    watcher = page.context.new_page()  # the Progress page, in a second tab, sees it running
+    watcher.goto("/Progress")
+    running = watcher.locator("#queries tbody tr", has_text="UNION ALL")
+    running.wait_for(timeout=10000)
+    assert webdb in running.inner_text()
+    watcher.screenshot(path=str(artifacts / "progress-query.png"))
     page.click("#cancel")
     page.wait_for_selector("#error:not([hidden])", timeout=60000)
     assert "Query execution was interrupted" in page.inner_text("#error")

@@ -130,6 +130,14 @@ def test_playground_query_endpoint(server, account):
     assert "denied" in reply["data"]["error"].lower()  # SELECT only: nothing written
     assert call(server, "/api/webui/query", {"stmt": "SELECT count(*) FROM t", "db": db}
                 )[1]["data"]["rows"] == [[1500]]
+    reply = call(server, "/api/webui/query", {"stmt": "SELECT 1", "db": "no_such_db"})[1]
+    assert "Unknown database 'no_such_db'" in reply["data"]["error"]
+    hidden = unique_name("hidden")
+    call(server, "/api/webui/query", {"stmt": f"CREATE DATABASE {hidden}"})
+    reply = call(server, "/api/webui/query", {"stmt": "SHOW TABLES", "db": hidden},
+                 auth=f"{user}:pw")[1]
+    assert f"Access denied for user '{user}' to database '{hidden}'" in reply["data"]["error"]
+    call(server, "/api/webui/query", {"stmt": f"DROP DATABASE {hidden}"})
     reply = call(server, "/api/webui/kill", {"connection_id": 987654321})[1]
     assert reply["code"] == 1 and "Unknown thread id: 987654321" in reply["msg"]
 
@@ -185,3 +193,20 @@ def test_static_files_headers_and_hostile_input(server):
             assert status == 200 and reply["code"] in (0, 1), (path, body[:20], reply)
     assert call(server, "/api/webui/query", b"x" * (2 << 20))[0] == 413
     assert call(server, "/api/health")[0] == 200  # still serving
+
+
+def test_kill_of_another_users_connection_needs_admin(server, account):
+    _, user = account
+    conn = server.connect()
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT CONNECTION_ID()")
+            root_id = cur.fetchall()[0][0]
+        reply = call(server, "/api/webui/kill", {"connection_id": root_id, "query": False},
+                     auth=f"{user}:pw")[1]
+        assert reply["code"] == 1 and f"You are not owner of thread or query: {root_id}" in reply["msg"]
+        with conn.cursor() as cur:  # still open
+            cur.execute("SELECT 1")
+            assert cur.fetchall() == ((1,),)
+    finally:
+        conn.close()
