@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from server.webui import render
 from server.webui.responses import Response
+from server.webui.pages.sections import section
 from server.webui.sql import StatementFailed, run, table_of
 
 
@@ -21,19 +22,10 @@ def _q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _section(ctx, title: str, sql: str, db: str | None = None, link=None) -> dict:
-    try:
-        names, rows = table_of(run(ctx.services, ctx.caller, sql, db))
-    except StatementFailed as e:
-        return {"title": title, "error": str(e), "names": [], "rows": []}
-    return {"title": title, "error": "", "names": names,
-            "rows": [(r, link(r[0]) if link else None) for r in rows]}
-
-
 def page(ctx, *_):
     db, table = ctx.arg("db"), ctx.arg("table")
     if not db:
-        sections = [_section(ctx, "Databases", "SHOW DATABASES",
+        sections = [section(ctx, "Databases", "SHOW DATABASES",
                              link=lambda name: "/Tables?" + urlencode({"db": name}))]
     elif not table:
         try:
@@ -41,14 +33,14 @@ def page(ctx, *_):
             tables = {r[0] for r in rows}
         except StatementFailed:
             tables = set()
-        sections = [_section(ctx, f"Tables of {db}", "SHOW DATA", db, link=lambda name:
+        sections = [section(ctx, f"Tables of {db}", "SHOW DATA", db, link=lambda name:
                              "/Tables?" + urlencode({"db": db, "table": name})
                              if name in tables else None)]
     else:
         name = f"{_q(db)}.{_q(table)}"
-        sections = [_section(ctx, "Indexes and rollups", f"SHOW DATA FROM {name}"),
-                    _section(ctx, "Partitions", f"SHOW PARTITIONS FROM {name}"),
-                    _section(ctx, "Tablets", f"SHOW TABLETS FROM {name}")]
+        sections = [section(ctx, "Indexes and rollups", f"SHOW DATA FROM {name}"),
+                    section(ctx, "Partitions", f"SHOW PARTITIONS FROM {name}"),
+                    section(ctx, "Tablets", f"SHOW TABLETS FROM {name}")]
     return Response(200, render.page("tables.html", ctx.caller, active="Tables", db=db,
                                      table=table, sections=sections,
                                      db_href="/Tables?" + urlencode({"db": db})))
