@@ -22,6 +22,7 @@ class ExecEnv:
     profile: dict | None = None
     cancel: threading.Event | None = None  # set by KILL QUERY: stop at the next operator/batch
     progress: "ScanProgress" = field(default_factory=lambda: ScanProgress())  # the web UI's
+    aliases: dict = field(default_factory=dict)  # id(copied node) -> id(planned node)
 
 
     def check_cancelled(self) -> None:
@@ -32,11 +33,25 @@ class ExecEnv:
                nbytes: int = 0) -> None:
         """Profile counters of a node: [rows, seconds, exchanged bytes, peak output bytes]."""
         if self.profile is not None:
-            entry = self.profile.setdefault(id(node), [0, 0.0, 0, 0])
+            key = self.aliases.get(id(node), id(node))
+            entry = self.profile.setdefault(key, [0, 0.0, 0, 0])
             entry[0] += rows
             entry[1] += seconds
             entry[2] += moved
             entry[3] = max(entry[3], nbytes)
+
+    def alias(self, copy: object, planned: object) -> None:
+        """Profile: `copy` (a subtree rebuilt at run time, e.g. with runtime filters) counts
+        as `planned`, node by node, so EXPLAIN ANALYZE and profiles find its counters."""
+        if self.profile is None:
+            return
+        stack = [(copy, planned)]
+        while stack:
+            c, p = stack.pop()
+            if c is not p:
+                self.aliases[id(c)] = self.aliases.get(id(p), id(p))
+            stack += [(getattr(c, a), getattr(p, a)) for a in ("input", "left", "right")
+                      if getattr(c, a, None) is not None and getattr(p, a, None) is not None]
 
 
 class ScanProgress:

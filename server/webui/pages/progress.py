@@ -2,7 +2,8 @@
 
     queries      every session's running statement (SHOW PROCESSLIST's sessions): elapsed
                  time, rows read and tablets read of those planned (executor/env.ScanProgress),
-                 a percent of tablets when the scans are planned
+                 ScanPercent: the share of planned tablets read (the scans' progress; joins,
+                 sorts and aggregates after them are not counted)
     stream loads the Stream Loads running now (server/http/running_loads.py): rows read, bytes
                  received of the body's length, a percent when the length is known
     spark loads  Spark Load jobs not yet finished or cancelled, with their Progress column
@@ -36,7 +37,7 @@ def _queries(ctx, now: float) -> list[dict]:
                     "ElapsedMs": int((now - s.statement_started) * 1000),
                     "RowsRead": p.rows_read if p is not None else 0,
                     "TabletsRead": done, "TabletsTotal": total,
-                    "Percent": round(100.0 * done / total, 1) if total else None,
+                    "ScanPercent": round(100.0 * done / total, 1) if total else None,
                     "Statement": sql[:300]})
     return out
 

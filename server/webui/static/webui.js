@@ -114,9 +114,10 @@ function progressList(items) {
     const tr = body.insertRow();
     columns.forEach((c) => tr.appendChild(item[c] === null ? el("td", "-") : el("td", item[c])));
     const cell = el("td");
-    if (item.Percent !== null && item.Percent !== undefined) {
-      const bar = el("progress"); bar.max = 100; bar.value = item.Percent;
-      cell.appendChild(bar); cell.appendChild(el("span", " " + item.Percent + "%"));
+    const percent = item.Percent ?? item.ScanPercent;  // loads: of the body; queries: of the scans
+    if (percent !== null && percent !== undefined) {
+      const bar = el("progress"); bar.max = 100; bar.value = percent;
+      cell.appendChild(bar); cell.appendChild(el("span", " " + percent + "%"));
     } else { cell.textContent = item.Progress || "-"; }
     tr.appendChild(cell);
   });
