@@ -50,7 +50,8 @@ def _scan_instances(node: L.OlapScan, env) -> list[pa.Table] | None:
     schema = scan_schema(node)
     start = time.perf_counter()
     parts = read_tablets(node, env, schema)
-    env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start)
+    env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start,
+               nbytes=sum(t.nbytes for t, _ in parts))
     tables: dict[int, list[pa.Table]] = defaultdict(list)
     for st, (table, stats) in zip(node.tablets, parts):
         env.scan_stats.merge(stats)

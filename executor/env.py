@@ -30,11 +30,12 @@ class ExecEnv:
             raise QueryInterrupted()
 
     def record(self, node: object, rows: int = 0, seconds: float = 0.0, moved: int = 0,
-               nbytes: int = 0) -> None:
-        """Profile counters of a node: [rows, seconds, exchanged bytes, peak output bytes]."""
+               nbytes: int = -1) -> None:
+        """Profile counters of a node: [rows, seconds, exchanged bytes, peak output bytes
+        (-1: not measured)]."""
         if self.profile is not None:
             key = self.aliases.get(id(node), id(node))
-            entry = self.profile.setdefault(key, [0, 0.0, 0, 0])
+            entry = self.profile.setdefault(key, [0, 0.0, 0, -1])
             entry[0] += rows
             entry[1] += seconds
             entry[2] += moved

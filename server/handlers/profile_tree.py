@@ -53,7 +53,7 @@ def _node(pnode, fragment, feeders: dict, counters: dict) -> dict:
 
 def _measured(out: dict, entry: list) -> None:
     out["rows"], out["time_ms"] = entry[0], round(entry[1] * 1000, 3)
-    out["bytes"] = entry[3] if len(entry) > 3 else 0
+    out["bytes"] = entry[3] if len(entry) > 3 and entry[3] >= 0 else None  # -1: not measured
 
 
 def _self_times(node: dict) -> float:
