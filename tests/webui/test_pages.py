@@ -91,7 +91,7 @@ def test_playground_cancel_stops_a_running_query(page, server, webdb, artifacts)
         cur.execute("CREATE TABLE big (k BIGINT, v VARCHAR(20)) DUPLICATE KEY(k) "
                     "DISTRIBUTED BY HASH(k) BUCKETS 8 PROPERTIES ('replication_num' = '1')")
     conn.close()
-    rows = "".join(f"{i},row {i % 20000}\n" for i in range(320000)).encode()
+    rows = "".join(f"{i},row {i % 10000}\n" for i in range(320000)).encode()
     reply = call(server, f"/api/{webdb}/big/_stream_load", rows, method="PUT",
                  headers={"column_separator": ",", "Content-Type": "text/plain"})[1]
     assert reply["Status"] == "Success" and reply["NumberLoadedRows"] == 320000
@@ -99,14 +99,16 @@ def test_playground_cancel_stops_a_running_query(page, server, webdb, artifacts)
     watcher = page.context.new_page()  # the Progress page, in a second tab, sees it running
     watcher.goto("/Progress")
     page.select_option("#db", webdb)
-    # 5.1 million joined rows: a few seconds (KILL stops it when the join is done)
-    page.fill("#sql", "SELECT count(*) FROM big a JOIN big b ON a.v = b.v")
+    # ten joins of 10 million rows each, one after the other: several seconds (KILL stops
+    # the statement between two operators)
+    join = "(SELECT count(*) FROM big a JOIN big b ON a.v = b.v)"
+    page.fill("#sql", "SELECT " + " + ".join([join] * 10))
     page.click("#run")
     running = watcher.locator("#queries tbody tr", has_text="JOIN big b")
     running.wait_for(timeout=10000)
     assert webdb in running.inner_text()
+    page.click("#cancel", timeout=5000)
     watcher.screenshot(path=str(artifacts / "progress-query.png"))
-    page.click("#cancel")
     page.wait_for_selector("#error:not([hidden])", timeout=60000)
     assert "Query execution was interrupted" in page.inner_text("#error")
     page.screenshot(path=str(artifacts / "playground-cancelled.png"))
