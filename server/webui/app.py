@@ -82,12 +82,7 @@ def handle(services, http, logins: Logins, method: str, path: str, query: str,
         try:
             caller = logins.caller(headers, remote_ip, method)
         except AccessDenied as e:
-            if _is_api(path) or method != "GET" or headers.get("Authorization"):
-                return failed(e.client_message(), 401, 401) if _is_api(path) else \
-                    Response(401, render.page("login.html", None, error=e.client_message(),
-                                              username="", next="/Playground"),
-                             headers={"WWW-Authenticate": 'Basic realm="minidoris"'})
-            return redirect("/login?next=" + quote(path + ("?" + query if query else "")))
+            return _refused(e, method, path, query, headers)
         if path == "/logout":
             if caller.login is not None:
                 logins.logout(caller.login.token)
@@ -111,6 +106,18 @@ def handle(services, http, logins: Logins, method: str, path: str, query: str,
         log.exception("web UI %s %s failed", method, path)
         message = f"internal error ({type(e).__name__}); the server log has the details"
         return failed(message, 500, 500) if _is_api(path) else error_page(500, message, caller)
+
+
+def _refused(e: AccessDenied, method: str, path: str, query: str, headers) -> Response:
+    """No valid account: 401 for an API client or a wrong Basic password, else a browser is
+    sent to the login form (and back here after it)."""
+    if _is_api(path):
+        return failed(e.client_message(), 401, 401)
+    if method != "GET" or headers.get("Authorization"):
+        return Response(401, render.page("login.html", None, error=e.client_message(),
+                                         username="", next="/Playground"),
+                        headers={"WWW-Authenticate": 'Basic realm="minidoris"'})
+    return redirect("/login?next=" + quote(path + ("?" + query if query else "")))
 
 
 def _login(logins: Logins, method: str, args: dict, body: bytes, remote_ip: str) -> Response:
