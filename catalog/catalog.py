@@ -38,6 +38,7 @@ from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog import rollup_job
+from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
 from catalog import precommit
@@ -64,6 +65,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
+        self.column_stats: dict[str, dict] = {}  # ANALYZE TABLE (catalog/column_stats.py)
         self.restored_precommits: list = []  # their PreparedLoads after a restart
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
@@ -117,6 +119,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                            for j in state.get("alter_jobs", [])}
         self.global_variables = dict(state.get("global_variables", {}))
         self.precommitted = {int(k): v for k, v in state.get("precommitted", {}).items()}
+        self.column_stats = dict(state.get("column_stats", {}))
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.all_partitions():
@@ -136,7 +139,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
                 "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
                 "global_variables": self.global_variables,
-                "precommitted": {str(k): v for k, v in self.precommitted.items()}}
+                "precommitted": {str(k): v for k, v in self.precommitted.items()},
+                "column_stats": self.column_stats}
 
     def close(self) -> None:
         self.journal.close()
@@ -439,6 +443,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
     **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
+    **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
     **GLOBAL_VARIABLE_APPLY,  # SET GLOBAL values

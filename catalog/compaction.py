@@ -32,12 +32,11 @@ base tablets: each tablet merges with its own TabletSchema.
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from catalog.debug_points import debug_point
 from catalog.errors import DorisError
 from catalog.rollup_job import running_job
 from catalog.model import OlapTable
@@ -86,13 +85,6 @@ class CompactionError(Exception):
     """A compaction could not run (Doris's -2000 / -808 style failures)."""
 
 
-def debug_point(name: str) -> None:
-    """Crash tests (Doris's debug points): kill -9 this process at the named point when the
-    environment variable MINIDORIS_DEBUG_POINTS lists it."""
-    if name in os.environ.get("MINIDORIS_DEBUG_POINTS", "").split(","):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
 def tablet_refs(cat: Catalog) -> list[TabletRef]:
     """Every tablet of every OLAP table (all indexes: rollup tablets compact by their own
     schema) not under an alter job, with its first replica's backend."""
@@ -100,7 +92,7 @@ def tablet_refs(cat: Catalog) -> list[TabletRef]:
     with cat.lock:
         # seed 002: tablets under an alter operation (a rollup job's table) are left alone
         altering = {j.table_id for j in getattr(cat, "alter_jobs", {}).values()
-                    if j.state == "RUNNING"}
+                    if j.state in ("WAITING_TXN", "RUNNING")}
         for db in cat.dbs.values():
             for t in db.tables.values():
                 if not isinstance(t, OlapTable) or t.table_id in altering:
@@ -157,6 +149,16 @@ def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
     return CompactionTask(ref, tablet, kind, inputs, last_delete, promotion)
 
 
+def _check_process_memory(cat: Catalog) -> None:
+    """mem_limit: a compaction does not start while the process is over it (after the page
+    cache is dropped); it fails like any other (back-off) and runs again later."""
+    from storage.process_memory import over_limit
+
+    message = over_limit(cat.engine)
+    if message is not None:
+        raise CompactionError(f"[MEM_LIMIT_EXCEEDED]{message}")
+
+
 def execute_task(cat: Catalog, task: CompactionTask) -> RowsetMeta:
     """Merge and swap in (see the module docstring); raises on failure, tablet unchanged."""
     from catalog.load import table_lock  # catalog.load imports the catalog, which imports us
@@ -166,6 +168,7 @@ def execute_task(cat: Catalog, task: CompactionTask) -> RowsetMeta:
     state.running = task.kind
     try:
         debug_point("compaction.before_merge")
+        _check_process_memory(cat)
         output = tablet.compact(metas, cat.begin_txn(), start_version=task.inputs[0].start)
         debug_point("compaction.after_merge")
         try:

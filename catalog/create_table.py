@@ -23,6 +23,7 @@ from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
+from catalog.hidden_columns import build_hidden_columns
 from catalog.unique_model import analyze_merge_on_write, analyze_sequence
 from catalog.names import check_column_name, check_table_name
 from catalog.partitions import check_list_values, check_range, validate_bound
@@ -178,6 +179,9 @@ def replication_num(properties: dict[str, str]) -> int:
     return n
 
 
+AUTO_UNITS = ("year", "quarter", "month", "week", "day", "hour", "minute", "second")
+
+
 def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> PartitionInfo:
     if stmt.partition_kind is None:
         return PartitionInfo()
@@ -204,7 +208,18 @@ def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> Part
         raise AnalysisError("Only support LESS THAN or fixed range partition in RANGE partition")
     if stmt.partition_kind == "LIST" and any(d.kind != "IN" for d in stmt.partitions):
         raise AnalysisError("Only support VALUES IN in LIST partition")
-    return PartitionInfo(stmt.partition_kind, names)
+    if stmt.auto_partition and stmt.partition_kind == "RANGE":
+        col = next(c for c in columns if c.name == names[0])
+        if col.type.kind not in ("DATE", "DATETIME"):
+            raise AnalysisError("auto create partition only support date and datetime type "
+                                "column in range partition")
+        if col.nullable:
+            raise AnalysisError("AUTO RANGE PARTITION doesn't support NULL column")
+        if stmt.auto_unit not in AUTO_UNITS:
+            raise AnalysisError(f"date_trunc function time unit param only support argument is "
+                                f"{'|'.join(AUTO_UNITS)}")
+    return PartitionInfo(stmt.partition_kind, names, stmt.auto_partition,
+                         stmt.auto_unit if stmt.partition_kind == "RANGE" else None)
 
 
 def plan_partitions(table: OlapTable, descs: list[PartitionDesc],
@@ -265,6 +280,7 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
         base_index_id, stmt.name, [c.name for c in columns], keys_type)
     analyze_merge_on_write(table.properties, keys_type)  # unique_model.py
     analyze_sequence(table.properties, keys_type, columns)
+    table.hidden_columns = build_hidden_columns(keys_type, table.properties, columns)
     analyze_bloom_filter(table.properties, columns, keys_type)  # index_rules.py
     table.table_indexes = create_table_indexes(stmt.indexes, columns, keys_type)
     return table

@@ -84,7 +84,7 @@ def delete_rows(cat: Catalog, db_name: str | None, stmt: DeleteStmt) -> int:
     with table_lock(table.table_id):
         with cat.lock:
             table = cat.get_table(db, stmt.table)
-            partitions = _partitions(table, stmt.partitions)
+            partitions = partitions_of(table, stmt.partitions)
             check_version_count(cat, [tid for p in partitions for tid in p.tablets], "push data")
             txn_id = cat.begin_txn()
             by_key = _merge_on_write_keys(table, predicates)
@@ -118,7 +118,8 @@ def _merge_on_write_keys(table: OlapTable, predicates: list[ColumnPredicate]):
     return by_key
 
 
-def _partitions(table: OlapTable, names: list[str] | None) -> list:
+def partitions_of(table: OlapTable, names: list[str] | None) -> list:
+    """The partitions a DELETE names (all without a PARTITION clause)."""
     if names is None:
         return table.sorted_partitions()
     out = []

@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from catalog.catalog import Catalog
+from catalog import auto_partition
 from catalog.errors import AnalysisError, DdlError
 from catalog.load import complete_columns, load_table
 from catalog.partitions import route_rows
@@ -145,6 +146,7 @@ class GroupCommitManager:
             if table.column(name) is None:
                 raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")
         full = complete_columns(table, data, now)
+        auto_partition.ensure(self.catalog, table, full)  # AUTO PARTITION tables
         route_rows(table, full)  # a row without a partition fails this load, not the group
         if full.num_rows == 0:
             return Submitted(0, new_label(), 0)

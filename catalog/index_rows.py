@@ -9,8 +9,10 @@ columns the base lacks, computed from base columns (`MaterializedIndexMeta.defin
     ["expr", sql]     an arithmetic expression (+ - * over columns and numbers, in Doris SQL
                       over base column names) summed / min'ed / max'ed: SUM(a * b)
 
-`index_rows` adds those columns to a batch of base rows (vectorised, pyarrow compute); every
-load path and the ADD ROLLUP job call it once per index.
+`index_rows` adds those columns to a batch of base rows (vectorised, pyarrow compute), after
+keeping only the rows a materialized view's WHERE selects (`where_clause`, evaluated by the
+executor's expression engine; NULL is not selected); every load path and the ADD ROLLUP job
+call it once per index.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
-from catalog.model import MaterializedIndexMeta, OlapTable
+from catalog.model import UNIQUE_KEYS, MaterializedIndexMeta, OlapTable
 
 _ARITHMETIC = {exp.Add: "add_checked", exp.Sub: "subtract_checked", exp.Mul: "multiply_checked"}
 ALLOWED = (exp.Add, exp.Sub, exp.Mul, exp.Paren, exp.Neg, exp.Column, exp.Literal)
@@ -37,19 +39,45 @@ def define_sources(define: list[str]) -> list[str]:
 def source_columns(table: OlapTable, index: MaterializedIndexMeta) -> list[str]:
     """The base columns the index's rows are made of."""
     out: list[str] = []
+    hidden = [c.name for c in table.hidden_columns] if index.keys_type == UNIQUE_KEYS else []
     if index.schema is not None:  # a schema change's shadow index: what its origin has of it
         origin = table.indexes[int(index.properties["origin_index_id"])]
-        return [n for n in origin.columns if n in index.columns]
+        return [n for n in origin.columns if n in index.columns] + hidden
     for name in index.columns:
         srcs = define_sources(index.define_exprs[name]) if name in index.define_exprs else [name]
         out += [table.column(s).name for s in srcs if table.column(s).name not in out]
-    return out
+    if index.where_clause:
+        out += [table.column(c.name).name for c in _where(index).find_all(exp.Column)
+                if table.column(c.name).name not in out]
+    return out + hidden
+
+
+def where_columns(index: MaterializedIndexMeta) -> list[str]:
+    """The base columns a materialized view's WHERE reads."""
+    if not index.where_clause:
+        return []
+    return list(dict.fromkeys(c.name for c in _where(index).find_all(exp.Column)))
+
+
+def _where(index: MaterializedIndexMeta) -> exp.Expression:
+    return sqlglot.parse_one(index.where_clause, read="doris")
+
+
+def selected_rows(index: MaterializedIndexMeta, rows: pa.Table) -> pa.Table:
+    """The rows a materialized view's WHERE selects (all rows without one)."""
+    if not index.where_clause or rows.num_rows == 0:
+        return rows
+    from executor.expressions import EvalContext, evaluate_predicate  # the executor's engine
+
+    keep = evaluate_predicate(_where(index), rows, EvalContext())
+    return rows.filter(pc.fill_null(keep, False))
 
 
 def index_rows(table: OlapTable, index: MaterializedIndexMeta, rows: pa.Table) -> pa.Table:
     """`rows` (base columns) with the index's computed columns added."""
     if index.schema is not None:
         return _shadow_rows(table, index, rows)
+    rows = selected_rows(index, rows)
     for name, define in index.define_exprs.items():
         if define[0] == "count":
             arr = pc.cast(pc.is_valid(rows.column(define[1])), pa.int64())

@@ -5,7 +5,9 @@ Arrow table made on demand from a catalog snapshot (SCHEMATA, TABLES and COLUMNS
 rows, VIEWS, PARTITIONS, SESSION/GLOBAL_VARIABLES ...); tables that minidoris has nothing to
 put in (ROUTINES, TRIGGERS, ...) exist with Doris's / MySQL's columns and no rows, so the
 queries tools send succeed. `table_status` / `view_status` are also SHOW TABLE STATUS's rows.
-The planner scans them like any relation, so filters, joins and ORDER BY work.
+The planner scans them like any relation, so filters, joins and ORDER BY work. Columns have
+the types Doris's SchemaTable.java gives them (`columns_of`: varchar(N), bigint, int,
+datetime), which DESC, SHOW COLUMNS, result metadata and COM_FIELD_LIST report.
 """
 
 from __future__ import annotations
@@ -15,99 +17,136 @@ from typing import Callable
 
 import pyarrow as pa
 
+from catalog import mysql_db
 from catalog.access import visible_db, visible_tbl
 from catalog.errors import DorisError
 from catalog.model import OlapTable
+from storage.types import DataType
 
 NAME = "information_schema"
-_S, _I = pa.string(), pa.int64()
+_NAME_LEN = 64  # Doris's NAME_CHAR_LEN: a column without a type below is varchar(64)
 
 
-def _schema(*cols: str) -> pa.Schema:
-    return pa.schema([pa.field(c.split(":")[0], _I if c.endswith(":i") else
-                               pa.timestamp("us") if c.endswith(":t") else _S) for c in cols])
+def _column(spec: str) -> tuple[str, DataType]:
+    """`NAME:T` -> (NAME, Doris type): T is i bigint, n int, t datetime, s text, v<N>
+    varchar(N), c<N> char(N); no T: varchar(64)."""
+    name, _, t = spec.partition(":")
+    if t.startswith(("v", "c")) or not t:
+        kind = "CHAR" if t.startswith("c") else "VARCHAR"
+        return name, DataType(kind, length=int(t[1:]) if t else _NAME_LEN)
+    return name, {"i": DataType("BIGINT"), "n": DataType("INT"),
+                  "t": DataType("DATETIME", scale=0), "s": DataType("STRING")}[t]
 
 
-_SCHEMAS = {
-    "SCHEMATA": _schema("CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME",
-                        "DEFAULT_COLLATION_NAME", "SQL_PATH", "DEFAULT_ENCRYPTION"),
-    "TABLES": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE",
-                      "VERSION:i", "ROW_FORMAT", "TABLE_ROWS:i", "AVG_ROW_LENGTH:i",
-                      "DATA_LENGTH:i", "MAX_DATA_LENGTH:i", "INDEX_LENGTH:i", "DATA_FREE:i",
-                      "AUTO_INCREMENT:i", "CREATE_TIME:t", "UPDATE_TIME:t", "CHECK_TIME:t",
-                      "TABLE_COLLATION", "CHECKSUM:i", "CREATE_OPTIONS", "TABLE_COMMENT"),
-    "COLUMNS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME",
-                       "ORDINAL_POSITION:i", "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE",
-                       "CHARACTER_MAXIMUM_LENGTH:i", "CHARACTER_OCTET_LENGTH:i",
-                       "NUMERIC_PRECISION:i", "NUMERIC_SCALE:i", "DATETIME_PRECISION:i",
-                       "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE", "COLUMN_KEY",
-                       "EXTRA", "PRIVILEGES", "COLUMN_COMMENT", "COLUMN_SIZE:i",
-                       "DECIMAL_DIGITS:i", "GENERATION_EXPRESSION", "SRS_ID:i"),
-    "PARTITIONS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME",
-                          "SUBPARTITION_NAME", "PARTITION_ORDINAL_POSITION:i",
-                          "SUBPARTITION_ORDINAL_POSITION:i", "PARTITION_METHOD",
-                          "SUBPARTITION_METHOD", "PARTITION_EXPRESSION",
-                          "SUBPARTITION_EXPRESSION", "PARTITION_DESCRIPTION", "TABLE_ROWS:i",
-                          "AVG_ROW_LENGTH:i", "DATA_LENGTH:i", "MAX_DATA_LENGTH:i",
-                          "INDEX_LENGTH:i", "DATA_FREE:i", "CREATE_TIME:i", "UPDATE_TIME:t",
-                          "CHECK_TIME:t", "CHECKSUM:i", "PARTITION_COMMENT", "NODEGROUP",
-                          "TABLESPACE_NAME"),
-    "STATISTICS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE:i",
-                          "INDEX_SCHEMA", "INDEX_NAME", "SEQ_IN_INDEX:i", "COLUMN_NAME",
-                          "COLLATION", "CARDINALITY:i", "SUB_PART:i", "PACKED", "NULLABLE",
-                          "INDEX_TYPE", "COMMENT", "INDEX_COMMENT"),
-    "VIEWS": _schema("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION",
-                     "CHECK_OPTION", "IS_UPDATABLE", "DEFINER", "SECURITY_TYPE",
-                     "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION"),
-    "ROUTINES": _schema("SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME",
-                        "ROUTINE_TYPE", "DTD_IDENTIFIER", "ROUTINE_BODY", "ROUTINE_DEFINITION",
-                        "EXTERNAL_NAME", "EXTERNAL_LANGUAGE", "PARAMETER_STYLE",
-                        "IS_DETERMINISTIC", "SQL_DATA_ACCESS", "SQL_PATH", "SECURITY_TYPE",
-                        "CREATED:t", "LAST_ALTERED:t", "SQL_MODE", "ROUTINE_COMMENT",
-                        "DEFINER", "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION",
-                        "DATABASE_COLLATION"),
-    # Doris's columns (SchemaTable "parameters"), plus MySQL's CHARACTER_MAXIMUM_LENGTH, which
-    # JDBC's getProcedureColumns / getFunctionColumns select
-    "PARAMETERS": _schema("SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME",
-                          "ORDINAL_POSITION", "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE",
-                          "CHARACTER_MAXIMUM_LENGTH", "CHARACTER_OCTET_LENGTH",
-                          "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION",
-                          "CHARACTER_SET_NAME", "COLLATION_NAME", "DTD_IDENTIFIER",
-                          "ROUTINE_TYPE", "DATA_TYPEDTD_IDENDS"),
-    "TRIGGERS": _schema("TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME",
-                        "EVENT_MANIPULATION", "EVENT_OBJECT_TABLE", "ACTION_STATEMENT",
-                        "ACTION_TIMING"),
-    "EVENTS": _schema("EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER", "STATUS"),
-    "KEY_COLUMN_USAGE": _schema("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
-                                "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME",
-                                "ORDINAL_POSITION:i", "POSITION_IN_UNIQUE_CONSTRAINT:i",
-                                "REFERENCED_TABLE_SCHEMA", "REFERENCED_TABLE_NAME",
-                                "REFERENCED_COLUMN_NAME"),
-    "TABLE_CONSTRAINTS": _schema("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
-                                 "TABLE_SCHEMA", "TABLE_NAME", "CONSTRAINT_TYPE"),
-    "REFERENTIAL_CONSTRAINTS": _schema("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA",
-                                       "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG",
-                                       "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME",
-                                       "MATCH_OPTION", "UPDATE_RULE", "DELETE_RULE",
-                                       "TABLE_NAME", "REFERENCED_TABLE_NAME"),
-    "ENGINES": _schema("ENGINE", "SUPPORT", "COMMENT", "TRANSACTIONS", "XA", "SAVEPOINTS"),
-    "CHARACTER_SETS": _schema("CHARACTER_SET_NAME", "DEFAULT_COLLATE_NAME", "DESCRIPTION",
-                              "MAXLEN:i"),
-    "COLLATIONS": _schema("COLLATION_NAME", "CHARACTER_SET_NAME", "ID:i", "IS_DEFAULT",
-                          "IS_COMPILED", "SORTLEN:i"),
-    "PROCESSLIST": _schema("ID:i", "USER", "HOST", "DB", "COMMAND", "TIME:i", "STATE", "INFO"),
-    "USER_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "PRIVILEGE_TYPE", "IS_GRANTABLE"),
-    "SCHEMA_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "PRIVILEGE_TYPE",
-                                 "IS_GRANTABLE"),
-    "TABLE_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
-                                "PRIVILEGE_TYPE", "IS_GRANTABLE"),
-    "COLUMN_PRIVILEGES": _schema("GRANTEE", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
-                                 "COLUMN_NAME", "PRIVILEGE_TYPE", "IS_GRANTABLE"),
-    "FILES": _schema("FILE_ID:i", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "ENGINE"),
-    "GLOBAL_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE", "DEFAULT_VALUE", "CHANGED"),
-    "SESSION_VARIABLES": _schema("VARIABLE_NAME", "VARIABLE_VALUE", "DEFAULT_VALUE", "CHANGED"),
-    "COLUMN_STATISTICS": _schema("SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM"),
+def typed_columns(*specs: str) -> list[tuple[str, DataType]]:
+    """The columns of a system table with the types Doris's SchemaTable gives them."""
+    return [_column(s) for s in specs]
+
+
+# Columns and types as Doris's SchemaTable.java declares them (the MySQL tables' subset
+# minidoris fills; PARAMETERS also has MySQL's CHARACTER_MAXIMUM_LENGTH, which JDBC's
+# getProcedureColumns / getFunctionColumns select).
+_COLUMNS = {
+    "SCHEMATA": typed_columns("CATALOG_NAME:v512", "SCHEMA_NAME:v32",
+                              "DEFAULT_CHARACTER_SET_NAME:v32", "DEFAULT_COLLATION_NAME:v32",
+                              "SQL_PATH:v512", "DEFAULT_ENCRYPTION:v3"),
+    "TABLES": typed_columns("TABLE_CATALOG:v512", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE",
+                            "ENGINE", "VERSION:i", "ROW_FORMAT:v10", "TABLE_ROWS:i",
+                            "AVG_ROW_LENGTH:i", "DATA_LENGTH:i", "MAX_DATA_LENGTH:i",
+                            "INDEX_LENGTH:i", "DATA_FREE:i", "AUTO_INCREMENT:i", "CREATE_TIME:t",
+                            "UPDATE_TIME:t", "CHECK_TIME:t", "TABLE_COLLATION:v32", "CHECKSUM:i",
+                            "CREATE_OPTIONS:v255", "TABLE_COMMENT:v2048"),
+    "COLUMNS": typed_columns("TABLE_CATALOG:v512", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME",
+                             "ORDINAL_POSITION:i", "COLUMN_DEFAULT:v1024", "IS_NULLABLE:v3",
+                             "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH:i", "CHARACTER_OCTET_LENGTH:i",
+                             "NUMERIC_PRECISION:i", "NUMERIC_SCALE:i", "DATETIME_PRECISION:i",
+                             "CHARACTER_SET_NAME:v32", "COLLATION_NAME:v32", "COLUMN_TYPE:v32",
+                             "COLUMN_KEY:v3", "EXTRA:v27", "PRIVILEGES:v80",
+                             "COLUMN_COMMENT:v1024", "COLUMN_SIZE:i", "DECIMAL_DIGITS:i",
+                             "GENERATION_EXPRESSION", "SRS_ID:i"),
+    "PARTITIONS": typed_columns("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME",
+                                "SUBPARTITION_NAME", "PARTITION_ORDINAL_POSITION:n",
+                                "SUBPARTITION_ORDINAL_POSITION:n", "PARTITION_METHOD:v13",
+                                "SUBPARTITION_METHOD:v13", "PARTITION_EXPRESSION:v2048",
+                                "SUBPARTITION_EXPRESSION:v2048", "PARTITION_DESCRIPTION:s",
+                                "TABLE_ROWS:i", "AVG_ROW_LENGTH:i", "DATA_LENGTH:i",
+                                "MAX_DATA_LENGTH:i", "INDEX_LENGTH:i", "DATA_FREE:i",
+                                "CREATE_TIME:i", "UPDATE_TIME:t", "CHECK_TIME:t", "CHECKSUM:i",
+                                "PARTITION_COMMENT:s", "NODEGROUP:v256", "TABLESPACE_NAME:v268"),
+    "STATISTICS": typed_columns("TABLE_CATALOG:v512", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE:i",
+                                "INDEX_SCHEMA", "INDEX_NAME", "SEQ_IN_INDEX:i", "COLUMN_NAME",
+                                "COLLATION:v1", "CARDINALITY:i", "SUB_PART:i", "PACKED:v10",
+                                "NULLABLE:v3", "INDEX_TYPE:v16", "COMMENT:v16",
+                                "INDEX_COMMENT:v1024"),
+    "VIEWS": typed_columns("TABLE_CATALOG:v512", "TABLE_SCHEMA", "TABLE_NAME",
+                           "VIEW_DEFINITION:v8096", "CHECK_OPTION:v8", "IS_UPDATABLE:v3",
+                           "DEFINER:v77", "SECURITY_TYPE:v7", "CHARACTER_SET_CLIENT:v32",
+                           "COLLATION_CONNECTION:v32"),
+    "ROUTINES": typed_columns("SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME",
+                              "ROUTINE_TYPE", "DTD_IDENTIFIER", "ROUTINE_BODY",
+                              "ROUTINE_DEFINITION", "EXTERNAL_NAME", "EXTERNAL_LANGUAGE",
+                              "PARAMETER_STYLE", "IS_DETERMINISTIC", "SQL_DATA_ACCESS", "SQL_PATH",
+                              "SECURITY_TYPE", "CREATED:t", "LAST_ALTERED:t", "SQL_MODE",
+                              "ROUTINE_COMMENT", "DEFINER", "CHARACTER_SET_CLIENT",
+                              "COLLATION_CONNECTION", "DATABASE_COLLATION"),
+    "PARAMETERS": typed_columns("SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME",
+                                "ORDINAL_POSITION:v77", "PARAMETER_MODE:v77",
+                                "PARAMETER_NAME:v77", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
+                                "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION:v512",
+                                "NUMERIC_SCALE", "DATETIME_PRECISION", "CHARACTER_SET_NAME:v256",
+                                "COLLATION_NAME", "DTD_IDENTIFIER", "ROUTINE_TYPE",
+                                "DATA_TYPEDTD_IDENDS"),
+    "TRIGGERS": typed_columns("TRIGGER_CATALOG:v512", "TRIGGER_SCHEMA", "TRIGGER_NAME",
+                              "EVENT_MANIPULATION:v6", "EVENT_OBJECT_TABLE",
+                              "ACTION_STATEMENT:v512", "ACTION_TIMING:v6"),
+    "EVENTS": typed_columns("EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER:v77",
+                            "STATUS:v18"),
+    "KEY_COLUMN_USAGE": typed_columns("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
+                                      "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME",
+                                      "ORDINAL_POSITION:i", "POSITION_IN_UNIQUE_CONSTRAINT:i",
+                                      "REFERENCED_TABLE_SCHEMA", "REFERENCED_TABLE_NAME",
+                                      "REFERENCED_COLUMN_NAME"),
+    "TABLE_CONSTRAINTS": typed_columns("CONSTRAINT_CATALOG:v512", "CONSTRAINT_SCHEMA",
+                                       "CONSTRAINT_NAME", "TABLE_SCHEMA", "TABLE_NAME",
+                                       "CONSTRAINT_TYPE"),
+    "REFERENTIAL_CONSTRAINTS": typed_columns("CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA",
+                                             "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG",
+                                             "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME",
+                                             "MATCH_OPTION", "UPDATE_RULE", "DELETE_RULE",
+                                             "TABLE_NAME", "REFERENCED_TABLE_NAME"),
+    "ENGINES": typed_columns("ENGINE", "SUPPORT:v8", "COMMENT:v80", "TRANSACTIONS:v3", "XA:v3",
+                             "SAVEPOINTS:v3"),
+    "CHARACTER_SETS": typed_columns("CHARACTER_SET_NAME:v512", "DEFAULT_COLLATE_NAME",
+                                    "DESCRIPTION", "MAXLEN:i"),
+    "COLLATIONS": typed_columns("COLLATION_NAME:v512", "CHARACTER_SET_NAME", "ID:i", "IS_DEFAULT",
+                                "IS_COMPILED", "SORTLEN:i"),
+    "PROCESSLIST": typed_columns("ID:i", "USER:v32", "HOST:v261", "DB", "COMMAND:v16", "TIME:n",
+                                 "STATE", "INFO:v65533"),
+    "USER_PRIVILEGES": typed_columns("GRANTEE:v81", "TABLE_CATALOG:v512", "PRIVILEGE_TYPE",
+                                     "IS_GRANTABLE:v3"),
+    "SCHEMA_PRIVILEGES": typed_columns("GRANTEE:v81", "TABLE_CATALOG:v512", "TABLE_SCHEMA",
+                                       "PRIVILEGE_TYPE", "IS_GRANTABLE:v3"),
+    "TABLE_PRIVILEGES": typed_columns("GRANTEE:v81", "TABLE_CATALOG:v512", "TABLE_SCHEMA",
+                                      "TABLE_NAME", "PRIVILEGE_TYPE", "IS_GRANTABLE:v3"),
+    "COLUMN_PRIVILEGES": typed_columns("GRANTEE:v128", "TABLE_CATALOG:v512", "TABLE_SCHEMA",
+                                       "TABLE_NAME", "COLUMN_NAME", "PRIVILEGE_TYPE",
+                                       "IS_GRANTABLE:v3"),
+    "FILES": typed_columns("FILE_ID:i", "FILE_NAME:s", "FILE_TYPE:v256", "TABLESPACE_NAME:v256",
+                           "ENGINE"),
+    "GLOBAL_VARIABLES": typed_columns("VARIABLE_NAME", "VARIABLE_VALUE:v1024",
+                                      "DEFAULT_VALUE:v1024", "CHANGED:v4"),
+    "SESSION_VARIABLES": typed_columns("VARIABLE_NAME", "VARIABLE_VALUE:v1024",
+                                       "DEFAULT_VALUE:v1024", "CHANGED:v4"),
+    # HISTOGRAM is jsonb in Doris; minidoris has no JSON type and reports it as text
+    "COLUMN_STATISTICS": typed_columns("SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM:s"),
 }
+
+
+def arrow_schema(columns: list[tuple[str, DataType]]) -> pa.Schema:
+    return pa.schema([pa.field(name, t.arrow()) for name, t in columns])
+
+
+_SCHEMAS = {name: arrow_schema(cols) for name, cols in _COLUMNS.items()}
 
 
 def table_names() -> list[str]:
@@ -116,6 +155,11 @@ def table_names() -> list[str]:
 
 def schema_of(name: str) -> pa.Schema | None:
     return _SCHEMAS.get(name.upper())
+
+
+def columns_of(name: str) -> list[tuple[str, DataType]] | None:
+    """(column, Doris type) of information_schema.<name>: DESC, result metadata, COM_FIELD_LIST."""
+    return _COLUMNS.get(name.upper())
 
 
 def _data_type(t) -> str:
@@ -248,12 +292,14 @@ def _visible_tables(catalog) -> list:
 def _schemata(catalog, variables) -> list[dict]:
     return [{"CATALOG_NAME": "internal", "SCHEMA_NAME": n, "DEFAULT_CHARACTER_SET_NAME": "utf8mb4",
              "DEFAULT_COLLATION_NAME": "utf8mb4_0900_bin", "DEFAULT_ENCRYPTION": "NO"}
-            for n in [NAME, *sorted(catalog.dbs)] if visible_db(n)]
+            for n in [NAME, mysql_db.NAME, *sorted(catalog.dbs)] if visible_db(n)]
 
 
 def _tables(catalog, variables) -> list[dict]:
-    rows = [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": NAME, "TABLE_NAME": n,
-             **system_view_status()} for n in table_names()]
+    rows = [{"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db, "TABLE_NAME": n,
+             **system_view_status()}
+            for db, names in ((NAME, table_names()), (mysql_db.NAME, mysql_db.table_names()))
+            for n in names]
     for db, t in _visible_tables(catalog):
         rows.append({"TABLE_CATALOG": "internal", "TABLE_SCHEMA": db.name,
                      "TABLE_NAME": t.name, **table_status(t)})
@@ -272,7 +318,12 @@ def _views(catalog, variables) -> list[dict]:
 
 
 def _columns(catalog, variables) -> list[dict]:
-    return [r for db, t in _visible_tables(catalog) for r in _column_rows(db.name, t)]
+    """Every visible table's columns, the system databases' first (as Doris lists them)."""
+    system = [_column_row(db, table, i, name, t, True)
+              for db, names, typed in ((NAME, table_names(), columns_of),
+                                       (mysql_db.NAME, mysql_db.table_names(), mysql_db.columns_of))
+              for table in names for i, (name, t) in enumerate(typed(table), 1)]
+    return system + [r for db, t in _visible_tables(catalog) for r in _column_rows(db.name, t)]
 
 
 def _partitions(catalog, variables) -> list[dict]:

@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DataQualityError
+from catalog.hidden_columns import fill_hidden
 from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
 from catalog.values import coerce_array, parse_value
@@ -63,6 +64,12 @@ def complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
             raise AnalysisError(f"Column has no default value. column: {col.name}")
         arrays.append(coerce_array(arr, col.type, col.nullable, col.name))
         names.append(col.name)
+    if table.hidden_columns:  # __DORIS_DELETE_SIGN__, ...: catalog/hidden_columns.py
+        hidden = fill_hidden(table, {k: data.column(v) for k, v in given.items()},
+                             dict(zip(names, arrays)), n)
+        for col in table.hidden_columns:
+            arrays.append(coerce_array(hidden[col.name], col.type, col.nullable, col.name))
+            names.append(col.name)
     return pa.Table.from_arrays(arrays, names=names)
 
 
@@ -131,14 +138,14 @@ def target_partitions(table: OlapTable, partition_ids: list[int] | None = None) 
     return table.sorted_partitions()
 
 
-def place_rows(table: OlapTable, data: pa.Table, now, partition_ids: list[int] | None = None
-               ) -> tuple[pa.Table, np.ndarray, np.ndarray]:
+def place_rows(table: OlapTable, data: pa.Table, now, partition_ids: list[int] | None = None,
+               parts: list | None = None) -> tuple[pa.Table, np.ndarray, np.ndarray]:
     """Every column of the table (defaults filled, values cast strictly), and each row's
-    partition (index into `target_partitions(table, partition_ids)`) and bucket: the routing of
-    every load. With `partition_ids` (`INSERT INTO t PARTITION (...)`) every row must belong to
-    one of those partitions."""
+    partition (index into `parts`, by default `target_partitions(table, partition_ids)`) and
+    bucket: the routing of every load. With `partition_ids` (`INSERT INTO t PARTITION (...)`)
+    every row must belong to one of those partitions."""
     full = complete_columns(table, data, now)
-    parts = target_partitions(table, partition_ids)
+    parts = target_partitions(table, partition_ids) if parts is None else parts
     part_idx = np.asarray(route_rows(table, full, parts).to_numpy(zero_copy_only=False),
                           dtype=np.int64)
     if partition_ids is not None:

@@ -3,8 +3,10 @@
 
 A load writes the indexes the table had when it began (catalog/load_sink.py) and is refused at
 its publish if the shape changed meanwhile ("Table t changed during the load"). Doris lets such
-loads finish: its ALTER job waits for the transactions begun before it (WAITING_TXN). Here the
-ALTER statement does the waiting: `exclusive()` stops new loads of the table at the gate and
+loads finish: its ALTER job waits for the transactions begun before it (WAITING_TXN). ADD ROLLUP
+and CREATE MATERIALIZED VIEW jobs do so here too, in their own thread while SHOW ALTER shows
+them WAITING_TXN (catalog/rollup_job.py); schema change and index changes wait in the ALTER
+statement. Either way `exclusive()` stops new loads of the table at the gate and
 waits for those in flight to publish or abort (at most `timeout` seconds; a load still running
 then, e.g. a two-phase Stream Load never committed, is refused at its publish as before), then
 the DDL runs and the gate opens. A load enters when its sink opens and leaves when its

@@ -37,8 +37,11 @@ import pyarrow as pa
 
 from catalog.compaction import check_version_count
 from catalog.errors import AnalysisError, LabelAlreadyUsed, MemLimitExceeded
+from catalog.hidden_columns import hidden_column
 from catalog.index_rows import index_rows
-from catalog.load import PreparedLoad, place_rows, storage_shape, target_partitions
+from catalog import auto_partition
+from catalog.load import (PreparedLoad, complete_columns, place_rows, storage_shape,
+                          target_partitions)
 from catalog.load_gate import load_gate
 from storage import load_file
 from storage.load_file import SMALL_ROWSET_ROWS
@@ -81,7 +84,6 @@ class OlapTableSink:
                 raise LabelAlreadyUsed(label, used)
         with catalog.lock:  # the table as the load writes it (commit_load checks it again)
             self.table = catalog.get_table(db_name, table_name)
-            self.parts = target_partitions(self.table, partition_ids)
             self.shape = storage_shape(self.table)
             # the indexes written: a snapshot (an ALTER job may add or drop one meanwhile;
             # commit_load then refuses the load, as the shape changed)
@@ -98,7 +100,6 @@ class OlapTableSink:
         if storage_shape(self.table) != self.shape:  # a DDL ran while this load waited
             with catalog.lock:
                 self.table = catalog.get_table(db_name, table_name)
-                self.parts = target_partitions(self.table, partition_ids)
                 self.shape = storage_shape(self.table)
                 self.indexes = dict(self.table.indexes)
 
@@ -106,13 +107,21 @@ class OlapTableSink:
         """Route a batch of rows (columns named as the table's, any subset) to its tablets'
         memtables; flush those that are full, and all of them when memory is short."""
         for name in data.column_names:
-            if self.table.column(name) is None:
+            if self.table.column(name) is None and hidden_column(self.table, name) is None:
                 raise AnalysisError(f"Unknown column '{name}' in '{self.table.name}'")
-        full, part_idx, buckets = place_rows(self.table, data, self.now, self.partition_ids)
+        if self.partition_ids is None and self.table.partition_info.auto:
+            auto_partition.ensure(self.catalog, self.table,
+                                  complete_columns(self.table, data, self.now))
+        with self.catalog.lock:  # the partitions now (ADD PARTITION, auto partitions, ...)
+            parts = target_partitions(self.table, self.partition_ids)
+        full, part_idx, buckets = place_rows(self.table, data, self.now, self.partition_ids,
+                                             parts)
         if not full.num_rows:
             return
-        keys, group_of_row = np.unique(part_idx * (1 << 32) + buckets, return_inverse=True)
-        self._open_groups(keys)
+        # groups by partition id (not index: the partition list may change between batches)
+        ids = np.array([p.partition_id for p in parts], dtype=np.int64)[part_idx]
+        keys, group_of_row = np.unique(ids * (1 << 32) + buckets, return_inverse=True)
+        self._open_groups(keys, {p.partition_id: p for p in parts})
         if self.txn_id is None:
             self.txn_id = self.catalog.begin_txn()
         order = np.argsort(group_of_row, kind="stable")
@@ -144,17 +153,17 @@ class OlapTableSink:
         if message is not None:
             raise MemLimitExceeded(message)
 
-    def _open_groups(self, keys: np.ndarray) -> None:
-        """DeltaWriters for (partition, bucket) groups seen for the first time, after Doris's
-        max_tablet_version_num check (-235) of their tablets."""
+    def _open_groups(self, keys: np.ndarray, parts: dict) -> None:
+        """DeltaWriters for (partition id << 32 | bucket) groups seen for the first time, after
+        Doris's max_tablet_version_num check (-235) of their tablets."""
         new = [k for k in keys.tolist() if k not in self._groups]
         if not new:
             return
         check_version_count(self.catalog, [ids[k & 0xFFFFFFFF] for k in new for ids in
-                                           self.parts[k >> 32].tablets_by_index.values()])
+                                           parts[k >> 32].tablets_by_index.values()])
         for key in new:
             group = self._groups[key] = len(self._groups)
-            part = self.parts[key >> 32]
+            part = parts[key >> 32]
             for index_id in self.indexes:
                 tablet = self.engine.get_tablet(part.tablets_by_index[index_id][key & 0xFFFFFFFF])
                 self._writers[(index_id, group)] = DeltaWriter(tablet, part.partition_id,

@@ -14,7 +14,12 @@ computed column `mv_count_x`) or SUM / MIN / MAX over an arithmetic expression o
 must be the columns' own aggregation types and base keys stay keys. The job that builds it is
 the ADD ROLLUP job (catalog/rollup_job.py); planner/select_rollup.py rewrites queries to it.
 
-Not supported (refused with 1235): WHERE, expressions outside aggregates or other than + - *,
+A WHERE (deterministic, over base columns, no aggregates or subqueries; on AGGREGATE / UNIQUE
+tables over key columns only) keeps only the rows it selects (`where_clause`): every load and
+the build filter the base rows with it (catalog/index_rows.py), and the planner uses the view
+only for a query whose WHERE holds each of its conjuncts (planner/select_rollup.py).
+
+Not supported (refused with 1235): expressions outside aggregates or other than + - *,
 BITMAP_UNION / HLL_UNION, aggregates over a key column.
 """
 
@@ -28,8 +33,6 @@ from catalog import rollup_ddl, rollup_job
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError, NotSupported
 from catalog.index_rows import ALLOWED
-from catalog.load import table_lock
-from catalog.load_gate import load_gate
 from catalog.model import AGG_KEYS, DUP_KEYS, MaterializedIndexMeta, OlapTable
 from catalog.rollup import analyze_rollup
 from catalog.statements import CreateMaterializedViewStmt, RollupDesc
@@ -48,8 +51,6 @@ def create_materialized_view(cat: Catalog, db: str | None,
     src = tables[0]
     with cat.lock:
         db_name = cat.get_db(src.db or db).name
-        table_id = cat.get_table(db_name, src.name).table_id
-    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
         table = cat.get_table(db_name, src.name)
         if table.index_by_name(stmt.name) is not None:
             if stmt.if_not_exists:
@@ -63,8 +64,39 @@ def create_materialized_view(cat: Catalog, db: str | None,
 
 
 def analyze_mv(table: OlapTable, name: str, select: exp.Select) -> MaterializedIndexMeta:
-    if select.args.get("where") is not None:
-        raise NotSupported("WHERE in a materialized view is not supported yet")
+    index = _analyze_select(table, name, select)
+    where = select.args.get("where")
+    if where is not None:
+        index.where_clause = _where_clause(table, where.this)
+    return index
+
+
+_NOT_DETERMINISTIC = {"now", "current_time", "current_date", "current_timestamp",
+                      "utc_timestamp", "uuid", "random", "rand", "unix_timestamp", "curdate",
+                      "curtime", "localtime", "localtimestamp", "sysdate"}
+
+
+def _where_clause(table: OlapTable, where: exp.Expression) -> str:
+    """The view's WHERE as canonical Doris SQL over base column names (Doris's rules)."""
+    if where.find(exp.AggFunc):
+        raise AnalysisError("The where clause of materialized view can not contain aggregate "
+                            "function")
+    if where.find(exp.Subquery, exp.Exists) or isinstance(where, exp.Select):
+        raise AnalysisError("The where clause of materialized view can not contain subquery")
+    for f in where.find_all(exp.Func):
+        fname = (f.sql_name() if not isinstance(f, exp.Anonymous) else f.name).lower()
+        if fname in _NOT_DETERMINISTIC or type(f).__name__.lower() in _NOT_DETERMINISTIC:
+            raise AnalysisError(f"The materialized view contain {fname} is disallowed")
+    names = {}
+    for c in where.find_all(exp.Column):
+        names[c.name] = _column(table, c.name)
+        if table.keys_type != DUP_KEYS and not table.column(c.name).is_key:
+            raise AnalysisError(f"The where clause contained value column {names[c.name]} of an "
+                                f"aggregate or unique table is not supported")
+    return expression_text(where, names)
+
+
+def _analyze_select(table: OlapTable, name: str, select: exp.Select) -> MaterializedIndexMeta:
     if select.args.get("having") is not None:
         raise AnalysisError("The having clause is not supported in add materialized view clause")
     if select.args.get("limit") is not None:

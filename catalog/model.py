@@ -84,6 +84,9 @@ class MaterializedIndexMeta:
     # A heavy schema change's shadow index: its own column definitions (Column dicts) until
     # the job swaps it in (catalog/schema_change_job.py); None otherwise.
     schema: list[dict] | None = None
+    # A materialized view's WHERE (Doris SQL over base column names): the index holds only
+    # the base rows it selects (catalog/index_rows.py); "" for none.
+    where_clause: str = ""
 
     def to_dict(self) -> dict:
         d = {"index_id": self.index_id, "name": self.name, "columns": self.columns,
@@ -93,6 +96,8 @@ class MaterializedIndexMeta:
              "define_sql": self.define_sql}
         if self.schema is not None:
             d["schema"] = self.schema
+        if self.where_clause:
+            d["where_clause"] = self.where_clause
         return d
 
     @staticmethod
@@ -102,7 +107,8 @@ class MaterializedIndexMeta:
                                      dict(d.get("aggregations", {})),
                                      {k: list(v) for k, v in d.get("define_exprs", {}).items()},
                                      dict(d.get("properties", {})), d.get("is_mv", False),
-                                     d.get("define_sql", ""), d.get("schema"))
+                                     d.get("define_sql", ""), d.get("schema"),
+                                     d.get("where_clause", ""))
 
 
 @dataclass
@@ -187,17 +193,24 @@ class Partition:
 
 @dataclass
 class PartitionInfo:
-    """How a table is partitioned: UNPARTITIONED, RANGE or LIST over `columns`."""
+    """How a table is partitioned: UNPARTITIONED, RANGE or LIST over `columns`. `auto`: Doris
+    2.1's AUTO PARTITION (loads create the partitions their rows need,
+    catalog/auto_partition.py); an auto RANGE partitions by date_trunc(column, `auto_unit`)."""
 
     kind: str = "UNPARTITIONED"
     columns: list[str] = field(default_factory=list)
+    auto: bool = False
+    auto_unit: str | None = None
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "columns": self.columns}
+        d = {"kind": self.kind, "columns": self.columns}
+        if self.auto:
+            d.update(auto=True, auto_unit=self.auto_unit)
+        return d
 
     @staticmethod
     def from_dict(d: dict) -> PartitionInfo:
-        return PartitionInfo(d["kind"], d["columns"])
+        return PartitionInfo(d["kind"], d["columns"], d.get("auto", False), d.get("auto_unit"))
 
 
 @dataclass
@@ -240,6 +253,9 @@ class OlapTable:
     # column name in rowsets written before the table had ids (TabletSchema.origin_names).
     next_column_uid: int = 0
     origin_column_names: dict[int, str] = field(default_factory=dict)
+    # Doris's hidden columns (__DORIS_DELETE_SIGN__, ...: catalog/hidden_columns.py), after
+    # `columns` in every index of a Unique table; not in `columns`, so SELECT * and DESC skip them.
+    hidden_columns: list[Column] = field(default_factory=list)
 
     # -- lookups -------------------------------------------------------------------------------
     def column(self, name: str) -> Column | None:
@@ -299,6 +315,8 @@ class OlapTable:
 
         index = self.indexes[index_id or self.base_index_id]
         cols = self.index_columns(index.index_id)
+        if index.keys_type == UNIQUE_KEYS:
+            cols = cols + self.hidden_columns
         names = {c.name for c in cols}
         bloom = [n.strip() for n in self.properties.get("bloom_filter_columns", "").split(",")]
         return TabletSchema(
@@ -311,7 +329,11 @@ class OlapTable:
             self._sequence_column(names), dict(self.origin_column_names))
 
     def _sequence_column(self, names: set[str]) -> str | None:
-        """`function_column.sequence_col` (catalog/unique_model.py), if this index has it."""
+        """The hidden __DORIS_SEQUENCE_COL__, or (a table created before hidden columns)
+        `function_column.sequence_col` (catalog/unique_model.py), if this index has it."""
+        from storage.schema import SEQUENCE_COL
+        if SEQUENCE_COL in names:
+            return SEQUENCE_COL
         col = self.properties.get("function_column.sequence_col")
         found = self.column(col) if col else None
         return found.name if found is not None and found.name in names else None
@@ -327,6 +349,8 @@ class OlapTable:
                 "create_time": self.create_time,
                 "table_indexes": [i.to_dict() for i in self.table_indexes],
                 "temp_partitions": [p.to_dict() for p in self.temp_partitions.values()],
+                **({"hidden_columns": [c.to_dict() for c in self.hidden_columns]}
+                   if self.hidden_columns else {}),
                 **({"next_column_uid": self.next_column_uid,
                     "origin_column_names": {str(k): v for k, v in
                                             self.origin_column_names.items()}}
@@ -346,6 +370,7 @@ class OlapTable:
                              for p in d.get("temp_partitions", [])}
         t.next_column_uid = int(d.get("next_column_uid", 0))
         t.origin_column_names = {int(k): v for k, v in d.get("origin_column_names", {}).items()}
+        t.hidden_columns = [Column.from_dict(c) for c in d.get("hidden_columns", [])]
         return t
 
 

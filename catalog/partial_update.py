@@ -19,10 +19,12 @@ import pyarrow.compute as pc
 
 from catalog.catalog import Catalog
 from catalog.errors import DataQualityError
+from catalog.hidden_columns import has_delete_sign
 from catalog.model import OlapTable
 from catalog.unique_model import is_merge_on_write
 from catalog.values import parse_value
-from storage import ScanStats
+from storage import ColumnPredicate, ScanStats
+from storage.schema import DELETE_SIGN
 
 
 def complete_partial_columns(catalog: Catalog, db_name: str | None, table_name: str,
@@ -42,7 +44,9 @@ def complete_partial_columns(catalog: Catalog, db_name: str | None, table_name: 
     data = data.rename_columns([next(c.name for c in table.columns if c.name.lower() == n.lower())
                                 for n in data.column_names])
     wanted = keys + [c.name for c in missing]
-    parts = [t.read(v, wanted, [], ScanStats()) for t, v in tablets]
+    # a key whose latest row carries the delete sign is not there: a new row (defaults)
+    live = [ColumnPredicate(DELETE_SIGN, "=", (0,))] if has_delete_sign(table) else []
+    parts = [t.read(v, wanted, live, ScanStats()) for t, v in tablets]
     current = pa.concat_tables(parts) if parts else pa.table(
         {c: pa.array([], table.column(c).type.arrow()) for c in wanted})
     current = current.append_column("__found", pa.repeat(pa.scalar(True), current.num_rows))

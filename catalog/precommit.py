@@ -8,7 +8,8 @@ still be committed or aborted by `_stream_load_2pc`.
 
 At start-up (`restore`) each pre-committed rowset is held again by its tablet (pending: the
 orphan sweep keeps its files, a load-file slice keeps its file referenced) and the loads are
-handed back to the HTTP service's PreparedTxns. A transaction whose label is already taken by
+handed back to the HTTP service's PreparedTxns, each holding its table's load gate again and
+checked at its commit against the table's storage shape journaled with it. A transaction whose label is already taken by
 its own publish (a crash between the publish and the end entry) is finished, not restored.
 """
 
@@ -27,7 +28,10 @@ def precommit(cat: Catalog, prepared: PreparedLoad) -> None:
     cat._log("txn_precommit", {
         "txn_id": prepared.txn_id, "db": prepared.db, "table": prepared.table,
         "label": prepared.label, "num_rows": prepared.num_rows,
-        "rowsets": [[pid, tid, meta.to_dict()] for pid, tid, meta in prepared.rowsets]})
+        "rowsets": [[pid, tid, meta.to_dict()] for pid, tid, meta in prepared.rowsets],
+        "shape": None if prepared.shape is None else [list(prepared.shape[0]),
+                                                       list(prepared.shape[1]),
+                                                       prepared.shape[2]]})
 
 
 def end(cat: Catalog, txn_id: int) -> None:
@@ -52,9 +56,29 @@ def restore(cat: Catalog) -> list[PreparedLoad]:
             if cat.engine.has_tablet(tid):
                 cat.engine.get_tablet(tid).hold_pending(rowset)
                 rowsets.append((pid, tid, rowset))
-        out.append(PreparedLoad(data["db"], data["table"], txn_id, rowsets, data["num_rows"],
-                                label))
+        shape = data.get("shape")
+        load = PreparedLoad(data["db"], data["table"], txn_id, rowsets, data["num_rows"], label,
+                            shape=None if shape is None else (tuple(shape[0]), tuple(shape[1]),
+                                                              shape[2]))
+        _enter_gate(cat, load)
+        out.append(load)
     return out
+
+
+def _enter_gate(cat: Catalog, load: PreparedLoad) -> None:
+    """A restored load is in flight again: shape-changing DDL of its table (ADD ROLLUP, ...)
+    waits for its commit or abort, as before the restart."""
+    from catalog.errors import DorisError
+    from catalog.load_gate import load_gate
+
+    try:
+        with cat.lock:
+            table_id = cat.get_table(load.db, load.table).table_id
+    except DorisError:
+        return  # the table is gone: its commit fails anyway
+    gate = load_gate(table_id)
+    gate.enter()
+    load.gate = gate
 
 
 def _apply_precommit(cat: Catalog, data: dict) -> None:

@@ -1,7 +1,8 @@
 """Rollup DDL: ADD / DROP ROLLUP, CANCEL ALTER TABLE, SHOW ALTER TABLE ROLLUP rows, and waiting.
 
-Each statement takes the table's load lock, then the catalog lock (a load's order), checks
-Doris's rules (catalog/rollup.py) and journals through catalog/rollup_job.py.
+ADD ROLLUP checks Doris's rules (catalog/rollup.py) under the catalog lock and journals a
+WAITING_TXN job per rollup (catalog/rollup_job.py); DROP ROLLUP takes the table's load gate and
+lock, then the catalog lock (a load's order).
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ def check_normal(cat: Catalog, table) -> None:
 
 
 def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollup_job.RollupJob]:
-    db_name, table_id = resolve(cat, stmt.db or db, stmt.table)
-    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
+    db_name, _ = resolve(cat, stmt.db or db, stmt.table)
+    with cat.lock:
         table = cat.get_table(db_name, stmt.table)
         check_normal(cat, table)
         jobs, taken = [], set()
@@ -50,7 +51,8 @@ def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollu
         created = []
         for index, base_id, timeout in jobs:
             index.index_id = cat._alloc_id()
-            created += rollup_job.create_jobs(cat, db_name, table, [index], base_id, timeout)
+            created.append(rollup_job.create_pending(cat, db_name, table, index, base_id,
+                                                     timeout))
     for job in created:
         rollup_job.start(cat, job)
     return created
@@ -58,12 +60,12 @@ def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollu
 
 def add_index_job(cat: Catalog, db_name: str, table_name: str, index: MaterializedIndexMeta,
                   properties: dict[str, str]) -> rollup_job.RollupJob:
-    """A prepared index (a materialized view) built by a job; the caller holds both locks."""
+    """A prepared index (a materialized view) built by a job; the caller holds cat.lock."""
     table = cat.get_table(db_name, table_name)
     check_normal(cat, table)
     index.index_id = cat._alloc_id()
-    return rollup_job.create_jobs(cat, db_name, table, [index], table.base_index_id,
-                                  _timeout(cat, properties))[0]
+    return rollup_job.create_pending(cat, db_name, table, index, table.base_index_id,
+                                     _timeout(cat, properties))
 
 
 def _timeout(cat: Catalog, properties: dict[str, str]) -> int:
@@ -90,7 +92,7 @@ def cancel(cat: Catalog, db: str | None, stmt: CancelAlterTableStmt) -> None:
     kind = "SCHEMA_CHANGE" if stmt.kind == "COLUMN" else "ROLLUP"
     with cat.lock:
         jobs = [j for j in cat.alter_jobs.values()
-                if j.table_id == table_id and j.state == rollup_job.RUNNING and j.kind == kind
+                if j.table_id == table_id and j.state in rollup_job.ACTIVE and j.kind == kind
                 and (not stmt.job_ids or j.job_id in stmt.job_ids)]
         if not jobs and kind == "SCHEMA_CHANGE":
             raise DdlError(f"Table[{stmt.table}] is not under SCHEMA_CHANGE.")
@@ -122,13 +124,13 @@ def format_time(t: float | None) -> str:
 
 
 def wait_jobs(cat: Catalog, db: str | None, timeout_s: float = 120.0) -> None:
-    """Block until no job of the database is RUNNING (ADMIN WAIT ALTER TABLE)."""
+    """Block until no job of the database is WAITING_TXN or RUNNING (ADMIN WAIT ALTER TABLE)."""
     with cat.lock:
         db_name = cat.get_db(db).name
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         with cat.lock:
-            if not any(j.db == db_name and j.state == rollup_job.RUNNING
+            if not any(j.db == db_name and j.state in rollup_job.ACTIVE
                        for j in cat.alter_jobs.values()):
                 return
         time.sleep(0.02)

@@ -1,6 +1,11 @@
 """ADD ROLLUP / CREATE MATERIALIZED VIEW as Doris's RollupJobV2: an asynchronous, journaled job.
 
 The life of a job:
+ 0. `create_pending` (the ALTER statement): the job is journaled in state WAITING_TXN with its
+    analysed index (`rollup_job_pending`) and the statement returns. The job's thread then
+    waits for the loads of the table in flight to publish or abort (catalog/load_gate.py: new
+    loads wait meanwhile), as Doris's job waits for the transactions begun before it, and
+    `activate` does step 1 for it.
  1. `create_jobs` (under the table's load lock, so no load is half-way): the new index is added
     to the table in state SHADOW with a tablet per bucket of every partition (placed like the
     base bucket's), and the partitions' visible versions are recorded as the job's *watershed*
@@ -21,6 +26,7 @@ failure) drops the shadow index and its tablets (`rollup_job_cancel`). DROP ROLL
 MATERIALIZED VIEW of a NORMAL index is `drop_rollup`.
 
     op                  data
+    rollup_job_pending  {db, table, job: RollupJob dict (WAITING_TXN, pending_index), next_id}
     rollup_job_create   {db, table, job: RollupJob dict, index: MaterializedIndexMeta dict,
                          tablets: {partition id: [[tablet id, [backend ids]], ...]}, next_id}
     rollup_job_finish   {job_id, time, rowsets: [{partition, tablet, meta, version}]}
@@ -47,7 +53,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RUNNING, FINISHED, CANCELLED = "RUNNING", "FINISHED", "CANCELLED"
+WAITING_TXN, RUNNING, FINISHED, CANCELLED = "WAITING_TXN", "RUNNING", "FINISHED", "CANCELLED"
+ACTIVE = (WAITING_TXN, RUNNING)  # a job not done yet: the table is not NORMAL
 DEFAULT_TIMEOUT_S = 86400  # Doris's alter_table_timeout_second
 
 
@@ -76,6 +83,8 @@ class RollupJob:
     kind: str = "ROLLUP"
     new_schema: dict | None = None
     group: int = 0  # the jobs of one schema change statement (one per index) share it
+    # WAITING_TXN: the analysed index (MaterializedIndexMeta dict) the job will add
+    pending_index: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -87,21 +96,70 @@ class RollupJob:
 
 def running_job(cat: Catalog, table_id: int) -> RollupJob | None:
     return next((j for j in cat.alter_jobs.values()
-                 if j.table_id == table_id and j.state == RUNNING), None)
+                 if j.table_id == table_id and j.state in ACTIVE), None)
+
+
+# -- waiting for the loads in flight -----------------------------------------------------------
+def create_pending(cat: Catalog, db: str, table: OlapTable, index: MaterializedIndexMeta,
+                   base_index_id: int, timeout_s: int = DEFAULT_TIMEOUT_S) -> RollupJob:
+    """Journal a WAITING_TXN job that will add `index` (analysed; its id allocated); the
+    caller holds cat.lock. `start` runs it."""
+    job = RollupJob(cat._alloc_id(), db, table.table_id, table.name, base_index_id,
+                    table.indexes[base_index_id].name, index.index_id, index.name,
+                    cat.begin_txn(), cat.clock(), timeout_s, index.is_mv, state=WAITING_TXN,
+                    pending_index=index.to_dict())
+    cat._log("rollup_job_pending", {"db": db, "table": table.name, "job": job.to_dict(),
+                                    "next_id": cat.next_id})
+    return cat.alter_jobs[job.job_id]
+
+
+def activate(cat: Catalog, job_id: int) -> bool:
+    """WAITING_TXN -> RUNNING: once the table's loads in flight are done (new ones wait at the
+    gate meanwhile), the shadow index and its watershed are journaled (`create_jobs`). False
+    when the job was cancelled meanwhile or its table is gone (then it is cancelled)."""
+    from catalog.load import table_lock
+    from catalog.load_gate import load_gate
+
+    with cat.lock:
+        job = cat.alter_jobs.get(job_id)
+        if job is None or job.state != WAITING_TXN:
+            return job is not None and job.state == RUNNING
+        table_id = job.table_id
+    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
+        job = cat.alter_jobs[job_id]
+        if job.state != WAITING_TXN:
+            return False
+        try:
+            _, table = cat.find_table_by_id(job.table_id)
+        except DdlError:
+            table = None
+        if table is None or job.base_index_id not in table.indexes:
+            cat._log("rollup_job_cancel", {"job_id": job_id, "time": cat.clock(),
+                                           "msg": "table or base index was dropped"})
+            return False
+        index = MaterializedIndexMeta.from_dict(job.pending_index)
+        create_jobs(cat, job.db, table, [index], job.base_index_id, job.timeout_s, job=job)
+    return True
 
 
 # -- creating ----------------------------------------------------------------------------------
 def create_jobs(cat: Catalog, db: str, table: OlapTable, indexes: list[MaterializedIndexMeta],
                 base_index_id: int, timeout_s: int = DEFAULT_TIMEOUT_S, kind: str = "ROLLUP",
-                new_schema: dict | None = None, group: int = 0) -> list[RollupJob]:
-    """Journal one job per new index; the caller holds the table's load lock and cat.lock."""
+                new_schema: dict | None = None, group: int = 0,
+                job: RollupJob | None = None) -> list[RollupJob]:
+    """Journal one job per new index (RUNNING; `job`: the WAITING_TXN job of the one index
+    going on); the caller holds the table's load lock and cat.lock."""
     jobs = []
+    waiting = job
     for index in indexes:
         index.state = "SHADOW"
-        job = RollupJob(cat._alloc_id(), db, table.table_id, table.name, base_index_id,
-                        table.indexes[base_index_id].name, index.index_id, index.name,
-                        cat.begin_txn(), cat.clock(), timeout_s, index.is_mv, kind=kind,
-                        new_schema=new_schema, group=group)
+        if waiting is not None:
+            job = RollupJob(**{**waiting.to_dict(), "state": RUNNING, "pending_index": None})
+        else:
+            job = RollupJob(cat._alloc_id(), db, table.table_id, table.name, base_index_id,
+                            table.indexes[base_index_id].name, index.index_id, index.name,
+                            cat.begin_txn(), cat.clock(), timeout_s, index.is_mv, kind=kind,
+                            new_schema=new_schema, group=group)
         tablets: dict[str, list] = {}
         for p in table.sorted_partitions():
             base = p.tablets_by_index[base_index_id]
@@ -122,16 +180,17 @@ def start(cat: Catalog, job: RollupJob) -> None:
 
 
 def resume_jobs(cat: Catalog) -> None:
-    """After a restart: run the conversion of every job the journal left RUNNING again."""
+    """After a restart: go on with every job the journal left WAITING_TXN or RUNNING."""
     for job in list(cat.alter_jobs.values()):
-        if job.state == RUNNING:
+        if job.state in ACTIVE:
             start(cat, job)
 
 
 # -- running -----------------------------------------------------------------------------------
 def run_job(cat: Catalog, job_id: int) -> None:
     try:
-        _convert(cat, job_id)
+        if activate(cat, job_id):
+            _convert(cat, job_id)
     except Exception as e:  # noqa: BLE001 - a job thread: the failure becomes the job's Msg
         log.exception("rollup job %d failed", job_id)
         cancel(cat, job_id, f"failed: {e}")
@@ -181,7 +240,7 @@ def _timed_out(cat: Catalog, job: RollupJob) -> bool:
 def cancel(cat: Catalog, job_id: int, msg: str) -> None:
     with cat.lock:
         job = cat.alter_jobs.get(job_id)
-        if job is None or job.state != RUNNING:
+        if job is None or job.state not in ACTIVE:
             return
         cat._log("rollup_job_cancel", {"job_id": job_id, "time": cat.clock(), "msg": msg})
 
@@ -206,6 +265,13 @@ def drop_rollups(cat: Catalog, db: str, table: OlapTable, names: list[str],
 # -- apply functions ---------------------------------------------------------------------------
 def _storage(cat: Catalog) -> bool:
     return not cat.replaying
+
+
+def apply_pending(cat: Catalog, data: dict) -> None:
+    job = RollupJob.from_dict(data["job"])
+    cat.alter_jobs[job.job_id] = job
+    cat.next_id = max(cat.next_id, data["next_id"])
+    cat.last_txn_id = max(cat.last_txn_id, job.txn_id)
 
 
 def apply_create(cat: Catalog, data: dict) -> None:
@@ -279,6 +345,7 @@ def remove_index(cat: Catalog, table: OlapTable, index_id: int) -> None:
 
 
 APPLY = {
+    "rollup_job_pending": apply_pending,
     "rollup_job_create": apply_create,
     "rollup_job_finish": apply_finish,
     "rollup_job_cancel": apply_cancel,

@@ -234,7 +234,8 @@ def _drop_column(plan: _Plan, clause: DropColumnClause) -> None:
         index = table.indexes[index_id]
         sources = [n for n in names if n.lower() == name.lower()] + [
             n for n, d in index.define_exprs.items() if name.lower() in
-            (s.lower() for s in _define_sources(d))]
+            (s.lower() for s in _define_sources(d))] + [
+            n for n in where_columns(index) if n.lower() == name.lower()]
         if sources:
             raise DdlError(f"Can not drop column contained by mv, mv={index.name}")
     if col.name.lower() in (c.lower() for c in plan.partition_columns):
@@ -260,6 +261,11 @@ def _define_sources(define: list[str]) -> list[str]:
     return define_sources(define)
 
 
+def where_columns(index) -> list[str]:
+    from catalog.index_rows import where_columns as columns
+    return columns(index)
+
+
 # -- RENAME COLUMN, comments -------------------------------------------------------------------
 def _rename_column(plan: _Plan, clause: RenameColumnClause) -> None:
     old, new = clause.old, clause.new
@@ -273,7 +279,8 @@ def _rename_column(plan: _Plan, clause: RenameColumnClause) -> None:
     for index_id, names in plan.indexes.items():
         index = plan.table.indexes[index_id]
         if any(col.name.lower() in (s.lower() for s in _define_sources(d))
-               for d in index.define_exprs.values()):
+               for d in index.define_exprs.values()) or \
+                col.name.lower() in (n.lower() for n in where_columns(index)):
             raise DdlError(f"Can not rename column contained by mv, mv={index.name}")
         plan.indexes[index_id] = [new if n == col.name else n for n in names]
 

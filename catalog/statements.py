@@ -69,12 +69,16 @@ class CreateTableStmt:
     partition_kind: str | None = None  # RANGE / LIST
     partition_columns: list[str] = field(default_factory=list)
     partitions: list[PartitionDesc] = field(default_factory=list)
+    auto_partition: bool = False      # AUTO PARTITION BY ...: partitions made by loads
+    auto_unit: str | None = None      # AUTO RANGE: date_trunc's unit (day, month, ...)
     distribution_kind: str | None = None  # HASH / RANDOM
     distribution_columns: list[str] = field(default_factory=list)
     buckets: int | None = None  # None = AUTO / not given
     rollups: list[RollupDesc] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
     query: str | None = None  # CREATE TABLE ... AS <query>: its text (columns come from it)
+    like: tuple[str | None, str] | None = None  # CREATE TABLE t2 LIKE [db.]t1: (db, table)
+    like_rollups: list[str] | None = None       # ... WITH ROLLUP [(r1, ...)]: [] = all
 
 
 @dataclass

@@ -9,7 +9,8 @@ DELETE may test its value columns (catalog/delete.py).
 The sequence column (`"function_column.sequence_col" = "c"`, PropertyAnalyzer /
 InternalCatalog.createOlapTable's checks and texts) decides which row of a key wins: the largest
 value of c, ties to the later load (storage: `TabletSchema.sequence_column`, used when loads
-flush and reads merge). The hidden-column form (`function_column.sequence_type`) is refused.
+flush and reads merge). With `function_column.sequence_type` the value lives only in the hidden
+`__DORIS_SEQUENCE_COL__` (catalog/hidden_columns.py), which loads must fill.
 
 minidoris stores a merge-on-write table exactly as a merge-on-read one (its value columns keep
 REPLACE inside, and reads merge keys across rowsets): the visible rows are the same. A table
@@ -18,7 +19,7 @@ created before the property existed here (no property stored) is merge-on-read.
 
 from __future__ import annotations
 
-from catalog.errors import AnalysisError, NotSupported
+from catalog.errors import AnalysisError
 from catalog.model import UNIQUE_KEYS, OlapTable
 
 MERGE_ON_WRITE = "enable_unique_key_merge_on_write"
@@ -50,8 +51,7 @@ def analyze_sequence(properties: dict[str, str], keys_type: str, columns: list) 
     if col_name is not None and type_name is not None:
         raise AnalysisError("The sequence_col and sequence_type cannot be set at the same time")
     if type_name is not None:
-        raise NotSupported("function_column.sequence_type (a hidden sequence column) is not "
-                           "supported yet; use function_column.sequence_col")
+        return  # checked when the hidden column is built (catalog/hidden_columns.py)
     col = next((c for c in columns if c.name.lower() == col_name.lower()), None)
     if col is None:
         raise AnalysisError(f"The specified sequence column[{col_name}] not exists")

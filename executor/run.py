@@ -25,6 +25,7 @@ from executor.operators.set_op import run_set_op
 from executor.operators.sort import run_sort
 from executor.operators.window import run_window
 from planner import logical as L
+from storage.process_memory import over_limit
 
 
 def execute(node: object, env: ExecEnv) -> pa.Table:
@@ -45,12 +46,27 @@ def check_memory(table, env: ExecEnv):
     # the buffers' total size (each shared buffer once) is O(buffers); the exact nbytes of
     # sliced arrays only when that bound passes the limit
     bound = getattr(table, "get_total_buffer_size", None)  # (Arrow tables have it)
+    if (bound() if bound is not None else table.nbytes) >= PROCESS_CHECK_BYTES:
+        _check_process_memory(env)
     if env.mem_limit and (bound is None or bound() > env.mem_limit) \
             and table.nbytes > env.mem_limit:
         raise ExecutionError(
             f"[MEM_LIMIT_EXCEEDED]Query memory usage {table.nbytes} bytes exceeds "
             f"exec_mem_limit {env.mem_limit} bytes; raise it with SET exec_mem_limit = ...")
     return table
+
+
+# Batches and intermediates at least this large check the process's mem_limit: a query that
+# holds little is not what fills the memory, and goes on (as Doris cancels the large ones).
+PROCESS_CHECK_BYTES = 1 << 20
+
+
+def _check_process_memory(env: ExecEnv) -> None:
+    """mem_limit, for queries: over it, the page cache is dropped and freed memory returned;
+    still over it, the query fails with Doris's MEM_LIMIT_EXCEEDED (the server goes on)."""
+    message = over_limit(env.engine, recently=True)
+    if message is not None:
+        raise ExecutionError(f"[MEM_LIMIT_EXCEEDED]{message}")
 
 
 def _aggregate(node: L.Aggregate, env: ExecEnv) -> pa.Table:

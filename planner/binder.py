@@ -20,7 +20,7 @@ from typing import Callable
 from sqlglot import exp
 
 from catalog.catalog import Catalog
-from catalog import information_schema
+from catalog.system_dbs import system_db
 from planner.views import view_query
 from catalog.errors import AnalysisError, NotSupported, UnknownTable
 from planner import logical as L
@@ -38,11 +38,14 @@ from planner.select_rollup import select_rollups
 from planner.pushdown import storage_predicates
 from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
-from planner.statistics import semi_selectivity
+from planner.statistics import scan_ndv, semi_selectivity
 from planner.window import has_windows, plan_windows
+from storage.schema import DELETE_SIGN
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
 from planner.split_aggregation import split_aggregation
+from planner.subquery_columns import subqueries_as_columns
+from planner.table_functions import table_function
 from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
@@ -58,6 +61,9 @@ class BindContext:
     variables: list | Callable[[], list] = field(default_factory=list)
     snapshots: list = field(default_factory=list)  # TabletSnapshots taken; released by the caller
     view_columns: Callable | None = None  # (db, view) -> its result columns (information_schema)
+    # session variables show_hidden_columns and skip_delete_sign (catalog/hidden_columns.py)
+    show_hidden_columns: bool = False
+    skip_delete_sign: bool = False
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
@@ -106,7 +112,7 @@ def _bind_select(select: exp.Select, ctx: BindContext,
 
 def _bind_select_body(select: exp.Select, ctx: BindContext,
                       force: bool = False) -> tuple[object, list[L.ResultColumnInfo]]:
-    select = subqueries_out_of_on(select)
+    select = subqueries_out_of_on(subqueries_as_columns(select))
     plan, scope, null_supplied = _bind_from(select, ctx)
     select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx, force)
     plan = _join_subqueries(plan, joins)
@@ -295,23 +301,39 @@ def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindConte
     return L.Rename(plan, [c.internal for c in cols], internals, relation=alias)
 
 
-def _bind_information_schema(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
-    if information_schema.schema_of(node.name) is None:
-        raise UnknownTable(node.name, information_schema.NAME)
+def _bind_system_table(node: exp.Table, sysdb, scope: Scope, ctx: BindContext) -> L.InlineTable:
+    """A table of information_schema or mysql (catalog/system_dbs.py): its rows now, its
+    columns typed as Doris types them."""
+    columns = sysdb.columns_of(node.name)
+    if columns is None:
+        raise UnknownTable(node.name, sysdb.NAME)
     variables = ctx.variables() if callable(ctx.variables) else ctx.variables
-    table = information_schema.build(node.name, ctx.catalog, variables, ctx.view_columns)
+    table = sysdb.build(node.name, ctx.catalog, variables, ctx.view_columns)
     alias = node.alias or node.name
     instance = ctx.names.new("")
     internals = [f"{alias}.{c}#{instance}" for c in table.column_names]
-    for name, internal, f in zip(table.column_names, internals, table.schema):
-        scope.columns.append(ScopeColumn(alias, name, internal, from_arrow(f.type)))
+    for (name, dtype), internal in zip(columns, internals):
+        scope.columns.append(ScopeColumn(alias, name, internal, dtype))
+    return L.InlineTable(table.rename_columns(internals), alias, sysdb.NAME)
+
+
+def _bind_table_function(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
+    name, table = table_function(node.this)
+    alias = node.alias or name
+    instance = ctx.names.new("")
+    internals = [f"{alias}.{c}#{instance}" for c in table.column_names]
+    for col, internal, f in zip(table.column_names, internals, table.schema):
+        scope.columns.append(ScopeColumn(alias, col, internal, from_arrow(f.type)))
     return L.InlineTable(table.rename_columns(internals), alias)
 
 
 def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
+    if isinstance(node.this, exp.Anonymous):  # numbers("number" = "10")
+        return _bind_table_function(node, scope, ctx)
     db_name = node.db or ctx.db
-    if db_name and db_name.lower() == information_schema.NAME:
-        return _bind_information_schema(node, scope, ctx)
+    sysdb = system_db(db_name)
+    if sysdb is not None:
+        return _bind_system_table(node, sysdb, scope, ctx)
     with ctx.catalog.lock:
         view = ctx.catalog.get_db(db_name).views.get(node.name) if db_name else None
         if view is not None:  # a view: its query, bound in the view's database
@@ -339,19 +361,28 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
                                             p.tablets[tid].replicas[0], bucket, snapshot,
                                             rollups))
-    columns = [c.name for c in table.columns]
+    full = [*table.columns, *table.hidden_columns]  # hidden: catalog/hidden_columns.py
+    columns = [c.name for c in full]
     instance = ctx.names.new("")  # the same table may be scanned twice (self join, subquery)
     output = [f"{alias}.{c}#{instance}" for c in columns]
-    for c, internal in zip(table.columns, output):
-        scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
+    visible = len(table.columns)
+    for i, (c, internal) in enumerate(zip(full, output)):
+        scope.columns.append(ScopeColumn(alias, c.name, internal, c.type,
+                                         hidden=i >= visible and not ctx.show_hidden_columns))
     bucket_counts = {p.buckets for p in parts}
-    return L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
+    scan = L.OlapScan(db_name or "", table.name, alias, columns, output, tablets,
                       num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
                       partitions_total=total, partitions_selected=len(parts),
                       keys_type=table.keys_type,
-                      column_types={c.name: c.type for c in table.columns},
+                      column_types={c.name: c.type for c in full},
                       dist_columns=list(table.distribution.columns)
                       if table.distribution.kind == "HASH" else [])
+    if DELETE_SIGN in columns and not (ctx.show_hidden_columns or ctx.skip_delete_sign):
+        # Doris's BindRelation adds `__DORIS_DELETE_SIGN__ = 0` over every scan of a table
+        # with the sign; storage applies it after the key merge (a value predicate)
+        sign = exp.column(output[columns.index(DELETE_SIGN)], quoted=True)
+        return _filter_scan(scan, exp.EQ(this=sign, expression=exp.Literal.number(0)))
+    return scan
 
 
 def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
@@ -471,7 +502,8 @@ def _reorder_where(select: exp.Select, flat: _Flat, scope: Scope, ctx: BindConte
             semis.append(semi)
         else:
             (late if referenced(conj) & late_names else kept).append(conj)
-    relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog))
+    relations = [Relation(p, names, base_rows(p, ctx.catalog), base_rows(p, ctx.catalog),
+                          scan_ndv(p, ctx.catalog))
                  for p, names in flat.relations]
     # A semi / anti join on one relation's keys filters that relation (after its own filters)
     # before the inner joins (TPC-H Q18: orders shrinks before lineitem joins it, whose scan

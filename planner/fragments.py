@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from catalog.information_schema import NAME as INFO_SCHEMA
 from planner import logical as L
 from planner.choose_join_distribution import (BROADCAST, BUCKET_SHUFFLE, COLOCATE, SideInfo,
                                               _covers, choose)
@@ -169,7 +168,7 @@ class _Builder:
     def _InlineTable(self, n: L.InlineTable) -> _Open:
         for c in n.table.column_names:
             self.display[c] = f"`{n.alias}`.`{c.split('.', 1)[-1].split('#')[0]}`"
-        node = self.node("SCAN SCHEMA", [f"TABLE: {INFO_SCHEMA}.{n.alias}"], tuples=[self.new_tuple()])
+        node = self.node("SCAN SCHEMA", [f"TABLE: {n.db}.{n.alias}"], tuples=[self.new_tuple()])
         return _Open(node, UNPARTITIONED, 1, SideInfo(None, [], n.table.num_rows, n.table.nbytes, 1))
 
     def _OneRow(self, n: L.OneRow) -> _Open:

@@ -53,10 +53,11 @@ class OlapScan:
 
 @dataclass
 class InlineTable:
-    """Rows computed at planning time (information_schema tables)."""
+    """Rows computed at planning time (information_schema and mysql tables)."""
 
     table: object                # pa.Table with the output names
     alias: str
+    db: str = "information_schema"
 
 
 @dataclass

@@ -52,6 +52,7 @@ class Relation:
     names: set[str]          # internal column names it produces
     rows: float              # estimated rows after its filters
     base_rows: float         # estimated rows before its filters
+    ndv: object = None       # ndv(column) of an analysed table's scan (statistics.scan_ndv)
 
 
 def base_rows(plan: object, catalog) -> float:
@@ -170,7 +171,7 @@ def build_join_tree(relations: list[Relation], conjuncts: list[exp.Expression],
 
     def filter_one(i: int, conj: exp.Expression) -> None:
         relations[i].plan = filter_relation(relations[i].plan, conj)
-        relations[i].rows *= selectivity(conj)
+        relations[i].rows *= selectivity(conj, relations[i].ndv)
 
     for conj in conjuncts:
         rels = {owner[n] for n in referenced(conj) if n in owner}

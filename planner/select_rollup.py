@@ -27,6 +27,12 @@ joined row counts.
                       then the fewest rows in the scanned tablets, then the fewest columns,
                       then the earliest created index (the base first).
 
+    WHERE views       a materialized view with a WHERE serves a query only when each of its
+                      conjuncts is one of the query's WHERE conjuncts over this scan (same
+                      text over storage names; Doris's rule); those conjuncts are then
+                      dropped from the plan (the view's rows satisfy them) and with them the
+                      columns only they read.
+
 The scan then reads the chosen index's tablets for the same partitions and buckets; EXPLAIN
 shows `TABLE: db.t(index)`, `PREAGGREGATION` and `rollup: index`. A COUNT(x) answered by a
 materialized view becomes SUM(mv_count_x), wrapped in IFNULL(.., 0) for an aggregate without
@@ -35,13 +41,15 @@ GROUP BY (an empty input counts 0); SUM(a * b) reads the view's computed column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import sqlglot
 from sqlglot import exp
 
 from catalog.catalog import Catalog
 from catalog.model import DUP_KEYS, OlapTable
 from planner import logical as L
+from planner.scope import conjuncts
 from storage.types import DataType
 
 _STORAGE_AGG = {"sum": "SUM", "min": "MIN", "max": "MAX"}
@@ -70,6 +78,10 @@ class _Usage:
     predicates: list[tuple[str, set[str]]] = field(default_factory=list)   # (text, columns)
     calls: list[_Call] = field(default_factory=list)
     rewritable: bool = False             # no projection but `project` between it and the scan
+    # each WHERE conjunct over this scan: (text, columns, its Filter node, the conjunct)
+    filter_conjuncts: list[tuple[str, set[str], L.Filter, exp.Expression]] = \
+        field(default_factory=list)
+    projected: set[str] = field(default_factory=set)  # columns Project nodes below read
 
 
 def select_rollups(plan: object, catalog: Catalog) -> object:
@@ -90,6 +102,7 @@ def _visit(node: object, catalog: Catalog) -> object:
                 # one rewrite of the aggregate's calls at most (it renames their outputs)
                 wrapped = _select(scan, usage, catalog, rewrite=out is node)
                 out = wrapped or out
+            _splice_true_filters(node)
             return out
     if isinstance(node, L.OlapScan):
         if not _base_only(node, catalog):
@@ -100,6 +113,17 @@ def _visit(node: object, catalog: Catalog) -> object:
         if child is not None:
             setattr(node, attr, _visit(child, catalog))
     return node
+
+
+def _splice_true_filters(node: object) -> None:
+    """Filters left without a condition (a view's WHERE answered all of it) leave the plan."""
+    for attr in ("input", "left", "right"):
+        child = getattr(node, attr, None)
+        while isinstance(child, L.Filter) and child.condition == exp.true():
+            child = child.input
+            setattr(node, attr, child)
+        if child is not None and not isinstance(child, L.OlapScan):
+            _splice_true_filters(child)
 
 
 def _base_only(scan: L.OlapScan, catalog: Catalog) -> bool:
@@ -156,7 +180,13 @@ def _usage(agg: L.Aggregate, nodes: list, scan: L.OlapScan, joined: bool) -> _Us
     conditions = []
     for n in nodes:
         if isinstance(n, L.Filter):
-            conditions.append(n.condition)
+            for c in conjuncts(n.condition):
+                r = resolve(c)
+                if cols(r):
+                    u.filter_conjuncts.append((text(r), cols(r), n, c))
+            conditions += conjuncts(n.condition)
+        elif isinstance(n, L.Project) and n is not project:
+            u.projected |= {c for e in n.exprs for c in cols(resolve(e))}
         elif isinstance(n, L.Join):
             conditions += [exp.EQ(this=exp.column(a, quoted=True), expression=exp.column(b, quoted=True))
                            for a, b in zip(n.left_keys, n.right_keys)]
@@ -250,20 +280,31 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
         base_keys = len(table.key_columns)
         needed = set(scan.columns)
         options = []  # (index id, preagg reason or None, call rewrites)
+        fits = {}     # index id -> (the usage without the view's WHERE conjuncts, dropped columns)
+        for index in [table.indexes[base], *table.rollups()]:
+            fit = _where_fit(index, u)
+            if fit is not None:
+                fits[index.index_id] = fit
         if table.keys_type == DUP_KEYS:
             for index in [table.indexes[base], *table.rollups()]:
+                if index.index_id not in fits:
+                    continue
+                uu, dropped = fits[index.index_id]
                 rewrites: dict = {}
                 if index.keys_type != DUP_KEYS:
-                    rewrites = _mv_rewrites(table, index.index_id, u)
+                    rewrites = _mv_rewrites(table, index.index_id, uu)
                     if rewrites is None or rewrites and not (rewrite and u.rewritable):
                         continue
-                if _covers(needed, set(index.columns), u, rewrites):
+                if _covers(needed - dropped, set(index.columns), uu, rewrites):
                     options.append((index.index_id, None, rewrites))
         else:
             reason = preaggregation(table, base, u)
+            hidden = {c.name for c in table.hidden_columns}  # in every index of the table
             for index in [table.indexes[base], *table.rollups()]:
+                if index.index_id not in fits:
+                    continue
                 if index.index_id != base:
-                    if not needed <= set(index.columns):
+                    if not needed - fits[index.index_id][1] <= set(index.columns) | hidden:
                         continue
                     if reason is not None and (u.aggregate is not None or
                                                _key_count(table, index.index_id) != base_keys):
@@ -272,9 +313,51 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
         best = options[0] if len(options) == 1 else min(options,
                                                          key=lambda o: _rank(table, o[0], scan))
         _apply(scan, table, best[0], best[1])
-        if best[2]:
-            return _rewrite_calls(scan, u, best[2], table.indexes[best[0]].columns)
-    return None
+        index = table.indexes[best[0]]
+        wrapped = _rewrite_calls(scan, u, best[2], index.columns) if best[2] else None
+        if index.where_clause:
+            _drop_where_conjuncts(scan, table, index, u)
+    return wrapped
+
+
+def _where_conjuncts(where_clause: str) -> list[str]:
+    return [c.sql("doris") for c in conjuncts(sqlglot.parse_one(where_clause, read="doris"))]
+
+
+def _where_fit(index, u: _Usage) -> tuple[_Usage, set[str]] | None:
+    """For an index without WHERE: (u, no columns). For a view with one: None unless every
+    conjunct of it is a WHERE conjunct of the query; else the usage without those conjuncts
+    and the columns only they read (the view need not hold them)."""
+    if not index.where_clause:
+        return u, set()
+    wanted = set(_where_conjuncts(index.where_clause))
+    have = {t for t, _, _, _ in u.filter_conjuncts}
+    if not wanted <= have:
+        return None
+    rest = [p for p in u.predicates if p[0] not in wanted]
+    matched = {c for t, used, _, _ in u.filter_conjuncts if t in wanted for c in used}
+    other = {c for _, used in [*rest, *u.groups] for c in used}
+    other |= {c for call in u.calls for c in call.used} | u.projected
+    return replace(u, predicates=rest), matched - other
+
+
+def _drop_where_conjuncts(scan: L.OlapScan, table: OlapTable, index, u: _Usage) -> None:
+    """The query's conjuncts a view's WHERE guarantees leave the plan, and so do the scan's
+    columns and storage predicates the view does not hold (only those conjuncts read them)."""
+    wanted = set(_where_conjuncts(index.where_clause))
+    for t, _, node, conjunct in u.filter_conjuncts:
+        if t in wanted:
+            rest = [c for c in conjuncts(node.condition) if c is not conjunct]
+            node.condition = exp.and_(*rest, copy=False) if rest else exp.true()
+    have = set(index.columns)
+    instance = scan.output[0].rsplit("#", 1)[-1]
+    keep = [(c, o) for c, o in zip(scan.columns, scan.output) if c in have]
+    if not keep:  # count(*): the view's first column still yields its rows
+        first = index.columns[0]
+        keep = [(first, f"{scan.alias}.{first}#{instance}")]
+        scan.column_types[first] = table.column(first).type
+    scan.columns, scan.output = [c for c, _ in keep], [o for _, o in keep]
+    scan.predicates = [p for p in scan.predicates if p.column in have]
 
 
 def _key_count(table: OlapTable, index_id: int) -> int:

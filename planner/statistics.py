@@ -99,18 +99,54 @@ _DEFAULTS = {exp.EQ: 0.1, exp.NEQ: 0.9, exp.In: 1 / 3, exp.Between: 0.25, exp.Is
 HAVING_SELECTIVITY = 0.01
 
 
-def selectivity(e: exp.Expression) -> float:
-    """The fraction of rows a condition keeps, by its shape."""
+def selectivity(e: exp.Expression, ndv=None) -> float:
+    """The fraction of rows a condition keeps, by its shape; with `ndv(column)` (an analysed
+    column's distinct values, ANALYZE TABLE) `col = const` keeps 1/ndv, `col IN (k values)`
+    k/ndv."""
     if isinstance(e, exp.Paren):
-        return selectivity(e.this)
+        return selectivity(e.this, ndv)
     if isinstance(e, exp.And):
-        return selectivity(e.this) * selectivity(e.expression)
+        return selectivity(e.this, ndv) * selectivity(e.expression, ndv)
     if isinstance(e, exp.Or):
-        a, b = selectivity(e.this), selectivity(e.expression)
+        a, b = selectivity(e.this, ndv), selectivity(e.expression, ndv)
         return 1 - (1 - a) * (1 - b)
     if isinstance(e, exp.Not):
-        return 1 - selectivity(e.this)
-    return _DEFAULTS.get(type(e), 0.5)
+        return 1 - selectivity(e.this, ndv)
+    known = _analysed(e, ndv) if ndv is not None else None
+    return known if known is not None else _DEFAULTS.get(type(e), 0.5)
+
+
+def _analysed(e: exp.Expression, ndv) -> float | None:
+    if isinstance(e, exp.EQ):
+        col = e.this if isinstance(e.this, exp.Column) else e.expression
+        other = e.expression if col is e.this else e.this
+        if isinstance(col, exp.Column) and isinstance(other, exp.Literal):
+            n = ndv(col.name)
+            return 1.0 / n if n else None
+    if isinstance(e, exp.In) and isinstance(e.this, exp.Column) and not e.args.get("query"):
+        n = ndv(e.this.name)
+        return min(1.0, len(e.expressions) / n) if n else None
+    return None
+
+
+def scan_ndv(plan: object, catalog):
+    """ndv(internal column name) over the analysed columns of the scan under `plan` (through
+    filters), or None when the table has no statistics."""
+    while isinstance(plan, L.Filter):
+        plan = plan.input
+    if not isinstance(plan, L.OlapScan):
+        return None
+    with catalog.lock:
+        table = catalog.get_table(plan.db or None, plan.table)
+        stats = getattr(catalog, "column_stats", {}).get(str(table.table_id))
+    if not stats:
+        return None
+    by_output = dict(zip(plan.output, plan.columns))
+
+    def ndv(name: str) -> float | None:
+        s = stats["columns"].get(by_output.get(name, ""))
+        return float(s["ndv"]) if s and s.get("ndv") else None
+    return ndv
 
 
 def estimate_rows(plan: object, catalog, filtered: bool = True) -> float:
@@ -132,7 +168,8 @@ def estimate_rows(plan: object, catalog, filtered: bool = True) -> float:
         if not filtered:
             return rows
         having = isinstance(plan.input, L.Aggregate) and plan.input.group_names
-        return rows * (HAVING_SELECTIVITY if having else selectivity(plan.condition))
+        return rows * (HAVING_SELECTIVITY if having else
+                       selectivity(plan.condition, scan_ndv(plan.input, catalog)))
     if isinstance(plan, L.Aggregate):
         return 1.0 if not plan.group_names and not plan.grouping_sets \
             else estimate_rows(plan.input, catalog, filtered) * 0.1

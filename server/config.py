@@ -64,6 +64,8 @@ class Config:
     arrow_flight_sql_port: int = -1  # Arrow Flight SQL (server/flight_sql.py); -1 = off
     alter_table_timeout_second: int = 86400
     rollup_job_tablet_delay_ms: int = 0
+    # SELECT ... INTO OUTFILE "file:///...": Doris refuses local files unless this is set
+    enable_outfile_to_local: bool = False
     # Loads' memory (storage/memtable.py, catalog/load_sink.py, server/http/stream_load.py)
     write_buffer_size: int = 209715200
     mem_limit: str = "90%"

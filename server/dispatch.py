@@ -26,6 +26,9 @@ from server.handlers.temp_partitions import HANDLERS as TEMP_PARTITION_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
 from server.handlers.rollup import ROLLUP_HANDLERS
 from server.handlers.schema_change import SCHEMA_CHANGE_HANDLERS
+from server.handlers import outfile
+from server.handlers.analyze import ANALYZE_HANDLERS
+from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
 
@@ -71,6 +74,9 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Rollback: _ok,
     exp.Command: _command,
     exp.Kill: kill.kill,
+    # statistics (ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS)
+    **ANALYZE_HANDLERS,
+    OutfileStmt: outfile.outfile,  # SELECT ... INTO OUTFILE
     # partitions and dynamic partitions
     AddPartitionStmt: partition.add_partition,
     DropPartitionStmt: partition.drop_partition,
@@ -95,6 +101,8 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
 def run_statement(stmt: object, ctx: StatementContext) -> OkResult | RowsResult:
     handler = HANDLERS.get(type(stmt))
     if handler is None:
-        raise NotSupported(f"Unsupported statement: {type(stmt).__name__}")
+        text = stmt.sql(dialect="doris") if isinstance(stmt, exp.Expression) \
+            else type(stmt).__name__
+        raise NotSupported(f"Unsupported statement: {text[:200]}")
     check_statement(stmt, ctx)  # privileges (server/privileges.py), before anything runs
     return handler(stmt, ctx)

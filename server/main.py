@@ -28,6 +28,7 @@ from catalog.dynamic_scheduler import DynamicPartitionScheduler
 from catalog.fe_config import FeConfig
 from catalog.compaction_scheduler import CompactionScheduler, SchedulerConfig
 from catalog.group_commit import GroupCommitManager
+from catalog import insert_overwrite
 from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
 from server.auth import DorisIdentity
@@ -201,6 +202,7 @@ async def serve(cfg: Config, host: str) -> None:
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     services.compaction.start()
     resume_jobs(services.catalog)  # ADD ROLLUP jobs a restart interrupted
+    insert_overwrite.drop_leftovers(services.catalog)  # INSERT OVERWRITEs a crash interrupted
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

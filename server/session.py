@@ -18,7 +18,8 @@ from mysql_mimic.errors import MysqlError
 from mysql_mimic.session import BaseSession
 from sqlglot import exp
 
-from catalog import access, information_schema
+from catalog import access
+from catalog.system_dbs import system_db
 from catalog.errors import DorisError, InternalError, StorageIOError, UnknownDatabase
 from catalog.multi_catalog import database_name
 from executor.expressions.errors import ExpressionError
@@ -56,6 +57,7 @@ class DorisSession(BaseSession):
         # released when the connection closes, so a client gone mid-result frees them
         self.snapshots: list[list] = []
         self.user_variables: dict[str, object] = {}  # SET @x = ...; read as @x (lower-cased names)
+        self.found_rows = 0                 # FOUND_ROWS(): rows of the last SELECT sent
 
     @property
     def connection_id(self) -> int:
@@ -95,8 +97,9 @@ class DorisSession(BaseSession):
         except DorisError as e:
             self.database = None
             raise MysqlError(e.client_message(), code=e.code) from None
-        if database.lower() == information_schema.NAME:
-            self.database = information_schema.NAME
+        sysdb = system_db(database)
+        if sysdb is not None:  # information_schema, mysql
+            self.database = sysdb.NAME
             return
         if database not in self.services.catalog.dbs:
             err = UnknownDatabase(database)

@@ -1,10 +1,12 @@
-"""The process's memory against Doris's `mem_limit`: what a load checks between its batches.
+"""The process's memory against Doris's `mem_limit`: what loads and queries check between batches.
 
 Doris's BE tracks every allocation against `mem_limit`; minidoris reads the process's resident
 set from /proc at the points where a load can stop cleanly (between batches, after flushing its
 memtables and shrinking the page cache): when the resident set still exceeds `mem_limit`, the
 load fails with Doris's MEM_LIMIT_EXCEEDED text (`exceeded()`) and the server goes on serving,
-instead of growing until the kernel's OOM killer ends it. 0 disables the check.
+instead of growing until the kernel's OOM killer ends it. A query checks the same way between
+its batches and materialised intermediates (executor/run.py:check_memory, at most every few
+milliseconds), after shrinking the page cache. 0 disables the check.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import time
 
 import pyarrow as pa
 
@@ -73,11 +76,25 @@ def pretty(n: int) -> str:
 
 
 class ProcessMemory:
+    CHECK_INTERVAL_S = 0.005  # `exceeded_recently` reads /proc at most this often
+
     def __init__(self, mem_limit: int = 0, physical: int | None = None):
         self.mem_limit = mem_limit
+        self._checked_at = 0.0
         physical = physical_bytes() if physical is None else physical
         self.low_water_mark = max(0, min(physical - mem_limit, physical // 20,
                                          MAX_LOW_WATER_MARK)) if mem_limit else 0
+
+    def exceeded_recently(self) -> str | None:
+        """`exceeded`, read at most every CHECK_INTERVAL_S (a query checks between batches,
+        and many scan units may finish within a millisecond)."""
+        if not self.mem_limit:
+            return None
+        now = time.monotonic()
+        if now - self._checked_at < self.CHECK_INTERVAL_S:
+            return None
+        self._checked_at = now
+        return self.exceeded()
 
     def exceeded(self) -> str | None:
         """Doris's process_limit_exceeded_errmsg_str when the resident set is over mem_limit."""
@@ -89,3 +106,18 @@ class ProcessMemory:
         return (f"process memory used {pretty(used)} exceed limit {pretty(self.mem_limit)} or "
                 f"sys available memory {pretty(available_bytes())} less than low water mark "
                 f"{pretty(self.low_water_mark)}")
+
+
+def over_limit(engine, recently: bool = False) -> str | None:
+    """Doris's message when the process is over `mem_limit` even after the engine's page cache
+    is dropped and freed memory returned to the system (what queries and compactions check
+    before going on); `recently`: skip the check if one ran within CHECK_INTERVAL_S."""
+    memory = getattr(engine, "process_memory", None)
+    if memory is None:
+        return None
+    first = memory.exceeded_recently() if recently else memory.exceeded()
+    if first is None:
+        return None
+    engine.page_cache.clear()
+    release_unused()
+    return memory.exceeded()

@@ -34,6 +34,13 @@ DUP_KEYS = "DUP_KEYS"
 KEYS_TYPES = (AGG_KEYS, UNIQUE_KEYS, DUP_KEYS)
 AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL", "BITMAP_UNION", "HLL_UNION")
 
+# Doris's hidden columns of a Unique table (catalog/hidden_columns.py): the batch delete sign
+# (a REPLACE value; rows whose merged sign is 1 are deleted), the load version, and the
+# sequence column of `function_column.sequence_type` / `sequence_col` tables.
+DELETE_SIGN = "__DORIS_DELETE_SIGN__"
+VERSION_COL = "__DORIS_VERSION_COL__"
+SEQUENCE_COL = "__DORIS_SEQUENCE_COL__"
+
 SHORT_KEY_MAX_BYTES = 36
 SHORT_KEY_MAX_COLUMNS = 3
 VARCHAR_INDEX_BYTES = 20
@@ -132,6 +139,10 @@ class TabletSchema:
     @property
     def short_key_columns(self) -> list[TabletColumn]:
         return self.key_columns[: self.short_key_column_count]
+
+    @property
+    def has_delete_sign(self) -> bool:
+        return DELETE_SIGN in self._by_name
 
     @property
     def merges_on_read(self) -> bool:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from storage import stale_sweeper
+from storage import load_version, stale_sweeper
 from storage.arrays import contiguous
 from storage.compaction import merge_rows
 from storage.compaction_policy import CompactionState
@@ -297,7 +297,9 @@ class Tablet:
         deletes = delete_conjunctions(inputs, schema)
         tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
                   for rs in inputs if rs.num_rows]
-        data = merge_rows(tables, schema) if tables else \
+        published = self.rowsets()
+        base = bool(published) and published[0].rowset_id == inputs[0].rowset_id
+        data = merge_rows(tables, schema, base) if tables else \
             self.concat([], names)
         meta = self.write_rowset(data, txn_id, schema)
         meta.start_version = inputs[0].start_version if start_version is None else start_version
@@ -416,6 +418,14 @@ class Tablet:
                     columns: list[str], predicates: list[ColumnPredicate],
                     stats: ScanStats) -> pa.Table:
         """One rowset's rows (its segments concatenated), minus rows of later DELETEs."""
+        if load_version.applies(schema, rowset, columns, predicates):
+            return load_version.scan(self._scan_rowset, schema, rowset, deletes, columns,
+                                     predicates, stats)
+        return self._scan_rowset(schema, rowset, deletes, columns, predicates, stats)
+
+    def _scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
+                     columns: list[str], predicates: list[ColumnPredicate],
+                     stats: ScanStats) -> pa.Table:
         if needs_mapping(rowset_columns(schema, rowset), deletes):
             return read_mapped(self, schema, rowset, deletes, columns, predicates, stats)
         later = [conj for v, conj in deletes if v > rowset.end_version]
@@ -446,8 +456,10 @@ class Tablet:
             run.clear()
 
         for rs in snapshot:
-            if rs.load_file is not None and needs_mapping(rowset_columns(schema, rs), deletes):
-                flush_run()  # written under an older schema: read through column_mapping
+            if rs.load_file is not None and (needs_mapping(rowset_columns(schema, rs), deletes)
+                                             or load_version.applies(schema, rs, columns,
+                                                                     predicates)):
+                flush_run()  # an older schema (column_mapping) or its version column
                 parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats))
                 continue
             if rs.load_file is None or (run and any(

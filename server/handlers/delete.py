@@ -1,16 +1,25 @@
-"""DELETE FROM t [PARTITION ...] WHERE ...: a delete-predicate version (catalog/delete.py)."""
+"""DELETE FROM t [PARTITION ...] WHERE ...: delete-sign rows on a merge-on-write Unique table
+(catalog/delete_sign.py), else a delete-predicate version (catalog/delete.py)."""
 
 from __future__ import annotations
 
 import uuid
 
 from catalog.delete import delete_rows
+from catalog.delete_sign import delete_by_sign
 from catalog.storage_statements import DeleteStmt
 from server.handlers.context import StatementContext
 from server.results import OkResult
 
 
 def delete(stmt: DeleteStmt, ctx: StatementContext) -> OkResult:
+    signed = delete_by_sign(ctx.catalog, ctx.db, stmt, ctx.now.replace(tzinfo=None))
+    if signed is not None:
+        rows, txn_id = signed
+        label = f"delete_{uuid.uuid4().hex[:16]}"
+        status = "VISIBLE" if rows else "NO_DATA"
+        return OkResult(affected_rows=rows,
+                        info=f"{{'label':'{label}', 'status':'{status}', 'txnId':'{txn_id}'}}")
     txn_id = delete_rows(ctx.catalog, ctx.db, stmt)
     label = f"delete_{uuid.uuid4()}"
     return OkResult(info=f"{{'label':'{label}', 'status':'VISIBLE', 'txnId':'{txn_id}'}}")

@@ -22,6 +22,13 @@ _SESSION_KEYS = ("enable_bucket_shuffle_join", "disable_colocate_plan",
                  "auto_broadcast_join_threshold", "exec_mem_limit", "enable_nereids_planner")
 
 
+def hidden_column_flags(ctx: StatementContext) -> dict[str, bool]:
+    """The session variables that decide how scans treat hidden columns (planner/binder.py)."""
+    variables = ctx.session.variables
+    return {"show_hidden_columns": bool(variables.get("show_hidden_columns")),
+            "skip_delete_sign": bool(variables.get("skip_delete_sign"))}
+
+
 def fragment_context(ctx: StatementContext) -> FragmentContext:
     variables = ctx.session.variables
     session = {k: variables.get(k) for k in _SESSION_KEYS}
@@ -34,7 +41,8 @@ def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(stmt.query, ctx)
     with statistics.memoized():  # each scan's statistics summed once per statement
         plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
-                                                      variables=ctx.session.variables.info_rows))
+                                                      variables=ctx.session.variables.info_rows,
+                                                      **hidden_column_flags(ctx)))
         fragments = build_fragments(plan, columns, fragment_context(ctx))
     summary: list[str] = []
     if stmt.level == "ANALYZE":

@@ -1,4 +1,5 @@
 """INSERT INTO t [(cols)] VALUES ... | SELECT ...: an Arrow table, or the SELECT's batches, loaded.
+INSERT OVERWRITE loads into temporary copies of the target partitions and swaps them in.
 
 A SELECT's result is not materialised: its batches go to the load's memtables as the
 executor produces them (catalog.load.load_batches), so an INSERT ... SELECT of any size holds
@@ -17,7 +18,9 @@ from collections.abc import Iterator
 import pyarrow as pa
 from sqlglot import exp
 
+from catalog import insert_overwrite
 from catalog.errors import AnalysisError, NotSupported
+from catalog.hidden_columns import check_sequence_given
 from catalog.load import load_batches
 from catalog.partial_update import complete_partial_columns
 from planner.partition_selection import find_partition, names_of
@@ -93,7 +96,7 @@ def _evaluate_constant(e: exp.Expression, ctx: StatementContext):
 
 def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     if stmt.args.get("overwrite"):
-        raise NotSupported("INSERT OVERWRITE is not supported yet")
+        return _insert_overwrite(stmt, ctx)
     target = stmt.this
     if isinstance(target, exp.Schema):
         table_expr = target.this
@@ -118,6 +121,43 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
                      stmt.meta.get("label"), partition_ids)
     finally:
         batches.close()
+
+
+def _insert_overwrite(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
+    """INSERT OVERWRITE TABLE t [PARTITION (...)]: the rows go to temporary copies of the
+    target partitions, which then replace them at once (catalog/insert_overwrite.py)."""
+    target = stmt.this
+    table_expr = target.this if isinstance(target, exp.Schema) else target
+    names = [c.name for c in target.expressions] if isinstance(target, exp.Schema) else None
+    db = table_expr.db or ctx.db
+    names = _target_columns(ctx, db, table_expr.name, names)
+    spec = names_of(table_expr)
+    if spec is not None and (spec[1] or any(n == "*" for n in spec[0]) or not spec[0]):
+        raise NotSupported("INSERT OVERWRITE of temporary partitions or PARTITION(*) is not "
+                           "supported yet")
+    source = stmt.expression
+    if isinstance(source, exp.Values):
+        data = _values_table(source, names, ctx)  # bad VALUES fail before anything is created
+    ow = insert_overwrite.begin(ctx.catalog, db, table_expr.name,
+                                spec[0] if spec is not None else None)
+    try:
+        if isinstance(source, exp.Values):
+            result = _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), ow.temps)
+        else:
+            columns, batches = query_batches(source, ctx)
+            try:
+                if len(columns) != len(names):
+                    raise AnalysisError("Column count doesn't match value count")
+                result = _load(ctx, db, table_expr.name,
+                               (b.rename_columns(names) for b in batches),
+                               stmt.meta.get("label"), ow.temps)
+            finally:
+                batches.close()
+        insert_overwrite.commit(ctx.catalog, ow)
+    except BaseException:
+        insert_overwrite.abort(ctx.catalog, ow)
+        raise
+    return result
 
 
 def _target_partitions(ctx: StatementContext, db: str | None, table: exp.Table) -> list[int] | None:
@@ -151,9 +191,16 @@ def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
 
 def _target_columns(ctx: StatementContext, db: str | None, table: str,
                     names: list[str] | None) -> list[str]:
+    """The columns the INSERT gives (the visible ones without a list); a table with a sequence
+    column needs it unless the INSERT is a partial update (catalog/hidden_columns.py)."""
     with ctx.catalog.lock:
         t = ctx.catalog.get_table(db, table)
-        return names or [c.name for c in t.columns]
+        names = names or [c.name for c in t.columns]
+        partial = ctx.session is not None and \
+            ctx.session.variables.get("enable_unique_key_partial_update")
+        if not partial:
+            check_sequence_given(t, names)
+        return names
 
 
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | Iterator[pa.Table],

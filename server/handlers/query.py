@@ -22,7 +22,7 @@ from planner.naming import NameGen
 from planner.views import view_query
 from server.handlers import profile
 from server.handlers.context import StatementContext
-from server.handlers.explain import fragment_context
+from server.handlers.explain import fragment_context, hidden_column_flags
 from server.handlers.session_values import inline_session_values
 from server.results import ResultColumn, RowsResult
 from storage.types import DataType, from_arrow
@@ -37,6 +37,7 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
     stmt = inline_session_values(stmt, ctx)
     bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
                            variables=ctx.session.variables.info_rows,
+                           **hidden_column_flags(ctx),
                            view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
     profiling = profile.enabled(ctx)
     try:
@@ -98,7 +99,8 @@ def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
     """The result columns (names, declared types) of a query bound in `db`, without running it."""
     stmt = inline_session_values(stmt, ctx)
     _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
-                                              variables=ctx.session.variables.info_rows))
+                                              variables=ctx.session.variables.info_rows,
+                                              **hidden_column_flags(ctx)))
     return columns
 
 
@@ -131,7 +133,7 @@ def eval_context(ctx: StatementContext) -> EvalContext:
                        time_zone=str(ctx.session.variables.get("time_zone")))
 
 
-def _computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
+def computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
     """The Doris type of a computed column. A DATETIME is shown with fractional seconds only
     when the first rows have any (NOW() is `2024-01-02 03:04:05`, as in Doris)."""
     dtype = from_arrow(arrow_type)
@@ -164,6 +166,15 @@ def view_columns(db: str, view: dict, ctx: StatementContext) -> list[ResultColum
     return result.columns
 
 
+def _counted(batches, session):
+    """The batches, and FOUND_ROWS() set to their rows once all are sent."""
+    n = 0
+    for b in batches:
+        n += b.num_rows
+        yield b
+    session.found_rows = n
+
+
 def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = True) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
     surfaces early errors), the rest as the connection sends them. `profiled`: False for
@@ -187,11 +198,15 @@ def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = T
     result_cols = []
     for i, (info, field) in enumerate(zip(columns, first.schema)):
         dtype = info.type if info.type is not None and info.type.arrow() == field.type \
-            else _computed_type(first.column(i), field.type)
+            else computed_type(first.column(i), field.type)
         result_cols.append(ResultColumn(info.name, dtype))
-    result = RowsResult(result_cols, [first] if isinstance(rest, list) else
-                        itertools.chain([first], rest))
-    if not profiled:
-        return result
+    if not profiled:  # the server's own metadata queries leave FOUND_ROWS() alone
+        return RowsResult(result_cols, [first] if isinstance(rest, list) else
+                          itertools.chain([first], rest))
+    if isinstance(rest, list):
+        ctx.session.found_rows = first.num_rows
+        result = RowsResult(result_cols, [first])
+    else:
+        result = RowsResult(result_cols, _counted(itertools.chain([first], rest), ctx.session))
     return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE
                          profile.scanned_indexes(plan), getattr(ctx, "fragments", None))

@@ -1,4 +1,5 @@
-"""Session values in queries: `@@var`, user variables `@x`, DATABASE(), USER(), CONNECTION_ID(), VERSION() ...
+"""Session values in queries: `@@var`, user variables `@x`, DATABASE(), USER(), CONNECTION_ID(),
+VERSION(), FOUND_ROWS() (the rows of the session's last SELECT) ...
 
 These are constants for one statement, so they are replaced by literals before planning (the
 select item keeps its original text as column name, as MySQL names `@@version_comment`).
@@ -13,16 +14,31 @@ from server.handlers.context import StatementContext
 
 _FUNCTIONS = {
     "DATABASE": lambda ctx: ctx.db, "SCHEMA": lambda ctx: ctx.db,
-    "USER": lambda ctx: "root@127.0.0.1", "CURRENT_USER": lambda ctx: "'root'@'%'",
-    "SESSION_USER": lambda ctx: "root@127.0.0.1", "SYSTEM_USER": lambda ctx: "root@127.0.0.1",
+    "USER": lambda ctx: _user(ctx), "CURRENT_USER": lambda ctx: _current_user(ctx),
+    "SESSION_USER": lambda ctx: _user(ctx), "SYSTEM_USER": lambda ctx: _user(ctx),
     "CONNECTION_ID": lambda ctx: ctx.session.connection_id,
+    "FOUND_ROWS": lambda ctx: getattr(ctx.session, "found_rows", 0),
     "VERSION": lambda ctx: ctx.session.variables.get("version"),
     "LAST_QUERY_ID": lambda ctx: "",
     "CURRENT_CATALOG": lambda ctx: "internal",  # the one catalog (catalog/multi_catalog.py)
 }
 
 
-_NODE_FUNCTIONS = {exp.CurrentUser: "CURRENT_USER", exp.CurrentSchema: "DATABASE",
+def _user(ctx) -> str:
+    """USER(): the login name and the client's address, as Doris prints it ('root'@'ip')."""
+    access = getattr(ctx.session, "access", None)
+    name = access.name if access is not None else "root"
+    ip = (getattr(ctx.session, "host", "") or "127.0.0.1").rsplit(":", 1)[0]
+    return f"'{name}'@'{ip}'"
+
+
+def _current_user(ctx) -> str:
+    """CURRENT_USER(): the account the login matched ('name'@'host pattern')."""
+    access = getattr(ctx.session, "access", None)
+    return access.user.identity if access is not None else "'root'@'%'"
+
+
+_NODE_FUNCTIONS = {exp.CurrentUser: "CURRENT_USER", exp.SessionUser: "SESSION_USER", exp.CurrentSchema: "DATABASE",
                    exp.CurrentVersion: "VERSION", exp.CurrentCatalog: "CURRENT_CATALOG"}
 
 

@@ -14,6 +14,7 @@ from sqlglot import exp
 from catalog import information_schema
 from catalog.access import visible_db, visible_tbl
 from catalog.errors import NotSupported, UnknownTable
+from catalog.system_dbs import SYSTEM_DBS, system_db
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
 from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
@@ -24,7 +25,7 @@ from server.handlers.query import view_columns
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
 from server.results import ResultColumn, RowsResult, rows_from_python, text_columns
-from storage.types import DataType, from_arrow
+from storage.types import DataType
 
 
 def like_filter(pattern: str | None):
@@ -51,7 +52,7 @@ def show(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 def _databases(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     keep = like_filter(_like(stmt))
     with ctx.catalog.lock:
-        names = sorted(["information_schema", *ctx.catalog.dbs])
+        names = sorted([*SYSTEM_DBS, *ctx.catalog.dbs])
     return text_columns(["Database"], [(n,) for n in names if keep(n) and visible_db(n)])
 
 
@@ -59,8 +60,9 @@ def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     db_name = stmt.text("db") or ctx.db
     keep = like_filter(_like(stmt))
     views: set[str] = set()
-    if db_name and db_name.lower() == information_schema.NAME:
-        db_name, names = information_schema.NAME, [n for n in information_schema.table_names() if keep(n)]
+    sysdb = system_db(db_name)
+    if sysdb is not None:
+        db_name, names = sysdb.NAME, [n for n in sysdb.table_names() if keep(n)]
     else:
         with ctx.catalog.lock:
             db = ctx.catalog.get_db(db_name)
@@ -69,8 +71,8 @@ def _tables(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
             views = set(db.views)
     header = f"Tables_in_{db_name}"
     if stmt.args.get("full"):
-        return text_columns([header, "Table_type"],
-                            [(n, "VIEW" if n in views else "BASE TABLE") for n in names])
+        return text_columns([header, "Table_type"], [
+            (n, "SYSTEM VIEW" if sysdb else "VIEW" if n in views else "BASE TABLE") for n in names])
     return text_columns([header], [(n,) for n in names])
 
 
@@ -123,13 +125,14 @@ def _processlist(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
 
 
 def _plain_columns(db_name: str | None, name: str, ctx: StatementContext) -> list | None:
-    """The columns (ResultColumn) of a view, its query's, or of an information_schema table:
-    no keys, defaults or aggregation; None for a table of the catalog."""
-    if db_name and db_name.lower() == information_schema.NAME:
-        schema = information_schema.schema_of(name)
-        if schema is None:
-            raise UnknownTable(name, information_schema.NAME)
-        return [ResultColumn(f.name, from_arrow(f.type)) for f in schema]
+    """The columns (ResultColumn) of a view, its query's, or of an information_schema / mysql
+    table (Doris's types): no keys, defaults or aggregation; None for a table of the catalog."""
+    sysdb = system_db(db_name)
+    if sysdb is not None:
+        columns = sysdb.columns_of(name)
+        if columns is None:
+            raise UnknownTable(name, sysdb.NAME)
+        return [ResultColumn(c, t) for c, t in columns]
     with ctx.catalog.lock:
         db = ctx.catalog.get_db(db_name)
         view = db.views.get(name)
@@ -153,7 +156,8 @@ def _columns(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
         with ctx.catalog.lock:
             table = ctx.catalog.get_table(db_name, name)
             fields = [(c.name, c.type, c.nullable, c.is_key, c.default,
-                       _desc_row(table, None, c)[5], c.comment or "") for c in table.columns]
+                       _desc_row(table, None, c)[5], c.comment or "")
+                      for c in table.columns + _shown_hidden(table, None, ctx)]
     rows = []
     for field, dtype, nullable, is_key, default, extra, comment in fields:
         if not keep(field):
@@ -190,9 +194,10 @@ def _table_status(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
     rows = []
     db_name = stmt.text("db") or ctx.db
     with ctx.catalog.lock:
-        if db_name and db_name.lower() == information_schema.NAME:  # its system views
-            db_name, objects = information_schema.NAME, [
-                (n, information_schema.system_view_status()) for n in information_schema.table_names()]
+        sysdb = system_db(db_name)
+        if sysdb is not None:  # its system views
+            db_name, objects = sysdb.NAME, [
+                (n, information_schema.system_view_status()) for n in sysdb.table_names()]
         else:
             db = ctx.catalog.get_db(db_name)
             db_name = db.name
@@ -314,8 +319,8 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         table = ctx.catalog.get_table(stmt.db or ctx.db, stmt.table)
         indexes = [table.indexes[table.base_index_id], *table.rollups()] if stmt.all else \
             [table.indexes[table.base_index_id]]
-        per_index = [(i, [_desc_row(table, i, c) for c in table.index_columns(i.index_id)])
-                     for i in indexes]
+        per_index = [(i, [_desc_row(table, i, c) for c in table.index_columns(i.index_id)
+                          + _shown_hidden(table, i, ctx)]) for i in indexes]
     if stmt.all:  # base first, then each visible rollup, a blank row between (as Doris)
         rows: list[tuple] = []
         for n, (index, cols) in enumerate(per_index):
@@ -326,6 +331,16 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         return text_columns(["IndexName", "IndexKeysType", "Field", "Type", "Null", "Key",
                              "Default", "Extra"], rows)
     return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], per_index[0][1])
+
+
+def _shown_hidden(table, index, ctx: StatementContext) -> list:
+    """The hidden columns (catalog/hidden_columns.py) DESC lists: all of a Unique table's
+    indexes have them, shown only with `SET show_hidden_columns = true` (as Doris)."""
+    if not ctx.session.variables.get("show_hidden_columns"):
+        return []
+    if index is not None and index.keys_type != "UNIQUE_KEYS":
+        return []
+    return list(table.hidden_columns)
 
 
 def _desc_row(table, index, c) -> tuple:

@@ -58,7 +58,12 @@ def _partition_sql(table: OlapTable) -> list[str]:
         return []
     cols = ", ".join(f"`{c}`" for c in info.columns)
     types = partition_types(table)
-    lines = [f"PARTITION BY {info.kind}({cols})"]
+    if info.auto and info.kind == "RANGE":  # Doris 2.1 prints the function
+        lines = [f"AUTO PARTITION BY RANGE (date_trunc({cols}, '{info.auto_unit}'))"]
+    elif info.auto:
+        lines = [f"AUTO PARTITION BY LIST ({cols})"]
+    else:
+        lines = [f"PARTITION BY {info.kind}({cols})"]
     items = []
     for p in sorted(table.partitions.values(), key=lambda p: _sort_key(types, p)):
         if info.kind == "RANGE":

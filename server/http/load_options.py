@@ -4,8 +4,9 @@ Doris's names and defaults: `column_separator` \\t, `line_delimiter` \\n (both m
 as hex, `\\x01`), `format` csv (also csv_with_names, csv_with_names_and_types, json),
 `columns` (source columns in file order, plus derived `name = expr` columns), `where`,
 `max_filter_ratio` 0, `strict_mode` false, `partitions`, `skip_lines`, `enclose`, `escape`,
-`trim_double_quotes`, `read_json_by_line`, `strip_outer_array`. A bad value is an error that
-names the header.
+`trim_double_quotes`, `read_json_by_line`, `strip_outer_array`, and for Unique tables
+`merge_type` (APPEND, DELETE, MERGE with `delete`), `function_column.sequence_col` and
+`hidden_columns` (server/http/merge_type.py). A bad value is an error that names the header.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sqlglot
 from sqlglot import exp
 
 from catalog.group_commit import check_mode
-from catalog.errors import AnalysisError, NotSupported
+from catalog.errors import AnalysisError
 
 _FORMATS = ("csv", "csv_with_names", "csv_with_names_and_types", "json")
 _HEX = re.compile(r"\\x([0-9a-fA-F]{2})")
@@ -42,6 +43,11 @@ class StreamLoadOptions:
     read_json_by_line: bool = False
     strip_outer_array: bool = False
     partial_columns: bool = False  # merge-on-write partial update (catalog/partial_update.py)
+    # batch delete and sequence column (server/http/merge_type.py)
+    merge_type: str = "APPEND"  # APPEND | DELETE | MERGE
+    delete: exp.Expression | None = None  # MERGE's `delete` condition
+    sequence_col: str | None = None  # header function_column.sequence_col
+    hidden_columns: list[str] = field(default_factory=list)  # header hidden_columns
     group_commit: str = "off_mode"  # header group_commit: catalog/group_commit.py
 
     @classmethod
@@ -63,19 +69,21 @@ class StreamLoadOptions:
         if fmt not in _FORMATS:
             raise AnalysisError(f"format:{fmt} is not supported.")
         o.format = fmt
-        merge_type = h.get("merge_type", "APPEND").strip().upper() or "APPEND"
-        if merge_type not in ("APPEND", "DELETE", "MERGE"):
+        o.merge_type = h.get("merge_type", "APPEND").strip().upper() or "APPEND"
+        if o.merge_type not in ("APPEND", "DELETE", "MERGE"):
             raise AnalysisError(f"unknown merge type {h['merge_type']}")
-        if merge_type != "APPEND" or h.get("delete", "").strip():
-            # The hidden delete sign (__DORIS_DELETE_SIGN__) is not modelled yet: refusing is
-            # better than loading the rows as upserts and reporting Success.
-            raise NotSupported(f"merge_type {merge_type} (the batch delete sign) is not "
-                               "supported yet")
+        if h.get("delete", "").strip():
+            o.delete = _expression(h["delete"], "delete")
+        # DataDescription.checkMergeType's texts
+        if o.merge_type != "MERGE" and o.delete is not None:
+            raise AnalysisError("not support DELETE ON clause when merge type is not MERGE.")
+        if o.merge_type == "MERGE" and o.delete is None:
+            raise AnalysisError("Excepted DELETE ON clause when merge type is MERGE.")
+        o.sequence_col = h.get("function_column.sequence_col", "").strip() or None
+        o.hidden_columns = [c.strip() for c in h.get("hidden_columns", "").split(",")
+                            if c.strip()]
         if h.get("columns", "").strip():
             o.columns = parse_columns(h["columns"])
-            if any(name.upper() == "__DORIS_DELETE_SIGN__" for name, _ in o.columns):
-                raise NotSupported("__DORIS_DELETE_SIGN__ (the batch delete sign) is not "
-                                   "supported yet")
         if h.get("where", "").strip():
             o.where = _expression(h["where"], "where")
         o.max_filter_ratio = _ratio(h.get("max_filter_ratio", "0"))

@@ -23,6 +23,7 @@ from executor.expressions import EvalContext, evaluate, evaluate_predicate
 from executor.expressions.casts import cast_value
 from server.http.load_options import StreamLoadOptions
 from server.http.load_source import SourceRows
+from server.http.merge_type import with_delete_sign, with_sequence_source
 
 _MAX_ERRORS_KEPT = 100
 
@@ -42,9 +43,12 @@ def prepare_rows(table, src: SourceRows, opts: StreamLoadOptions, ctx: EvalConte
     for name, derivation in opts.columns or []:
         if derivation is not None:
             batch = batch.append_column(name, evaluate(derivation, batch, ctx))
+    batch = with_sequence_source(table, batch, opts)
     rejects = Rejects(batch.num_rows, src.errors)
     converted = convert_columns(table, batch, opts, rejects)
     data = pa.table(converted) if converted else pa.table({})
+    if data.num_columns:
+        data = with_delete_sign(data, batch, opts, ctx, rejects)  # merge_type DELETE / MERGE
     selected = np.ones(batch.num_rows, dtype=bool)
     if opts.where is not None:
         keep = evaluate_predicate(opts.where, data if converted else batch, ctx)
@@ -80,7 +84,7 @@ def convert_columns(table, batch: pa.Table, opts: StreamLoadOptions, rejects: Re
     """The table's columns the load supplies, converted to their types; bad rows rejected."""
     by_lower = {n.lower(): n for n in batch.column_names}
     out = {}
-    for col in table.columns:
+    for col in [*table.columns, *table.hidden_columns]:  # hidden: server/http/merge_type.py
         name = by_lower.get(col.name.lower())
         if name is None:
             continue
@@ -131,6 +135,8 @@ def check_partitions(table, data: pa.Table, opts: StreamLoadOptions, rejects: Re
     info = table.partition_info
     if info.kind == "UNPARTITIONED" or not all(c in data.column_names for c in info.columns):
         return
+    if info.auto and not opts.partitions and not opts.temporary_partitions:
+        return  # the load creates the partitions its rows need (catalog/auto_partition.py)
     parts = target_partitions(table, opts)
     index = partition_index(table, data, parts)
     rejects.add(pc.is_null(index), lambda i: "no partition for this tuple", source)

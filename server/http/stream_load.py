@@ -42,6 +42,7 @@ from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed, MemLimit
 from catalog.load import commit_load
 from catalog.load_sink import OlapTableSink
 from catalog.partial_update import complete_partial_columns
+from server.http.merge_type import check_headers, source_names
 from executor.expressions import EvalContext
 from executor.expressions.errors import ExpressionError
 from server.http.error_log import ErrorLogStore
@@ -144,7 +145,8 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
     held = txns.label_txn(db, opts.label) if txns is not None else None
     if held is not None:  # a pre-committed load holds it (its id < 0 marks PRECOMMITTED)
         raise LabelAlreadyUsed(opts.label, -held)
-    names = [n for n, e in opts.columns if e is None] if opts.columns else [c.name for c in table.columns]
+    check_headers(table, opts)  # merge_type, sequence column: server/http/merge_type.py
+    names = source_names(table, opts)
     ctx = EvalContext(now=datetime.now(), time_zone=time_zone)
     temps = [p.partition_id for p in target_partitions(table, opts)
              if p.name.lower() in {n.lower() for n in opts.partitions}] \

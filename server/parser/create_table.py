@@ -1,5 +1,6 @@
 """Parser for Doris's CREATE TABLE, which sqlglot cannot parse with aggregation types or ROLLUP.
 
+    CREATE TABLE [IF NOT EXISTS] [db.]name LIKE [db.]source [WITH ROLLUP [(r1, ...)]]
     CREATE TABLE [IF NOT EXISTS] [db.]name (
         col type [KEY] [SUM|MAX|MIN|REPLACE|REPLACE_IF_NOT_NULL] [NULL|NOT NULL]
             [AUTO_INCREMENT[(n)]] [DEFAULT v] [COMMENT 'c'], ...
@@ -9,6 +10,7 @@
     [AGGREGATE|UNIQUE|DUPLICATE KEY (cols)]
     [COMMENT 'c']
     [PARTITION BY RANGE|LIST (cols) (partition, ...)]
+    [AUTO PARTITION BY RANGE (date_trunc(col, 'unit')) | LIST (cols) ([partition, ...])]
     [DISTRIBUTED BY HASH (cols) | RANDOM [BUCKETS n|AUTO]]
     [ROLLUP (name (cols) [DUPLICATE KEY (cols)] [PROPERTIES (...)], ...)]
     [PROPERTIES ("k" = "v", ...)]
@@ -20,9 +22,10 @@ from __future__ import annotations
 
 from sqlglot.tokens import TokenType
 
-from catalog.errors import AnalysisError, SyntaxError_
+from catalog.errors import AnalysisError
 from catalog.model import AGGREGATIONS
 from catalog.statements import ColumnDef, CreateTableStmt, IndexDef, RollupDesc
+from server.parser.batch_partitions import parse_batch
 from server.parser.partition_desc import parse_partition_desc
 from server.parser.tokens import TokenCursor
 from storage.types import ALIASES, DataType
@@ -37,8 +40,13 @@ def parse_create_table(cur: TokenCursor) -> CreateTableStmt:
     if_not_exists = cur.accept("IF", "NOT", "EXISTS")
     db, name = cur.qualified_name()
     stmt = CreateTableStmt(db=db, name=name, columns=[], if_not_exists=if_not_exists)
-    if cur.is_word("LIKE"):
-        raise AnalysisError("CREATE TABLE ... LIKE is not supported yet")
+    if cur.accept("LIKE"):  # CREATE TABLE t2 LIKE [db.]t1 [WITH ROLLUP [(r1, ...)]]
+        stmt.like = cur.qualified_name()
+        if cur.accept("WITH", "ROLLUP"):
+            stmt.like_rollups = cur.paren_list(lambda: cur.identifier("rollup name")) \
+                if cur.is_type(TokenType.L_PAREN) else []
+        cur.expect_end()
+        return stmt
     if cur.is_type(TokenType.L_PAREN) and not _starts_query(cur):
         _parse_elements(cur, stmt)
     _parse_clauses(cur, stmt)
@@ -171,6 +179,9 @@ def _parse_clauses(cur: TokenCursor, stmt: CreateTableStmt) -> None:
             stmt.comment = cur.string("comment")
         elif cur.accept("PARTITION", "BY"):
             _parse_partition_by(cur, stmt)
+        elif cur.accept("AUTO", "PARTITION", "BY"):
+            stmt.auto_partition = True
+            _parse_partition_by(cur, stmt)
         elif cur.accept("DISTRIBUTED", "BY"):
             _parse_distribution(cur, stmt)
         elif cur.accept("ROLLUP"):
@@ -191,17 +202,37 @@ def _parse_partition_by(cur: TokenCursor, stmt: CreateTableStmt) -> None:
         stmt.partition_kind = "LIST"
     else:
         raise cur.error("Expected RANGE or LIST")
-    stmt.partition_columns = cur.paren_list(lambda: cur.identifier("partition column"))
+    if stmt.auto_partition and stmt.partition_kind == "RANGE":
+        _parse_auto_range_function(cur, stmt)
+    else:
+        stmt.partition_columns = cur.paren_list(lambda: cur.identifier("partition column"))
     cur.expect_type(TokenType.L_PAREN, "(")
     if cur.accept_type(TokenType.R_PAREN):
         return  # `()`: no partitions yet (dynamic partitions fill it)
     while True:
-        if cur.is_word("FROM"):
-            raise SyntaxError_("Batch partition creation (FROM ... TO ... INTERVAL) is not supported yet")
-        stmt.partitions.append(parse_partition_desc(cur, stmt.partition_kind))
+        if cur.is_word("FROM") and stmt.partition_kind == "RANGE":
+            stmt.partitions.extend(parse_batch(cur))  # FROM .. TO .. INTERVAL
+        else:
+            stmt.partitions.append(parse_partition_desc(cur, stmt.partition_kind))
         if cur.accept_type(TokenType.R_PAREN):
             return
         cur.expect_type(TokenType.COMMA, ", or )")
+
+
+def _parse_auto_range_function(cur: TokenCursor, stmt: CreateTableStmt) -> None:
+    """`(date_trunc(col, 'unit'))`, or without the outer parentheses (Doris 2.1.0's form)."""
+    outer = cur.accept_type(TokenType.L_PAREN)
+    func = cur.identifier("partition function").lower()
+    if func != "date_trunc":
+        raise AnalysisError("auto create partition only support function call expr is "
+                            "date_trunc, date_floor or date_ceil.")
+    cur.expect_type(TokenType.L_PAREN, "(")
+    stmt.partition_columns = [cur.identifier("partition column")]
+    cur.expect_type(TokenType.COMMA, ",")
+    stmt.auto_unit = cur.string("time unit").lower()
+    cur.expect_type(TokenType.R_PAREN, ")")
+    if outer:
+        cur.expect_type(TokenType.R_PAREN, ")")
 
 
 def _parse_distribution(cur: TokenCursor, stmt: CreateTableStmt) -> None:

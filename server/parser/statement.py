@@ -19,6 +19,7 @@ from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
 from server.parser import partition_names
 from server.parser.admin import PARTITION_PARSERS
+from server.parser.analyze import OWN_PARSERS as ANALYZE_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
 from server.parser.create_table import parse_create_table
 from server.parser.load import OWN_PARSERS as LOAD_PARSERS
@@ -28,6 +29,7 @@ from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
+from server.parser.outfile import split_outfile
 from server.parser.tokens import TokenCursor, tokenize
 
 
@@ -49,6 +51,10 @@ def split_statements(sql: str) -> list[tuple[str, list]]:
 
 def parse_statement(text: str, tokens: list) -> object:
     cur = TokenCursor(text, _rebase(tokens, text))  # positions relative to the statement
+    if cur.is_word("SELECT") or cur.is_word("WITH"):
+        outfile = split_outfile(text, cur.tokens)  # SELECT ... INTO OUTFILE
+        if outfile is not None:
+            return outfile
     for words, parser in _OWN_PARSERS:
         if cur.is_word(*words):
             stmt = parser(cur)
@@ -193,6 +199,7 @@ _OWN_PARSERS = (
     *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
     *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
     *SCHEMA_CHANGE_PARSERS,  # ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY, SHOW/CANCEL ... COLUMN
+    *ANALYZE_PARSERS,  # ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS
 )
 
 

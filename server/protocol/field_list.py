@@ -8,10 +8,9 @@ unknown database or an unknown table is an error and the session goes on.
 
 from __future__ import annotations
 
-from catalog import information_schema
+from catalog.system_dbs import system_db
 from catalog.errors import DorisError
 from server.protocol.format import column_definition
-from storage.types import DataType
 
 
 class BadTable(DorisError):
@@ -26,20 +25,18 @@ class BadDatabase(DorisError):
     doris_prefix = False
 
 
-VARCHAR = DataType("VARCHAR", length=65533)
-
-
 def field_list_packets(catalog, db: str | None, table_name: str, access=None) -> list[bytes]:
     """Column definitions of `db`.`table_name` (information_schema included); DorisError if
     there is no such table, or if `access` (the session's user) may not see it."""
     if not table_name:
         raise BadTable("Empty tableName")
-    if db and db.lower() == information_schema.NAME:
-        schema = information_schema.schema_of(table_name.lower())
-        if schema is None:
+    sysdb = system_db(db)
+    if sysdb is not None:
+        columns = sysdb.columns_of(table_name)
+        if columns is None:
             raise BadTable(f"Unknown table({table_name})")
-        return [column_definition(f.name, VARCHAR, schema=information_schema.NAME,
-                                  table=table_name, field_list=True) for f in schema]
+        return [column_definition(name, t, schema=sysdb.NAME, table=table_name, field_list=True)
+                for name, t in columns]
     with catalog.lock:
         database = catalog.dbs.get(db) if db else None
         if database is None:

@@ -1,4 +1,4 @@
-"""mem_limit: loads fail with Doris's MEM_LIMIT_EXCEEDED instead of the process dying.
+"""mem_limit: loads and queries fail with Doris's MEM_LIMIT_EXCEEDED instead of the process dying.
 
 Two servers at small scale (a few seconds each):
 - `mem_limit = 64M`, below what the process already holds: a Stream Load and an INSERT fail
@@ -6,7 +6,9 @@ Two servers at small scale (a few seconds each):
   loaded, and the server keeps answering queries;
 - `mem_limit = 768M` (memtables flushed past 307 MB): a Stream Load of ~100 MB of CSV
   (about three times the memtable budget once converted) loads whole, and the server's peak
-  resident set stays under mem_limit.
+  resident set stays under mem_limit;
+- `mem_limit = 400M`: 3M rows load in six Stream Loads, then an aggregation whose input grows
+  past the budget fails with MEM_LIMIT_EXCEEDED while small queries and loads go on.
 """
 
 from __future__ import annotations
@@ -99,3 +101,29 @@ def test_a_load_larger_than_its_memory_budget_completes(server_factory, tmp_path
     assert reply["NumberLoadedRows"] == rows
     assert _count(srv) == rows
     assert _peak_rss(srv) < 768 << 20
+
+
+def test_a_query_over_mem_limit_fails_and_the_server_keeps_serving(server_factory, tmp_path):
+    """A query whose materialised input grows past mem_limit fails with Doris's
+    MEM_LIMIT_EXCEEDED (after the page cache is dropped); smaller queries and loads go on."""
+    srv = _server(server_factory, tmp_path, "400M")
+    for part in range(6):  # 3M rows in loads that each fit the budget
+        body = b"".join(b"%d\t%d\tsome_longer_text_%d\n" % (i, i % 1000, i)
+                        for i in range(part * 500_000, (part + 1) * 500_000))
+        reply = _stream_load(srv, body, len(body), f"part{part}")
+        assert reply["Status"] == "Success", reply
+    conn = srv.connect("m")
+    with conn.cursor() as cur:
+        cur.execute("SET exec_mem_limit = 68719476736")  # only the process budget applies
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            cur.execute("SELECT s, k, v, count(*) FROM t GROUP BY s, k, v ORDER BY s DESC, k "
+                        "LIMIT 3")
+        assert "[MEM_LIMIT_EXCEEDED]process memory used " in err.value.args[1]
+        assert " exceed limit 400.00 MB " in err.value.args[1]
+        cur.execute("SELECT count(*), sum(v) FROM t WHERE k < 1000")
+        assert cur.fetchone() == (1000, sum(range(1000)))
+    conn.close()
+    body = b"7000000\t1\tafter\n"
+    assert _stream_load(srv, body, len(body), "after")["Status"] == "Success"
+    assert _count(srv) == 3_000_001
+    assert srv.running

@@ -138,13 +138,18 @@ def test_auth_unknown_table_and_bad_headers(server, sl_table):
     assert reply["Status"] == "Fail" and "max_filter_ratio" in reply["Message"]
     _, reply = _put(server, sl_table, "sl", b"1\n", {"format": "parquetx"})
     assert reply["Status"] == "Fail" and "format" in reply["Message"]
-    # The batch delete sign is not modelled: refused, never loaded as if it were APPEND.
-    for headers in ({"merge_type": "DELETE"}, {"merge_type": "MERGE", "delete": "k = 1"},
-                    {"columns": "k, name, dt, amt, __DORIS_DELETE_SIGN__"}):
+    # The batch delete sign exists on Unique tables only (test_stream_load_merge_type.py).
+    for headers in ({"merge_type": "DELETE"}, {"merge_type": "MERGE", "delete": "k = 1"}):
         _, reply = _put(server, sl_table, "sl", b"1,a,2020-01-01,1,1\n",
                         dict(headers, column_separator=","))
-        assert reply["Status"] == "Fail" and "delete sign" in reply["Message"], reply
-    assert _rows(server, sl_table, "SELECT count(*) FROM sl") == [(0,)]
+        assert reply["Status"] == "Fail", reply
+        assert reply["Message"].endswith("load by MERGE or DELETE is only supported in unique "
+                                         "tables."), reply
+    _, reply = _put(server, sl_table, "sl", b"1,a,2020-01-01,1,1\n",
+                    {"column_separator": ",",
+                     "columns": "k, name, dt, amt, __DORIS_DELETE_SIGN__"})
+    assert reply["Status"] == "Success", reply  # a source column the table lacks: ignored
+    assert _rows(server, sl_table, "SELECT count(*) FROM sl") == [(1,)]
 
 
 def test_labels_survive_a_restart(server_factory):
@@ -198,3 +203,26 @@ def test_dates_as_people_type_them(server, fresh_db):
     got = _rows(server, fresh_db, "SELECT k, CAST(d AS STRING), CAST(ts AS STRING) FROM dd ORDER BY k")
     assert got == [(1, "2024-01-02", "2024-01-02 03:04:05"), (2, "2024-01-03", "2024-01-03 03:04:05"),
                    (3, "2024-01-04", "2024-01-04 03:04:05"), (4, "2024-01-05", "2024-01-05 03:04:00")]
+
+
+def test_stream_load_creates_auto_partitions(server, fresh_db):
+    """An AUTO PARTITION table: the load's rows create their partitions (no row is filtered
+    for want of one); a later load reuses them and adds only the new ones."""
+    conn = server.connect(fresh_db)
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE ev (dt DATE NOT NULL, k INT, v INT) DUPLICATE KEY(dt) "
+                    "AUTO PARTITION BY RANGE (date_trunc(dt, 'month')) () "
+                    "DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ('replication_num' = '1')")
+    conn.close()
+    status, reply = _put(server, fresh_db, "ev", b"2024-01-05,1,10\n2024-03-01,2,20\n"
+                         b"2024-01-31,3,30\n", {"column_separator": ","})
+    assert status == 200 and reply["Status"] == "Success", reply
+    assert reply["NumberLoadedRows"] == 3 and reply["NumberFilteredRows"] == 0
+    status, reply = _put(server, fresh_db, "ev", b"2024-03-09,4,40\n2024-07-01,5,50\n",
+                         {"column_separator": ","})
+    assert reply["Status"] == "Success", reply
+    names = _rows(server, fresh_db, "SELECT PARTITION_NAME FROM information_schema.partitions "
+                                    "WHERE TABLE_NAME = 'ev' ORDER BY 1")
+    assert [n for (n,) in names] == ["p20240101000000", "p20240301000000", "p20240701000000"]
+    assert _rows(server, fresh_db, "SELECT count(*), sum(v) FROM ev WHERE dt < '2024-04-01'") \
+        == [(4, 100)]

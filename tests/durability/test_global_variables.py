@@ -28,15 +28,17 @@ def test_set_global_survives_restart(server_factory, tmp_path, roll):
     _set(conn, "SET GLOBAL query_timeout = 123", "SET GLOBAL time_zone = 'Asia/Shanghai'",
          "SET @@global.enable_profile = true", "SET GLOBAL sql_mode = ''",
          "SET GLOBAL exec_mem_limit = 1073741824", "SET GLOBAL exec_mem_limit = DEFAULT",
+         "SET GLOBAL cbo_net_weight = 2.5", "SET GLOBAL auto_analyze_start_time = '01:00:00'",
          "SET insert_timeout = 77")  # the session's own value: not kept
     names = ("query_timeout", "time_zone", "enable_profile", "sql_mode", "exec_mem_limit",
-             "insert_timeout")
+             "cbo_net_weight", "auto_analyze_start_time", "insert_timeout")
     before = _values(conn, *names)
-    assert before == (123, "Asia/Shanghai", 1, "", 2147483648, 77)
+    assert before == (123, "Asia/Shanghai", 1, "", 2147483648, 2.5, "01:00:00", 77)
     srv.kill9()
     srv.start()
     conn = srv.connect()
-    assert _values(conn, *names) == (123, "Asia/Shanghai", 1, "", 2147483648, 14400)
+    assert _values(conn, *names) == (123, "Asia/Shanghai", 1, "", 2147483648, 2.5, "01:00:00",
+                                     14400)
     with conn.cursor() as cur:
         cur.execute("SHOW GLOBAL VARIABLES LIKE 'query_timeout'")
         assert cur.fetchall() == (("query_timeout", "123", "900", "1"),)

@@ -73,3 +73,42 @@ def test_kill9_after_cancel_leaves_no_rollup(server_factory):
     desc = query(conn, "DESC big ALL")
     assert [r[0] for r in desc if r[0]] == ["big"]
     assert query(conn, "SELECT count(*), sum(v) FROM big") == ((128000, 128000),)
+
+
+def _two_phase(srv, path: str, headers: dict, body: bytes = b"") -> dict:
+    import base64
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(
+        f"http://{srv.host}:{srv.http_port}{path}", data=body, method="PUT",
+        headers={"Authorization": "Basic " + base64.b64encode(b"root:").decode(), **headers})
+    return json.loads(urllib.request.urlopen(req, timeout=60).read())
+
+
+def test_kill9_while_waiting_for_a_load(server_factory):
+    """A job WAITING_TXN for a pre-committed load survives kill -9 still waiting (the restored
+    load holds its table again); the commit then lets it run, and the rollup has the load."""
+    srv = server_factory().start()
+    conn = _loaded(srv, "wt", 7, lambda i: i, 0)
+    reply = _two_phase(srv, "/api/wt/big/_stream_load",
+                       {"column_separator": ",", "two_phase_commit": "true"},
+                       b"".join(b"%d,%d,100\n" % (i, i % 3) for i in range(5000, 5300)))
+    assert reply["Status"] == "Success", reply
+    query(conn, "ALTER TABLE big ADD ROLLUP r_d (d, v)")
+    assert _states(conn) == ["WAITING_TXN"]
+    srv.kill9()
+    srv.start()
+    conn = srv.connect("wt")
+    assert _states(conn) == ["WAITING_TXN"]
+    done = _two_phase(srv, "/api/wt/_stream_load_2pc",
+                      {"txn_id": str(reply["TxnId"]), "txn_operation": "commit"})
+    assert done["status"] == "Success", done
+    query(conn, "ADMIN WAIT ALTER TABLE")
+    assert _states(conn) == ["FINISHED"]
+    want = [(d, sum(i for i in range(2000) if i % 7 == d) + (100 * 100 if d < 3 else 0))
+            for d in range(7)]
+    assert [tuple(r) for r in query(conn, "SELECT d, sum(v) FROM big GROUP BY d ORDER BY d")] \
+        == want
+    plan = "\n".join(r[0] for r in query(conn, "EXPLAIN SELECT d, sum(v) FROM big GROUP BY d"))
+    assert "rollup: r_d" in plan

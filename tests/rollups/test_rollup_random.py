@@ -117,3 +117,53 @@ def test_rollups_answer_as_the_base(server_factory, model):
         want = sorted(query(conn, sql.format("twin")), key=repr)
         assert got == want, (sql, chosen)
     assert served, "no query was served by a rollup"
+
+
+WHERE_VIEWS = [("mv_k2", "SELECT k1, k3, SUM(v1), MAX(v2), COUNT(v3) FROM t WHERE k2 >= 3 "
+                         "GROUP BY k1, k3", "k2 >= 3"),
+               ("mv_s1", "SELECT k2, k1, v1 FROM t WHERE k3 = 's1' ORDER BY k2, k1", "k3 = 's1'")]
+
+
+def test_where_views_answer_as_the_base(server_factory):
+    """Materialized views with a WHERE, built while loads go on: every query whose WHERE holds
+    a view's conjunct (plus random others) is served by it and answers as the twin does."""
+    rng = random.Random("where-views")
+    columns, keys = MODELS["dup"][:2]
+    srv = server_factory().start()
+    conn = srv.connect()
+    query(conn, "CREATE DATABASE rw")
+    query(conn, "USE rw")
+    for name in ("t", "twin"):
+        query(conn, f"CREATE TABLE {name} ({columns}) {keys} DISTRIBUTED BY HASH(k1) BUCKETS 4 "
+                    f"PROPERTIES (\"replication_num\" = \"1\")")
+    _load(conn, rng, 6)
+    query(conn, 'ADMIN SET FRONTEND CONFIG ("rollup_job_tablet_delay_ms" = "30")')
+    loader = srv.connect("rw")
+    thread = threading.Thread(target=_load, args=(loader, random.Random("where-loader"), 12))
+    thread.start()
+    for name, select, _ in WHERE_VIEWS:
+        query(conn, f"CREATE MATERIALIZED VIEW {name} AS {select}")
+        query(conn, "ADMIN WAIT ALTER TABLE")
+    thread.join()
+    _load(conn, rng, 2)
+    served = set()
+    for _ in range(40):
+        name, _, where = rng.choice(WHERE_VIEWS)
+        extra = _filter(rng, ["k1"] if name == "mv_k2" else ["k1", "k2"]).replace(" WHERE ", "")
+        cond = " AND ".join(c for c in (where, extra) if c)
+        if name == "mv_k2":
+            group = rng.sample(["k1", "k3"], rng.randint(1, 2))
+            aggs = rng.sample(["sum(v1)", "max(v2)", "count(v3)"], rng.randint(1, 3))
+        else:
+            group = rng.sample(["k1", "k2"], rng.randint(1, 2))
+            aggs = rng.sample(["sum(v1)", "count(*)", "min(v1)"], rng.randint(1, 3))
+        sql = (f"SELECT {', '.join([*group, *aggs])} FROM {{}} WHERE {cond} "
+               f"GROUP BY {', '.join(group)}")
+        plan = "\n".join(r[0] for r in query(conn, "EXPLAIN " + sql.format("t")))
+        chosen = next(line.split("rollup: ")[1].strip() for line in plan.splitlines()
+                      if "rollup: " in line)
+        served.add(chosen)
+        got = sorted(query(conn, sql.format("t")), key=repr)
+        want = sorted(query(conn, sql.format("twin")), key=repr)
+        assert got == want, (sql, chosen)
+    assert {"mv_k2", "mv_s1"} <= served, served

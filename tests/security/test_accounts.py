@@ -48,6 +48,9 @@ def test_login_passwords_and_grants(server):
     assert _err(lambda: _login(server, u, ""))[1].endswith("(using password: NO)")
     assert _err(lambda: _login(server, "nobody_" + u, "x"))[0] == 1045
     conn = _login(server, u, "s3cret")
+    # USER() / CURRENT_USER() name the logged-in account, as Doris prints them
+    assert [tuple(r) for r in _q(conn, "SELECT USER(), CURRENT_USER(), SESSION_USER()")] == \
+        [(f"'{u}'@'127.0.0.1'", f"'{u}'@'%'", f"'{u}'@'127.0.0.1'")]
     rows = _q(conn, "SHOW GRANTS")
     assert rows == [(f"'{u}'@'%'", "app", "Yes", "", None, None,
                      "internal.information_schema: Select_priv; internal.mysql: Select_priv",
@@ -65,6 +68,27 @@ def test_login_passwords_and_grants(server):
     _login(server, u, "fourth").close()
     _q(root, f"DROP USER '{u}'@'%'")
     assert _err(lambda: _login(server, u, "fourth"))[0] == 1045
+
+
+def test_a_new_user_reads_the_system_databases_only(server):
+    """Every user sees and reads information_schema and mysql (Doris's default Select_priv on
+    both), sees no other database without a grant, and cannot drop either."""
+    root = server.connect()
+    u, db = unique_name("sysdb"), unique_name("sysdb_db")
+    _q(root, f"CREATE DATABASE {db}")
+    _q(root, f"CREATE USER '{u}'@'%' IDENTIFIED BY 'pw'")
+    conn = _login(server, u, "pw", db="mysql")
+    assert _q(conn, "SHOW DATABASES") == [("information_schema",), ("mysql",)]
+    assert _q(conn, "SELECT DATABASE()") == [("mysql",)]
+    assert _q(conn, "SHOW TABLES") == [("procs_priv",)]
+    assert _q(conn, "SELECT COUNT(*) FROM mysql.procs_priv") == [(0,)]
+    assert _q(conn, "SELECT SCHEMA_NAME FROM information_schema.schemata") == \
+        [("information_schema",), ("mysql",)]
+    assert _err(conn, "DROP DATABASE mysql") == \
+        (1044, f"errCode = 2, detailMessage = Access denied for user '{u}' to database 'mysql'")
+    assert _err(conn, f"USE {db}")[0] == 1044
+    _q(root, f"DROP USER '{u}'@'%'")
+    _q(root, f"DROP DATABASE {db}")
 
 
 def test_roles_and_show_layouts(server):

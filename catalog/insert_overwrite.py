@@ -1,0 +1,100 @@
+"""INSERT OVERWRITE's partition swap, as Doris's InsertOverwriteUtil does it.
+
+    INSERT OVERWRITE TABLE t [PARTITION (p1, ...)] [(cols)] SELECT ... | VALUES ...
+
+`begin` adds, for every target partition (the named ones, else every formal partition of the
+table), a temporary partition with the same range or values, buckets and replicas (one
+`add_partitions` journal entry, `"temporary": true`). The statement then loads its rows into
+those temporary partitions only (a row that belongs to none fails the load as any strict
+INSERT). `commit` replaces the targets by them in one `replace_partitions` entry (the
+temporary ones take the old names), so a reader or a restart sees the old data or the new,
+never a mix; `abort` drops them. Temporary partitions an interrupted overwrite left behind
+(named `OVERWRITE_PREFIX...`) are dropped at start-up (`drop_leftovers`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from catalog.debug_points import debug_point
+from catalog.errors import AnalysisError, DdlError, DorisError
+from catalog.partition_ddl import db_of, locked_table
+
+if TYPE_CHECKING:
+    from catalog.catalog import Catalog
+
+OVERWRITE_PREFIX = "iot_temp_"
+
+
+@dataclass
+class Overwrite:
+    db: str
+    table: str
+    targets: list[int]      # formal partition ids replaced
+    temps: list[int]        # their temporary partitions, in the same order
+
+
+def begin(cat: Catalog, db_name: str | None, table_name: str,
+          partition_names: list[str] | None) -> Overwrite:
+    with locked_table(cat, db_name, table_name) as table:
+        if partition_names is None:
+            targets = table.sorted_partitions()
+        else:
+            targets = []
+            for name in partition_names:
+                p = table.partition_by_name(name)
+                if p is None:
+                    raise AnalysisError(f"partition {name} is not found in table {table.name}")
+                targets.append(p)
+        if not targets:
+            raise DdlError(f"table {table.name} has no partition to overwrite")
+        tag = uuid.uuid4().hex[:8]
+        temps = [cat.new_partition(table, f"{OVERWRITE_PREFIX}{tag}_{i}", p.lower, p.upper,
+                                   p.values, p.buckets, p.replication_num)
+                 for i, p in enumerate(targets)]
+        db = db_of(cat, table)
+        cat._log("add_partitions", {"db": db, "table": table.name,
+                                    "partitions": [p.to_dict() for p in temps],
+                                    "next_id": cat.next_id, "temporary": True})
+        return Overwrite(db, table.name, [p.partition_id for p in targets],
+                         [p.partition_id for p in temps])
+
+
+def commit(cat: Catalog, ow: Overwrite) -> None:
+    debug_point("insert_overwrite.before_replace")
+    with locked_table(cat, ow.db, ow.table) as table:
+        missing = [pid for pid in ow.targets if pid not in table.partitions]
+        if missing or any(pid not in table.temp_partitions for pid in ow.temps):
+            raise DdlError(f"partitions of table {table.name} changed during INSERT OVERWRITE; "
+                           f"nothing was overwritten")
+        cat._log("replace_partitions", {
+            "db": ow.db, "table": table.name, "drop": ow.targets, "promote": ow.temps,
+            "rename": {str(t): table.partitions[o].name for o, t in zip(ow.targets, ow.temps)}})
+
+
+def abort(cat: Catalog, ow: Overwrite) -> None:
+    try:
+        with locked_table(cat, ow.db, ow.table) as table:
+            left = [pid for pid in ow.temps if pid in table.temp_partitions]
+            if left:
+                cat._log("drop_partitions", {"db": ow.db, "table": table.name,
+                                             "partition_ids": left, "temporary": True})
+    except DorisError:
+        pass  # the table went away: its temporary partitions with it
+
+
+def drop_leftovers(cat: Catalog) -> int:
+    """At start-up: the temporary partitions of overwrites a crash interrupted."""
+    dropped = 0
+    with cat.lock:
+        tables = [(db.name, t.name, [pid for pid, p in t.temp_partitions.items()
+                                     if p.name.startswith(OVERWRITE_PREFIX)])
+                  for db in cat.dbs.values() for t in db.tables.values()
+                  if getattr(t, "temp_partitions", None)]
+    for db, name, pids in tables:
+        if pids:
+            abort(cat, Overwrite(db, name, [], pids))
+            dropped += len(pids)
+    return dropped
