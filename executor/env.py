@@ -24,7 +24,6 @@ class ExecEnv:
     progress: "ScanProgress" = field(default_factory=lambda: ScanProgress())  # the web UI's
     aliases: dict = field(default_factory=dict)  # id(copied node) -> id(planned node)
 
-
     def check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise QueryInterrupted()
