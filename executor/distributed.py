@@ -50,7 +50,8 @@ def _scan_instances(node: L.OlapScan, env) -> list[pa.Table] | None:
     schema = scan_schema(node)
     start = time.perf_counter()
     parts = read_tablets(node, env, schema)
-    env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start)
+    env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start,
+               nbytes=sum(t.nbytes for t, _ in parts))
     tables: dict[int, list[pa.Table]] = defaultdict(list)
     for st, (table, stats) in zip(node.tablets, parts):
         env.scan_stats.merge(stats)
@@ -117,6 +118,7 @@ def join_instances(node: L.Join, env, split: bool = True) -> list[pa.Table]:
     # The build side runs first: its keys become runtime filters on the probe scan.
     right = execute(node.right, env)
     left_node = apply_runtime_filters(node, right)
+    env.alias(left_node, node.left)
     left_parts = instances(left_node, env, split)
     if kind == "BUCKET_SHUFFLE" and left_parts is not None and node.bucket_right_keys:
         _count(env, node, kind, right.nbytes)
@@ -199,8 +201,9 @@ def run_distributed_join(node: L.Join, env) -> pa.Table:
     from executor.run import execute
     if node.kind == "cross" or node.distribution is None:
         right = execute(node.right, env)
-        return run_join(execute(apply_runtime_filters(node, right), env), right, node, env.eval_ctx,
-                        env.mem_limit)
+        left_node = apply_runtime_filters(node, right)
+        env.alias(left_node, node.left)
+        return run_join(execute(left_node, env), right, node, env.eval_ctx, env.mem_limit)
     parts = join_instances(node, env, split=False)
     parts = [p for p in parts if p.num_rows] or parts[:1]
     return pa.concat_tables(parts) if len(parts) > 1 else parts[0]

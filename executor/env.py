@@ -21,14 +21,54 @@ class ExecEnv:
     # EXPLAIN ANALYZE: id(logical node) -> [rows, seconds, exchange bytes]; None = not profiling
     profile: dict | None = None
     cancel: threading.Event | None = None  # set by KILL QUERY: stop at the next operator/batch
+    progress: "ScanProgress" = field(default_factory=lambda: ScanProgress())  # the web UI's
+    aliases: dict = field(default_factory=dict)  # id(copied node) -> id(planned node)
 
     def check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise QueryInterrupted()
 
-    def record(self, node: object, rows: int = 0, seconds: float = 0.0, moved: int = 0) -> None:
+    def record(self, node: object, rows: int = 0, seconds: float = 0.0, moved: int = 0,
+               nbytes: int = -1) -> None:
+        """Profile counters of a node: [rows, seconds, exchanged bytes, peak output bytes
+        (-1: not measured)]."""
         if self.profile is not None:
-            entry = self.profile.setdefault(id(node), [0, 0.0, 0])
+            key = self.aliases.get(id(node), id(node))
+            entry = self.profile.setdefault(key, [0, 0.0, 0, -1])
             entry[0] += rows
             entry[1] += seconds
             entry[2] += moved
+            entry[3] = max(entry[3], nbytes)
+
+    def alias(self, copy: object, planned: object) -> None:
+        """Profile: `copy` (a subtree rebuilt at run time, e.g. with runtime filters) counts
+        as `planned`, node by node, so EXPLAIN ANALYZE and profiles find its counters."""
+        if self.profile is None:
+            return
+        stack = [(copy, planned)]
+        while stack:
+            c, p = stack.pop()
+            if c is not p:
+                self.aliases[id(c)] = self.aliases.get(id(p), id(p))
+            stack += [(getattr(c, a), getattr(p, a)) for a in ("input", "left", "right")
+                      if getattr(c, a, None) is not None and getattr(p, a, None) is not None]
+
+
+class ScanProgress:
+    """How far a running query's scans are: tablets planned and read, rows read so far (the web
+    UI's progress page polls it while the query runs; units are read in pool threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.tablets_total = 0
+        self.tablets_done = 0
+        self.rows_read = 0
+
+    def planned(self, tablets: int) -> None:
+        with self._lock:
+            self.tablets_total += tablets
+
+    def read(self, tablets: int, rows: int) -> None:
+        with self._lock:
+            self.tablets_done += tablets
+            self.rows_read += rows

@@ -33,7 +33,8 @@ def execute(node: object, env: ExecEnv) -> pa.Table:
         return check_memory(_HANDLERS[type(node)](node, env), env)
     start = time.perf_counter()
     table = check_memory(_HANDLERS[type(node)](node, env), env)
-    env.record(node, table.num_rows, time.perf_counter() - start)
+    env.record(node, table.num_rows, time.perf_counter() - start,
+               nbytes=getattr(table, "nbytes", 0))
     return table
 
 

@@ -43,7 +43,7 @@ def stream(node: object, env: ExecEnv) -> Iterator[pa.Table]:
         batch = next(batches, None)
         if batch is None:
             return
-        env.record(node, batch.num_rows, time.perf_counter() - start)
+        env.record(node, batch.num_rows, time.perf_counter() - start, nbytes=batch.nbytes)
         yield batch
 
 

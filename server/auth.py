@@ -129,7 +129,12 @@ def login_basic(auth: Auth, header: str | None, remote_ip: str) -> Access:
         name, _, password = base64.b64decode(value.strip(), validate=True).decode().partition(":")
     except (ValueError, UnicodeDecodeError):
         raise AccessDenied("no valid Basic authorization", 1045, prefix=False) from None
-    name = name.split("@")[0]
+    return login_password(auth, name.split("@")[0], password, remote_ip)
+
+
+def login_password(auth: Auth, name: str, password: str, remote_ip: str) -> Access:
+    """The Access of `name` logging in with the clear `password` from `remote_ip` (the web
+    UI's login form, Basic auth), or AccessDenied (1045)."""
     user = auth.find_login(name, remote_ip)
     if user is None or not hmac.compare_digest(user.password, scramble_password(password)):
         raise AccessDenied(denied_message(name, remote_ip, bool(password)), 1045, prefix=False)

@@ -48,6 +48,7 @@ def read_tablet(node, st, env: ExecEnv, schema: pa.Schema) -> tuple[pa.Table, Sc
 def scan_units(node, env: ExecEnv) -> list[list]:
     """The scan's tablets (ScanTablet) grouped into units, in scan order (module docstring)."""
     tablets = node.tablets
+    env.progress.planned(len(tablets))
     small = [st.snapshot is not None and scan_unit.eligible(st.snapshot) for st in tablets]
     if sum(small) < UNIT_MIN_TABLETS:
         return [[st] for st in tablets]
@@ -85,6 +86,7 @@ def read_unit(node, unit: list, env: ExecEnv,
         if found is not None:
             table, rows = found
             table = table.rename_columns(node.output)
+            env.progress.read(len(unit), stats.rows_read)
             return (table if table.schema.equals(schema) else table.cast(schema)), stats, rows
     parts = [read_tablet(node, st, env, schema) for st in unit]
     stats = ScanStats()
@@ -92,6 +94,7 @@ def read_unit(node, unit: list, env: ExecEnv,
         stats.merge(s)
     tables = [t for t, _ in parts]
     table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+    env.progress.read(len(unit), stats.rows_read)
     return table, stats, np.array([t.num_rows for t in tables], dtype=np.int64)
 
 

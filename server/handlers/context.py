@@ -20,6 +20,7 @@ class StatementContext:
     session: object          # server.session.DorisSession (variables, database)
     now: datetime
     sql: str
+    fragments: list | None = None  # a profiled query's distributed plan (handlers/query.py)
 
     @property
     def db(self) -> str | None:

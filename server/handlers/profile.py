@@ -37,6 +37,7 @@ from datetime import datetime
 from catalog.errors import AnalysisError
 from catalog.storage_statements import ShowQueryProfileStmt
 from server.handlers.context import StatementContext
+from server.handlers.profile_tree import operator_tree
 from server.results import RowsResult, text_columns
 from storage import ScanStats
 from storage.stats import PROFILE_NAMES
@@ -60,10 +61,16 @@ class QueryProfile:
     rows_returned: int
     stats: ScanStats = field(default_factory=ScanStats)
     indexes: list[str] = field(default_factory=list)  # db.table(materialized index) per scan
+    operators: dict | None = None  # the operator tree with counters (profile_tree.py)
 
     def total(self) -> str:
         ms = int(round((self.end - self.start) * 1000))
         return f"{ms}ms" if ms < 1000 else f"{ms // 1000}sec{ms % 1000}ms"
+
+    def row(self) -> tuple:
+        """The profile's row in SHOW QUERY PROFILE "/" (LIST_COLUMNS)."""
+        return (self.query_id, self.user, self.default_db, self.sql, "Query", _stamp(self.start),
+                _stamp(self.end), self.total(), self.state)
 
     def text(self) -> str:
         scanner = {PROFILE_NAMES[k] for k in _SCANNER}
@@ -132,13 +139,18 @@ def scanned_indexes(plan: object) -> list[str]:
     return sorted(out)
 
 
+def enabled(ctx: StatementContext) -> bool:
+    variables = ctx.session.variables  # is_report_success: the name before Doris 0.15
+    return bool(variables.get("enable_profile") or variables.get("is_report_success"))
+
+
 def track(ctx: StatementContext, env, result: RowsResult, started: float,
-          indexes: list[str] | None = None) -> RowsResult:
+          indexes: list[str] | None = None, fragments: list | None = None) -> RowsResult:
     """`result` unchanged unless enable_profile is on; then its batches are counted and its
-    profile kept once the connection has taken the last one."""
-    variables = ctx.session.variables
-    if not (variables.get("enable_profile") or variables.get("is_report_success")):
-        return result  # is_report_success: the name before Doris 0.15
+    profile kept once the connection has taken the last one, with the operator tree of
+    `fragments` when given."""
+    if not enabled(ctx):
+        return result
     store = store_of(ctx)
 
     def batches():
@@ -152,9 +164,10 @@ def track(ctx: StatementContext, env, result: RowsResult, started: float,
             state = "ERR"
             raise
         finally:
+            tree = operator_tree(fragments, env.profile or {}) if fragments else None
             store.add(QueryProfile(new_query_id(), ctx.session.username or "root", ctx.db or "",
                                    ctx.sql, started, time.time(), state, rows, env.scan_stats,
-                                   indexes or []))
+                                   indexes or [], tree))
 
     return RowsResult(result.columns, batches())
 
@@ -166,8 +179,7 @@ def show_query_profile(stmt: ShowQueryProfileStmt, ctx: StatementContext) -> Row
     store = store_of(ctx)
     parts = [p for p in path.split("/") if p]
     if not parts:
-        rows = [(p.query_id, p.user, p.default_db, p.sql, "Query", _stamp(p.start),
-                 _stamp(p.end), p.total(), p.state) for p in store.newest_first()]
+        rows = [p.row() for p in store.newest_first()]
         return text_columns(LIST_COLUMNS, rows)
     profile = store.get(parts[0])
     if profile is None:

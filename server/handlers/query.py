@@ -39,19 +39,23 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
                            variables=ctx.session.variables.info_rows,
                            **hidden_column_flags(ctx),
                            view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
+    profiling = profile.enabled(ctx)
     try:
         with statistics.memoized():
             plan, columns = bind_query(stmt, bind_ctx)
             # The distributed plan decides each join's distribution; the executor carries it
             # out (a plan without joins has nothing to decide: EXPLAIN builds its fragments).
-            if not _single_relation(plan):
-                build_fragments(plan, columns, fragment_context(ctx))
+            # A profiled query keeps it: its profile draws the operators (web UI).
+            if profiling or not _single_relation(plan):
+                fragments = build_fragments(plan, columns, fragment_context(ctx))
+                ctx.fragments = fragments if profiling else None
     except BaseException:
         _release(bind_ctx.snapshots)
         raise
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool,
                   mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0),
-                  cancel=ctx.session.cancel)
+                  cancel=ctx.session.cancel, profile={} if profiling else None)
+    ctx.session.progress = env.progress  # the web UI's progress page
     return plan, columns, env, bind_ctx.snapshots
 
 
@@ -205,4 +209,4 @@ def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = T
     else:
         result = RowsResult(result_cols, _counted(itertools.chain([first], rest), ctx.session))
     return profile.track(ctx, env, result, started,  # enable_profile: SHOW QUERY PROFILE
-                         profile.scanned_indexes(plan))
+                         profile.scanned_indexes(plan), getattr(ctx, "fragments", None))

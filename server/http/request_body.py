@@ -17,6 +17,10 @@ import threading
 from catalog.errors import DorisError
 
 
+_MAX_READ = 1 << 20  # bytes per read from the socket: `received` (load progress) moves as
+# the body arrives, not once per 16 MB CSV block
+
+
 class MalformedBody(DorisError):
     """The chunked framing of a request body is broken."""
 
@@ -59,7 +63,7 @@ class RequestBody(io.RawIOBase):
             if self._done:
                 return 0
         view = memoryview(buffer).cast("B")
-        data = self._rfile.read(min(len(view), self._left))
+        data = self._rfile.read(min(len(view), self._left, _MAX_READ))
         if not data:
             raise MalformedBody("the request body ended before its declared length")
         n = len(data)

@@ -15,6 +15,9 @@ Stream Load also needs LOAD_PRIV on its table.
     GET  /api/_load_error_log?file=...    -> the rejected rows of a recent load
     GET  /api/health                      -> backends alive / total
     /api/compaction/show | run | run_status  -> the BE compaction API (compaction_api.py)
+    /login, /Playground, /System, /QueryProfile, ... and their JSON (/rest/v1/system, ...)
+                                          -> the web UI (server/webui/), login form or Basic
+                                             auth; a browser's unknown path gets its 404 page
 """
 
 from __future__ import annotations
@@ -34,8 +37,11 @@ from server.http import compaction_api, read_api, rest_api
 from server.http.error_log import ErrorLogStore
 from server.http.load_options import StreamLoadOptions
 from server.http.request_body import RequestBody
+from server.http.running_loads import RunningLoad, RunningLoads
 from server.http.stream_load import BodyLimits, body_limit, run_stream_load
 from server.http.two_phase import PreparedTxns
+from server import webui
+from server.webui import log_buffer
 
 log = logging.getLogger("minidoris.http")
 
@@ -44,6 +50,9 @@ _TWO_PHASE = re.compile(r"^/api/([^/]+)/_stream_load_2pc$")
 _QUERY_PLAN = re.compile(r"^/api/([^/]+)/([^/]+)/_query_plan$")
 _SCHEMA = re.compile(r"^/api/([^/]+)/([^/]+)/_schema$")
 _MAX_BODY = 10 << 30  # other endpoints' bodies (read whole); Stream Load: BodyLimits
+_WEBUI_MAX_BODY = 1 << 20
+_WEBUI_HEADERS = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+                  "Content-Security-Policy": "default-src 'self'; img-src 'self' data:"}
 _DRAIN_MAX = 64 << 20  # unread body bytes drained after a reply; beyond, the connection closes
 
 
@@ -55,6 +64,9 @@ class HttpService:
         self.port = self.server.server_address[1]
         self.errors = ErrorLogStore(f"http://{host}:{self.port}")
         self.txns = PreparedTxns(services.catalog)  # two-phase stream loads
+        self.loads = RunningLoads()  # Stream Loads running now (the web UI's progress page)
+        self.logins = webui.Logins(services.catalog.auth)  # the web UI's login cookies
+        log_buffer.install()  # the web UI's Logs page: the log's tail, kept in memory
         cfg = services.config
         self.limits = BodyLimits(cfg.streaming_load_max_mb, cfg.streaming_load_json_max_mb)
         self._thread = threading.Thread(target=self.server.serve_forever, name="http",
@@ -80,6 +92,8 @@ def _handler_class(service: HttpService) -> type:
 
         def do_POST(self) -> None:
             path = urlsplit(self.path).path
+            if webui.owns(path):
+                return self._webui()
             if self._rest("POST"):
                 return
             plan = _QUERY_PLAN.match(path)
@@ -114,10 +128,13 @@ def _handler_class(service: HttpService) -> type:
             body = RequestBody(self.rfile, length)
             time_zone = str(service.services.global_variables.get("time_zone"))
             headers = {k: v for k, v in self.headers.items()}
+            running = RunningLoad(db, table, self._user, body)
             try:
-                reply = run_stream_load(service.services.catalog, service.errors, db, table,
-                                        headers, body, time_zone, service.txns,
-                                        service.services.group_commit, service.limits)
+                with service.loads.running(running):
+                    reply = run_stream_load(service.services.catalog, service.errors, db,
+                                            table, headers, body, time_zone, service.txns,
+                                            service.services.group_commit, service.limits,
+                                            running.reply)
             except Exception as e:  # noqa: BLE001 - the request boundary: a Fail reply, logged
                 failed = StorageIOError.of(e)  # a full or read-only disk: not a bug
                 if failed is None:
@@ -169,6 +186,8 @@ def _handler_class(service: HttpService) -> type:
                 alive = sum(1 for b in backends if getattr(b, "alive", True))
                 return self._reply(200, {"msg": "success", "code": 0, "count": 0, "data": {
                     "online_backend_num": alive, "total_backend_num": len(backends)}})
+            if webui.owns(url.path):
+                return self._webui()
             if self._rest("GET"):
                 return
             if url.path == "/metrics":  # Prometheus (server/metrics.py); any valid account
@@ -189,7 +208,35 @@ def _handler_class(service: HttpService) -> type:
                 if self._authorized(unquote(schema.group(1)), unquote(schema.group(2)), "SELECT"):
                     read_api.get_schema(service, self, url.path)
                 return
+            if "text/html" in self.headers.get("Accept", ""):
+                return self._webui()  # a browser: the web UI's 404 page
             self._reply(404, {"status": "NOT_FOUND", "msg": f"no handler for {url.path}"})
+
+        def _webui(self) -> None:
+            """A page or JSON endpoint of the web UI (server/webui/); bodies up to 1 MB."""
+            body = b""
+            if self.command == "POST" and \
+                    "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                body = self._body()
+                if body is None:
+                    return
+                if len(body) > _WEBUI_MAX_BODY:
+                    return self._reply(413, {"status": "FAILED", "msg": "too large body"})
+            elif self.command == "POST":
+                try:
+                    length = int(self.headers.get("Content-Length", "0"))
+                except ValueError:
+                    length = -1
+                if not 0 <= length <= _WEBUI_MAX_BODY:
+                    self._discard_body()
+                    return self._reply(413, {"status": "FAILED", "msg": "bad or too large body"})
+                body = self.rfile.read(length)
+            url = urlsplit(self.path)
+            response = webui.handle(service.services, service, service.logins, self.command,
+                                    url.path, url.query, self.headers, body,
+                                    self.client_address[0])
+            self._send(response.status, response.body, response.ctype,
+                       {**_WEBUI_HEADERS, **response.headers})
 
         def _rest(self, method: str) -> bool:
             """Doris FE's REST endpoints (rest_api.py), as the authenticated account."""
@@ -246,6 +293,7 @@ def _handler_class(service: HttpService) -> type:
             try:
                 access = login_basic(service.services.catalog.auth,
                                      self.headers.get("Authorization"), self.client_address[0])
+                self._user = access.name
                 if table is not None:
                     access.require_tbl(db, table, priv)
                 elif db is not None:

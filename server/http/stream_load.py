@@ -88,14 +88,16 @@ def _too_large(size: int, limit: int, conf: str, opts: StreamLoadOptions) -> Exc
 def run_stream_load(catalog, errors: ErrorLogStore, db: str, table_name: str,
                     headers: dict[str, str], body, time_zone: str,
                     txns: PreparedTxns | None = None, group_commit=None,
-                    limits: BodyLimits | None = None) -> dict:
+                    limits: BodyLimits | None = None, progress: dict | None = None) -> dict:
     """`body`: bytes, or a file-like stream read as the load goes (server/http/request_body.py:
-    its `length`, None when chunked, is checked against the limits before anything is read)."""
+    its `length`, None when chunked, is checked against the limits before anything is read).
+    `progress`: a dict that becomes the reply, filled in as the load runs (running_loads.py)."""
     started = time.monotonic()
     headers = {k.lower(): v for k, v in headers.items()}
     stream = io.BytesIO(body) if isinstance(body, (bytes, bytearray)) else body
     length = len(body) if isinstance(body, (bytes, bytearray)) else body.length
-    reply = {"TxnId": -1, "Label": headers.get("label") or str(uuid.uuid4()),
+    reply = progress if progress is not None else {}
+    reply |= {"TxnId": -1, "Label": headers.get("label") or str(uuid.uuid4()),
              "Comment": "", "TwoPhaseCommit": "false", "Status": "Fail", "Message": "",
              "NumberTotalRows": 0, "NumberLoadedRows": 0, "NumberFilteredRows": 0,
              "NumberUnselectedRows": 0, "LoadBytes": length or 0, "LoadTimeMs": 0,
@@ -159,6 +161,7 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
             counts.read_seconds += time.monotonic() - mark
             prepared = prepare_rows(table, src, opts, ctx)
             counts.add(prepared)
+            reply["NumberTotalRows"] = counts.total  # progress, while the body arrives
             rows = prepared.rows
             if opts.partial_columns:
                 rows = complete_partial_columns(catalog, db, table.name, rows)
