@@ -197,8 +197,9 @@ class LoadManager:
         timer = threading.Timer(timeout, self._cancel, (job_id, "type:TIMEOUT; msg:loading timeout to cancel"))
         timer.daemon = True
         timer.start()
+        deadline = time.monotonic() + timeout
         try:
-            self._etl_and_load(job_id, spec)
+            self._etl_and_load(job_id, spec, deadline)
         except Exception as e:  # a Spark failure, a bad file: the job is cancelled
             reason = e.args[0] if isinstance(e, _Cancelled) else self._cancel_reasons.get(job_id)
             if reason is None:
@@ -213,7 +214,7 @@ class LoadManager:
             timer.cancel()
             shutil.rmtree(spec["output_dir"], ignore_errors=True)
 
-    def _etl_and_load(self, job_id: int, spec: dict) -> None:
+    def _etl_and_load(self, job_id: int, spec: dict, deadline: float = float("inf")) -> None:
         from pipeline.spark_load import run_etl
         self._save(self._job(job_id), State="ETL", EtlStartTime=_now_text())
         spark = self._session(spec)
@@ -236,6 +237,8 @@ class LoadManager:
         if considered and manifest["filtered"] / considered > spec["max_filter_ratio"]:
             raise _Cancelled("type:ETL_QUALITY_UNSATISFIED; msg:quality not good enough to cancel")
         with self._lock:  # CANCEL LOAD is refused from here on
+            if time.monotonic() > deadline:  # the timer's cancel may not have landed yet
+                self._cancel_reasons.setdefault(job_id, "type:TIMEOUT; msg:loading timeout to cancel")
             self._raise_if_cancelled(job_id)
             self._save(self._job(job_id), State="LOADING", LoadStartTime=_now_text())
         prepared = PreparedLoad(spec["db"], spec["table"]["name"], spec["txn_id"], [],
