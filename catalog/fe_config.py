@@ -44,6 +44,8 @@ FE_CONFIGS: tuple[ConfigSpec, ...] = (
     ConfigSpec("tablet_schedule_interval_ms", "long", False, True),
     ConfigSpec("alter_table_timeout_second", "int", True, True),
     ConfigSpec("enable_outfile_to_local", "boolean", False, False),
+    ConfigSpec("spark_load_etl_delay_ms", "long", True, True,
+               "minidoris only, a test hook: a Spark Load job waits this long after its ETL"),
     ConfigSpec("rollup_job_tablet_delay_ms", "long", True, True,
                "minidoris only, a test hook: an ADD ROLLUP job waits this long per tablet"),
 )

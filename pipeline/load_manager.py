@@ -224,6 +224,9 @@ class LoadManager:
             manifest = run_etl(spark, spec, lambda done: self._etl_progress(job_id, done))
         finally:
             spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+        delay = self.catalog.fe_config_get("spark_load_etl_delay_ms")
+        if delay:
+            time.sleep(delay / 1000)  # test hook: a job slow enough to time out
         self._raise_if_cancelled(job_id)
         job = self._job(job_id)
         url = self._keep_errors(job_id, manifest["errors"])

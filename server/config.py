@@ -64,6 +64,7 @@ class Config:
     arrow_flight_sql_port: int = -1  # Arrow Flight SQL (server/flight_sql.py); -1 = off
     alter_table_timeout_second: int = 86400
     rollup_job_tablet_delay_ms: int = 0
+    spark_load_etl_delay_ms: int = 0  # a test hook: a Spark Load job waits after its ETL
     # SELECT ... INTO OUTFILE "file:///...": Doris refuses local files unless this is set
     enable_outfile_to_local: bool = False
     # Loads' memory (storage/memtable.py, catalog/load_sink.py, server/http/stream_load.py)

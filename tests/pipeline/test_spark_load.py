@@ -215,12 +215,16 @@ def test_cancel_load_and_timeout(spark_load_server, tmp_path):
             job["ErrorMsg"] == "type:USER_CANCEL; msg:user cancel"
     with pytest.raises(Exception, match="There is no uncompleted job"):
         query(server, db, 'CANCEL LOAD WHERE LABEL = "l5"')
-    # A job that cannot finish within the 1 s timeout even on a fast, warm machine (400k rows
-    # did, once Spark was warm).
-    slow = f'DATA INFILE("{_csv(tmp_path / "bigger.csv", 3000000)}") INTO TABLE t ' \
+    # A job that cannot finish within the 1 s timeout: it waits 2 s after its ETL (a test
+    # hook; 3M rows once finished within the second on a quiet machine with Spark warm).
+    slow = f'DATA INFILE("{_csv(tmp_path / "bigger.csv", 100000)}") INTO TABLE t ' \
         'COLUMNS TERMINATED BY ","'
-    _load(server, db, "l6", slow, '"max_filter_ratio" = "1", "timeout" = "1"')
-    job = wait_load(server, db, "l6")
+    query(server, db, 'ADMIN SET FRONTEND CONFIG ("spark_load_etl_delay_ms" = "2000")')
+    try:
+        _load(server, db, "l6", slow, '"max_filter_ratio" = "1", "timeout" = "1"')
+        job = wait_load(server, db, "l6")
+    finally:
+        query(server, db, 'ADMIN SET FRONTEND CONFIG ("spark_load_etl_delay_ms" = "0")')
     assert job["State"] == "CANCELLED" and job["ErrorMsg"] == "type:TIMEOUT; msg:loading timeout to cancel"
     assert query(server, db, "SELECT count(*) FROM t") == [(0,)]
     assert _versions(server, db) == [1, 1]
