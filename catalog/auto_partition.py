@@ -48,7 +48,9 @@ def ensure(cat: Catalog, table: OlapTable, data: pa.Table) -> None:
     from catalog.create_table import plan_partitions
     from catalog.partition_ddl import _replicas, db_of, locked_table
 
-    with locked_table(cat, _db(cat, table), table.name) as t:
+    with cat.lock:
+        db = db_of(cat, table)
+    with locked_table(cat, db, table.name) as t:
         existing = {p.name.lower() for p in t.partitions.values()}
         fresh = [d for d in descs if d.name.lower() not in existing]
         if not fresh:
@@ -57,14 +59,9 @@ def ensure(cat: Catalog, table: OlapTable, data: pa.Table) -> None:
         replicas = _replicas(cat, t, {})
         parts = [cat.new_partition(t, name, lower, upper, values, t.distribution.buckets,
                                    replicas) for name, lower, upper, values in planned]
-        cat._log("add_partitions", {"db": db_of(cat, t), "table": t.name,
+        cat._log("add_partitions", {"db": db, "table": t.name,
                                     "partitions": [p.to_dict() for p in parts],
                                     "next_id": cat.next_id})
-
-
-def _db(cat: Catalog, table: OlapTable) -> str:
-    with cat.lock:
-        return next(db.name for db in cat.dbs.values() if db.tables.get(table.name) is table)
 
 
 def _needed(table: OlapTable, data: pa.Table) -> list[PartitionDesc]:

@@ -17,6 +17,8 @@ call it once per index.
 
 from __future__ import annotations
 
+import functools
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import sqlglot
@@ -32,7 +34,7 @@ def define_sources(define: list[str]) -> list[str]:
     """The base columns a computed column reads."""
     if define[0] == "count":
         return [define[1]]
-    return list(dict.fromkeys(c.name for c in sqlglot.parse_one(define[1], read="doris")
+    return list(dict.fromkeys(c.name for c in _parsed(define[1])
                               .find_all(exp.Column)))
 
 
@@ -60,7 +62,14 @@ def where_columns(index: MaterializedIndexMeta) -> list[str]:
 
 
 def _where(index: MaterializedIndexMeta) -> exp.Expression:
-    return sqlglot.parse_one(index.where_clause, read="doris")
+    return _parsed(index.where_clause)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(sql: str) -> exp.Expression:
+    """A view's WHERE or computed column, parsed once (loads use them for every tablet's
+    chunk of every batch); callers only read the tree."""
+    return sqlglot.parse_one(sql, read="doris")
 
 
 def selected_rows(index: MaterializedIndexMeta, rows: pa.Table) -> pa.Table:
@@ -82,7 +91,7 @@ def index_rows(table: OlapTable, index: MaterializedIndexMeta, rows: pa.Table) -
         if define[0] == "count":
             arr = pc.cast(pc.is_valid(rows.column(define[1])), pa.int64())
         else:
-            arr = evaluate(sqlglot.parse_one(define[1], read="doris"), rows)
+            arr = evaluate(_parsed(define[1]), rows)
             arr = arr if isinstance(arr, (pa.Array, pa.ChunkedArray)) else \
                 pa.array([arr.as_py()] * rows.num_rows, pa.int64())
             if not pa.types.is_floating(arr.type):

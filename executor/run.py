@@ -45,11 +45,11 @@ def check_memory(table, env: ExecEnv):
     env.check_cancelled()
     # the buffers' total size (each shared buffer once) is O(buffers); the exact nbytes of
     # sliced arrays only when that bound passes the limit
-    bound = getattr(table, "get_total_buffer_size", None)  # (Arrow tables have it)
-    if (bound() if bound is not None else table.nbytes) >= PROCESS_CHECK_BYTES:
+    total = getattr(table, "get_total_buffer_size", None)  # (Arrow tables have it)
+    size = total() if total is not None else table.nbytes
+    if size >= PROCESS_CHECK_BYTES:
         _check_process_memory(env)
-    if env.mem_limit and (bound is None or bound() > env.mem_limit) \
-            and table.nbytes > env.mem_limit:
+    if env.mem_limit and size > env.mem_limit and table.nbytes > env.mem_limit:
         raise ExecutionError(
             f"[MEM_LIMIT_EXCEEDED]Query memory usage {table.nbytes} bytes exceeds "
             f"exec_mem_limit {env.mem_limit} bytes; raise it with SET exec_mem_limit = ...")

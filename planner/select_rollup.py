@@ -41,6 +41,7 @@ GROUP BY (an empty input counts 0); SUM(a * b) reads the view's computed column.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 import sqlglot
@@ -320,8 +321,11 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
     return wrapped
 
 
-def _where_conjuncts(where_clause: str) -> list[str]:
-    return [c.sql("doris") for c in conjuncts(sqlglot.parse_one(where_clause, read="doris"))]
+@functools.lru_cache(maxsize=256)
+def _where_conjuncts(where_clause: str) -> frozenset[str]:
+    """A view's WHERE conjuncts as text (parsed once per WHERE, not per query)."""
+    return frozenset(c.sql("doris") for c in conjuncts(sqlglot.parse_one(where_clause,
+                                                                          read="doris")))
 
 
 def _where_fit(index, u: _Usage) -> tuple[_Usage, set[str]] | None:
@@ -330,7 +334,7 @@ def _where_fit(index, u: _Usage) -> tuple[_Usage, set[str]] | None:
     and the columns only they read (the view need not hold them)."""
     if not index.where_clause:
         return u, set()
-    wanted = set(_where_conjuncts(index.where_clause))
+    wanted = _where_conjuncts(index.where_clause)
     have = {t for t, _, _, _ in u.filter_conjuncts}
     if not wanted <= have:
         return None
@@ -344,7 +348,7 @@ def _where_fit(index, u: _Usage) -> tuple[_Usage, set[str]] | None:
 def _drop_where_conjuncts(scan: L.OlapScan, table: OlapTable, index, u: _Usage) -> None:
     """The query's conjuncts a view's WHERE guarantees leave the plan, and so do the scan's
     columns and storage predicates the view does not hold (only those conjuncts read them)."""
-    wanted = set(_where_conjuncts(index.where_clause))
+    wanted = _where_conjuncts(index.where_clause)
     for t, _, node, conjunct in u.filter_conjuncts:
         if t in wanted:
             rest = [c for c in conjuncts(node.condition) if c is not conjunct]

@@ -5,7 +5,6 @@ WITH ROLLUP, t1's rollups (all, or the named ones)."""
 
 from __future__ import annotations
 
-
 from catalog.errors import AnalysisError
 from catalog.statements import CreateTableStmt, RollupDesc
 from server.handlers.context import StatementContext
