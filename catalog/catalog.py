@@ -354,9 +354,10 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                         for pid, tid, meta in rowsets]})
 
-    def log_compaction(self, data: dict) -> None:
-        """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py)."""
-        self._log("compact", data)
+    def log_compaction(self, data: dict, op: str = "compact") -> None:
+        """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py), or
+        (`compact_slices`) many tablets' at once (catalog/slice_compaction.py)."""
+        self._log(op, data)
 
 
 # -- apply functions: the only code that changes catalog state ---------------------------------

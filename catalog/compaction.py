@@ -130,7 +130,7 @@ def prepare_task(cat: Catalog, ref: TabletRef, kind: str, cfg: CompactionConfig,
     except StorageError:  # dropped meanwhile (DROP, TRUNCATE)
         return None
     state = tablet.compaction
-    view = tablet_view(tablet.rowsets())
+    view = tablet.compaction_view()
     promotion = promotion_size(view, cfg)
     state.cumulative_point = calculate_cumulative_point(view, state.cumulative_point, promotion)
     if kind == CUMULATIVE:
@@ -252,4 +252,11 @@ def apply_compact(cat: Catalog, data: dict) -> None:
                                                               RowsetMeta.from_dict(meta))
 
 
-APPLY = {"compact": apply_compact}
+def apply_compact_slices(cat: Catalog, data: dict) -> None:
+    """Many tablets' compactions in one entry (catalog/slice_compaction.py)."""
+    cat.last_txn_id = max(cat.last_txn_id, int(data["txn_id"]))
+    for item in data["items"]:
+        apply_compact(cat, item)
+
+
+APPLY = {"compact": apply_compact, "compact_slices": apply_compact_slices}

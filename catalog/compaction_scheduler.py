@@ -12,6 +12,9 @@
       is prepared (catalog/compaction.py); its task asks `Permits` for its segments
       (total_permits_for_compaction_score; blocking, one submission at a time; a task asking
       more than the total runs once the pool is idle) and goes to the pool.
+      A cumulative round begins, at most once a second, with the slice compactions
+      (catalog/slice_compaction.py): every tablet whose inputs are small load slices, merged
+      group by group in this thread, with their permits, marked submitted meanwhile.
       A round that finds every disk full sleeps up to 2 s or until a task ends. A round after
       one that produced nothing is skipped unless some tablet's rowsets changed or a second
       has passed (time alone makes rowsets leave the skip window): idle rounds cost nothing.
@@ -34,8 +37,9 @@ from typing import TYPE_CHECKING, Callable
 
 from catalog.compaction import (BASE, CUMULATIVE, CompactionError, CompactionTask, TabletRef,
                                 execute_task, prepare_task, tablet_refs)
+from catalog.slice_compaction import SLICE_ROUND_SECONDS, run_slice_compaction, slice_tasks
 from storage.compaction_policy import (CompactionConfig, base_score, calculate_cumulative_point,
-                                       cumulative_score, promotion_size, tablet_view)
+                                       cumulative_score, promotion_size)
 from storage.errors import StorageError
 from storage.tablet import Tablet
 
@@ -46,6 +50,7 @@ log = logging.getLogger(__name__)
 
 IDLE_WAIT_SECONDS = 2.0  # seed 002: a round with every disk full sleeps until a task ends or 2 s
 FULL_ROUND_SECONDS = 1.0  # with nothing changed, a round at least this often
+SCORE_REFRESH_SECONDS = 0.5  # a tablet's cached score is kept this long while loads change it
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,9 @@ class CompactionScheduler:
         self._lock = threading.Condition()
         self._submitted: dict[int, tuple[str, int]] = {}  # tablet id -> (kind, disk)
         self._manual: tuple[int, str] | None = None
-        self._scores: dict[tuple, tuple[int, int]] = {}
+        # tablet id -> (generation, cumulative point, when, (cumulative, base) scores)
+        self._scores: dict[int, tuple[int, int, float, tuple[int, int]]] = {}
+        self._last_slice_round = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -137,9 +144,13 @@ class CompactionScheduler:
         self.rounds += 1
         kind = BASE if self.rounds % (self.config.rounds_for_each_base + 1) == 0 else CUMULATIVE
         by_disk: dict[int, list[TabletRef]] = defaultdict(list)
-        for ref in tablet_refs(self.cat):
+        refs = tablet_refs(self.cat)
+        for ref in refs:
             by_disk[ref.backend_id].append(ref)
         produced, full_disks = 0, 0
+        if kind == CUMULATIVE and time.monotonic() - self._last_slice_round >= SLICE_ROUND_SECONDS:
+            self._last_slice_round = time.monotonic()
+            produced += self._slice_round(refs, now)
         for disk, refs in sorted(by_disk.items()):
             with self._lock:
                 busy = sum(1 for _, d in self._submitted.values() if d == disk)
@@ -177,6 +188,48 @@ class CompactionScheduler:
                 return task
         return None
 
+    def _slice_round(self, refs: list[TabletRef], now: float) -> int:
+        """Slice compactions (catalog/slice_compaction.py), each group of tablets marked
+        submitted while it runs in this thread; how many tablets were compacted."""
+        with self._lock:
+            busy = set(self._submitted)
+            if self._manual is not None:
+                busy.add(self._manual[0])
+        disabled: dict[int, bool] = {}
+
+        def skip(ref: TabletRef) -> bool:
+            if ref.tablet_id in busy:
+                return True
+            if ref.table_id not in disabled:
+                disabled[ref.table_id] = self._table_disabled(ref)
+            return disabled[ref.table_id]
+
+        done = 0
+        for tasks in slice_tasks(self.cat, refs, self.policy, now, skip):
+            with self._lock:
+                taken = [t for t in tasks if t.ref.tablet_id not in self._submitted and
+                         (self._manual is None or self._manual[0] != t.ref.tablet_id)]
+                for t in taken:
+                    self._submitted[t.ref.tablet_id] = (CUMULATIVE, t.ref.backend_id)
+            permits = sum(t.permits for t in taken)  # seed 002 §2.2, as for any task
+            try:
+                if taken and self.permits.acquire(permits, self._stop):
+                    try:
+                        done += run_slice_compaction(self.cat, taken)
+                    finally:
+                        self.permits.release(permits)
+            except (CompactionError, StorageError, OSError, ValueError, RuntimeError) as exc:
+                log.warning("slice compaction of %d tablets of table %d failed: %s",
+                            len(taken), taken[0].ref.table_id, exc)
+            except Exception:  # the producer's boundary: logged, the tablets unchanged
+                log.exception("slice compaction of %d tablets failed", len(taken))
+            finally:
+                with self._lock:
+                    for t in taken:
+                        self._submitted.pop(t.ref.tablet_id, None)
+                    self._lock.notify_all()
+        return done
+
     def _table_disabled(self, ref: TabletRef) -> bool:
         with self.cat.lock:
             db = self.cat.dbs.get(ref.db)
@@ -186,20 +239,23 @@ class CompactionScheduler:
 
     def scores(self, tablet) -> tuple[int, int]:
         """(cumulative, base) compaction score of a tablet (seed 002 §3.6, §4.4), cached per
-        published state and cumulative point."""
-        key = (tablet.tablet_id, tablet.generation, tablet.compaction.cumulative_point)
-        cached = self._scores.get(key)
-        if cached is None:
-            view = tablet_view(tablet.rowsets())
-            promotion = promotion_size(view, self.policy)
-            point = calculate_cumulative_point(view, tablet.compaction.cumulative_point,
-                                               promotion)
-            cached = (cumulative_score(view, point, promotion, self.policy),
-                      base_score(view, point))
-            if len(self._scores) > 100000:
-                self._scores.clear()
-            self._scores[key] = cached
-        return cached
+        published state and cumulative point; under a stream of loads (a new state every
+        load) recomputed at most every SCORE_REFRESH_SECONDS: scores only rank the tablets,
+        and the task's inputs are picked afresh (prepare_task)."""
+        state = tablet.compaction
+        cached = self._scores.get(tablet.tablet_id)
+        now = time.monotonic()
+        if cached is not None and cached[1] == state.cumulative_point and \
+                (cached[0] == tablet.generation or now - cached[2] < SCORE_REFRESH_SECONDS):
+            return cached[3]
+        view = tablet.compaction_view()
+        promotion = promotion_size(view, self.policy)
+        point = calculate_cumulative_point(view, state.cumulative_point, promotion)
+        scores = (cumulative_score(view, point, promotion, self.policy), base_score(view, point))
+        if len(self._scores) > 100000:
+            self._scores.clear()
+        self._scores[tablet.tablet_id] = (tablet.generation, state.cumulative_point, now, scores)
+        return scores
 
     # -- the consumers --------------------------------------------------------------------------
     def _submit(self, task: CompactionTask, disk: int) -> bool:

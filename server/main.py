@@ -31,6 +31,7 @@ from catalog.group_commit import GroupCommitManager
 from catalog import insert_overwrite
 from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
+from server import gc_tuning
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
 from server.config import Config, load_config, parse_mem_limit
@@ -187,6 +188,7 @@ class DorisServer(MysqlServer):
 async def serve(cfg: Config, host: str) -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     services = open_services(cfg)
+    gc_tuning.apply()  # after the catalog's replay: see server/gc_tuning.py
     # Statements run in the loop's default executor (asyncio.to_thread): enough threads that
     # many clients (and sync group commit loads waiting for their group) do not queue.
     asyncio.get_running_loop().set_default_executor(

@@ -14,7 +14,10 @@ size_based cumulative policy (`cumulative_compaction_policy = size_based`):
                              with overlapping segments -> its start; a data rowset (not the
                              base) smaller than promotion_size -> its start; else past it
     pick_cumulative_inputs   candidates: start >= cp and (older than
-                             cumulative_compaction_skip_window_seconds or already merged); the
+                             cumulative_compaction_skip_window_seconds or already merged or
+                             a small load's slice: minidoris's own rule, slices merge many
+                             tablets at a time (storage/slice_compaction.py), and held back
+                             30 s a busy table's every tablet keeps hundreds of them); the
                              first gap-free run; walk it: a delete version stops the walk once
                              inputs exist (else it is skipped), remembered as last_delete_version;
                              the score (segments) reaching max_cumulative_compaction_num_
@@ -112,10 +115,28 @@ def tablet_view(rowsets: list[RowsetMeta]) -> list[RowsetInfo]:
     if not rowsets or rowsets[0].start_version > 1:
         view.append(RowsetInfo(0, 1, 0, 0))
     for r in rowsets:
-        start = view[-1].end + 1 if view else r.start_version
-        view.append(RowsetInfo(min(start, r.start_version), r.end_version, r.data_size,
-                               r.num_segments, r.is_delete, False, r.creation_time, r))
+        view.append(_info(view, r))
     return view
+
+
+def extend_view(view: list[RowsetInfo], r: RowsetMeta) -> list[RowsetInfo]:
+    """`tablet_view(rowsets + [r])` from `view` = `tablet_view(rowsets)` (a new list)."""
+    return [*view, _info(view, r)]
+
+
+def _info(view: list[RowsetInfo], r: RowsetMeta) -> RowsetInfo:
+    start = view[-1].end + 1 if view else r.start_version
+    if start < r.start_version:  # a version gap before r: r covers it (see the docstring)
+        return RowsetInfo(start, r.end_version, r.data_size, r.num_segments, r.is_delete,
+                          False, r.creation_time, r)
+    # The common case depends on r alone: kept with the published meta (never changed once
+    # published), so a view is rebuilt after a compaction without a new object per rowset.
+    info = r.__dict__.get("_policy_info")
+    if info is None:
+        info = RowsetInfo(r.start_version, r.end_version, r.data_size, r.num_segments,
+                          r.is_delete, False, r.creation_time, r)
+        r.__dict__["_policy_info"] = info
+    return info
 
 
 def promotion_size(view: list[RowsetInfo], cfg: CompactionConfig) -> int:
@@ -177,7 +198,8 @@ def pick_cumulative_inputs(view: list[RowsetInfo], point: int, promotion: int,
                            cfg: CompactionConfig, now: float) -> tuple[list[RowsetInfo], int]:
     """(input rowsets, last_delete_version or -1); no inputs: nothing worth compacting."""
     candidates = _first_run([r for r in view if r.start >= point and
-                             (now - r.created >= cfg.skip_window_seconds or r.merged)])
+                             (now - r.created >= cfg.skip_window_seconds or r.merged or
+                              (r.meta is not None and r.meta.load_file is not None))])
     inputs: list[RowsetInfo] = []
     last_delete, score = -1, 0
     for rs in candidates:

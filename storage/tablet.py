@@ -44,7 +44,7 @@ import pyarrow as pa
 from storage import load_version, stale_sweeper
 from storage.arrays import contiguous
 from storage.compaction import merge_rows
-from storage.compaction_policy import CompactionState
+from storage.compaction_policy import CompactionState, RowsetInfo, extend_view, tablet_view
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
 from storage.durable import fsync_path
@@ -95,6 +95,7 @@ class Tablet:
         self.compaction = CompactionState()  # cumulative point, last success/failure times
         self.scans = 0  # snapshots taken: the producer's scan frequency
         self.generation = 0  # bumped whenever the published rowsets change (score caches)
+        self._view: tuple[list | None, list[RowsetInfo]] = (None, [])  # compaction_view's
 
     # -- writing -------------------------------------------------------------------------------
     def write_rowset(self, data: pa.Table, txn_id: int,
@@ -146,7 +147,7 @@ class Tablet:
         rowset_id = self._allocate_rowset_id()
         self._hold_load_file(name, rowset_id)
         return RowsetMeta(rowset_id, self.tablet_id, txn_id, num_rows, size,
-                          load_file=name, load_offset=offset,
+                          load_file=name, load_offset=offset, creation_time=time.time(),
                           column_ids=self.schema.column_ids())
 
     def abort_rowset(self, meta: RowsetMeta) -> None:
@@ -367,7 +368,27 @@ class Tablet:
         """Published rowsets (up to `version`), in version order."""
         with self._lock:
             snapshot = self._published
-        return [r for r in snapshot if version is None or r.end_version <= version]
+        if version is None:
+            return list(snapshot)
+        return [r for r in snapshot if r.end_version <= version]
+
+    def compaction_view(self) -> list[RowsetInfo]:
+        """The compaction policy's view of the published rowsets (`tablet_view`), cached per
+        published list and extended by one entry when a load appended one rowset, so that the
+        producer's rounds cost no Python per rowset of tablets that only took loads. Callers
+        must not change the list."""
+        with self._lock:
+            published = self._published
+        cached, view = self._view
+        if cached is published:
+            return view
+        if cached and len(published) == len(cached) + 1 and \
+                published[:-1] == cached:
+            view = extend_view(view, published[-1])
+        else:
+            view = tablet_view(published)
+        self._view = (published, view)
+        return view
 
     def version_count(self) -> int:
         """Published rowsets (Doris's tablet version count, max_tablet_version_num's measure)."""
