@@ -158,22 +158,23 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         if self._unapplied == 0 and self.journal.entries_since_image >= self.edit_log_roll_num:
             self.journal.checkpoint(self.state())
 
-    def _log_outside_lock(self, op: str, data: Any) -> None:
+    def _log_outside_lock(self, entries: list[tuple[str, Any]]) -> None:
         """`_log` for publishes: the fsync happens without the catalog lock, so readers taking
-        snapshots and other tables' loads do not wait for it; the entry is applied under the
+        snapshots and other tables' loads do not wait for it; the entries are applied under the
         lock right after. The caller holds the table's load lock, so entries of one table are
         applied in journal order; entries of different tables commute."""
         with self.lock:
-            self._unapplied += 1
+            self._unapplied += len(entries)
         try:
-            self.journal.append(op, data)
+            self.journal.append_many(entries)
         except BaseException:
             with self.lock:
-                self._unapplied -= 1
+                self._unapplied -= len(entries)
             raise
         with self.lock:
-            self._unapplied -= 1
-            _APPLY[op](self, data)
+            self._unapplied -= len(entries)
+            for op, data in entries:
+                _APPLY[op](self, data)
             self._maybe_checkpoint()
 
     def label_txn(self, db_name: str, label: str) -> int | None:
@@ -330,29 +331,44 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         """Make a load visible: new partition versions and (partition, tablet, rowset) at once;
         the load's label, when it has one, is taken by the same journal entry. Call with the
         table's load lock held and without the catalog lock (the fsync runs outside it)."""
+        self.reserve_label(db_name, label, txn_id)
+        try:
+            self.publish_many([self.publish_data(db_name, table_name, txn_id, partition_versions,
+                                                 rowsets, label)])
+        finally:
+            self.release_label(db_name, label)
+
+    def reserve_label(self, db_name: str, label: str | None, txn_id: int) -> None:
+        """Hold `label` for a publish in flight (LabelAlreadyUsed if taken or held)."""
+        if label is None:
+            return
         key = (db_name, label)
+        with self.lock:
+            used = self.labels.get(db_name, {}).get(label)
+            if used is not None or key in self._labels_in_flight:
+                raise LabelAlreadyUsed(label, used if used is not None else txn_id)
+            self._labels_in_flight.add(key)
+
+    def release_label(self, db_name: str, label: str | None) -> None:
         if label is not None:
             with self.lock:
-                used = self.labels.get(db_name, {}).get(label)
-                if used is not None or key in self._labels_in_flight:
-                    raise LabelAlreadyUsed(label, used if used is not None else txn_id)
-                self._labels_in_flight.add(key)
-        try:
-            self._publish_entry(db_name, table_name, txn_id, partition_versions, rowsets, label)
-        finally:
-            if label is not None:
-                with self.lock:
-                    self._labels_in_flight.discard(key)
+                self._labels_in_flight.discard((db_name, label))
 
-    def _publish_entry(self, db_name: str, table_name: str, txn_id: int,
-                       partition_versions: dict[int, int],
-                       rowsets: list[tuple[int, int, RowsetMeta]], label: str | None) -> None:
-        self._log_outside_lock("publish", {
-            "db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
-            "label": label,
-            "partitions": {str(k): v for k, v in partition_versions.items()},
-            "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
-                        for pid, tid, meta in rowsets]})
+    def publish_data(self, db_name: str, table_name: str, txn_id: int,
+                     partition_versions: dict[int, int],
+                     rowsets: list[tuple[int, int, RowsetMeta]], label: str | None) -> dict:
+        """A `publish` journal entry's data."""
+        return {"db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
+                "label": label,
+                "partitions": {str(k): v for k, v in partition_versions.items()},
+                "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
+                            for pid, tid, meta in rowsets]}
+
+    def publish_many(self, entries: list[dict]) -> None:
+        """Journal `publish` entries (one write, one fsync, without the catalog lock), then
+        apply them in order: the batch of catalog/load.py:commit_load. The caller holds the
+        table's load lock and the entries' labels (reserve_label)."""
+        self._log_outside_lock([("publish", data) for data in entries])
 
     def log_compaction(self, data: dict, op: str = "compact") -> None:
         """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py), or

@@ -77,16 +77,25 @@ class Journal:
 
     # -- writing --------------------------------------------------------------------------------
     def append(self, op: str, data: Any) -> None:
+        self.append_many([(op, data)])
+
+    def append_many(self, entries: list[tuple[str, Any]]) -> None:
+        """Append entries in order with one write and one fsync (a batch of publishes): all
+        of them are durable when this returns; a crash before leaves a prefix of them, whose
+        statements were not acknowledged."""
         with self._lock:
             if self._file is None:
                 self._file = open(self.log_path, "ab")
-            self.seq += 1
-            body = json.dumps({"seq": self.seq, "op": op, "data": data},
-                              separators=(",", ":")).encode()
-            self._file.write(_HEADER.pack(len(body), zlib.crc32(body)) + body)
+            frames = []
+            for op, data in entries:
+                self.seq += 1
+                body = json.dumps({"seq": self.seq, "op": op, "data": data},
+                                  separators=(",", ":")).encode()
+                frames.append(_HEADER.pack(len(body), zlib.crc32(body)) + body)
+            self._file.write(b"".join(frames))
             self._file.flush()
             os.fsync(self._file.fileno())
-            self.entries_since_image += 1
+            self.entries_since_image += len(entries)
 
     def checkpoint(self, catalog_state: dict) -> None:
         """Write an image of `catalog_state` (taken under the catalog lock) and reset the log."""

@@ -171,33 +171,106 @@ def prepare_load(catalog: Catalog, db_name: str, table_name: str, data: pa.Table
 def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
     """Publish a prepared load: each touched partition's next version, one journal entry that
     also takes the label. Fails (nothing visible, its rowsets aborted) when the table changed
-    shape or lost a touched partition meanwhile."""
+    shape or lost a touched partition meanwhile.
+
+    Loads into one table publish in batches (flat combining): a load queues itself, then takes
+    the table's load lock; whoever holds it publishes every load queued by then (versions in
+    queue order, one journal write and fsync for all, catalog/catalog.py:publish_many), and
+    the others find theirs done when they get the lock. With many concurrent writers the lock
+    changes hands once per batch instead of once per load."""
     try:
         with catalog.lock:
             table = catalog.get_table(prepared.db, prepared.table)
-        with _table_locks[table.table_id]:
-            with catalog.lock:
-                table = catalog.get_table(prepared.db, prepared.table)
-                touched = {pid for pid, _, _ in prepared.rowsets}
-                missing = [pid for pid in touched
-                           if pid not in table.partitions and pid not in table.temp_partitions]
-                if (prepared.source is not None and table is not prepared.source) or \
-                        (prepared.shape is not None and storage_shape(table) != prepared.shape):
-                    raise AnalysisError(f"Table {prepared.table} changed during the load; "
-                                        "load again")
-                if missing:
-                    raise AnalysisError(f"partition {missing[0]} of table {table.name} was "
-                                        f"dropped during the load")
-                versions = {pid: table.any_partition(pid).visible_version + 1 for pid in touched}
-            # The label is checked again (and held) by the publish; its fsync runs without the
-            # catalog lock.
-            catalog.publish(prepared.db, table.name, prepared.txn_id, versions,
-                            prepared.rowsets, prepared.label)
+        queue = _publish_queues[table.table_id]
+        item = _QueuedPublish(prepared)
+        lock = _table_locks[table.table_id]
+        # A caller already holding the lock (a DELETE's sign rows) serialises its own read and
+        # write against every other load: it publishes its load alone.
+        alone = lock._is_owned()
+        with queue.mutex:
+            queue.items.append(item)
+        with lock:
+            if not item.done:
+                with queue.mutex:
+                    if alone:
+                        queue.items.remove(item)
+                        batch = [item]
+                    else:
+                        batch, queue.items = queue.items, []
+                _publish_batch(catalog, batch)
+        if item.error is not None:
+            raise item.error
     except BaseException:
         abort_load(catalog, prepared)
         raise
     finally:
         prepared.leave_gate()
+
+
+@dataclass
+class _QueuedPublish:
+    prepared: PreparedLoad
+    done: bool = False
+    error: BaseException | None = None
+
+
+@dataclass
+class _PublishQueue:
+    mutex: threading.Lock = field(default_factory=threading.Lock)
+    items: list[_QueuedPublish] = field(default_factory=list)
+
+
+_publish_queues: dict[int, _PublishQueue] = defaultdict(_PublishQueue)
+
+
+def _publish_batch(catalog: Catalog, batch: list[_QueuedPublish]) -> None:
+    """Publish the queued loads of one table (with its load lock held): each checked and given
+    its versions under the catalog lock, then all journaled at once; a load that fails its
+    check fails alone, a journal failure fails them all. Marks every item done."""
+    entries, taken = [], []
+    try:
+        with catalog.lock:
+            next_version: dict[int, int] = {}
+            for item in batch:
+                p = item.prepared
+                try:
+                    table = catalog.get_table(p.db, p.table)
+                    _check_publishable(table, p)
+                    catalog.reserve_label(p.db, p.label, p.txn_id)
+                except BaseException as exc:  # noqa: BLE001 - this load's own error
+                    item.error = exc
+                    continue
+                versions = {}
+                for pid in {pid for pid, _, _ in p.rowsets}:
+                    versions[pid] = next_version.get(
+                        pid, table.any_partition(pid).visible_version) + 1
+                    next_version[pid] = versions[pid]
+                entries.append(catalog.publish_data(p.db, table.name, p.txn_id, versions,
+                                                    p.rowsets, p.label))
+                taken.append(item)
+        if entries:
+            catalog.publish_many(entries)
+    except BaseException as exc:
+        for item in taken:
+            item.error = exc
+        raise
+    finally:
+        for item in taken:
+            catalog.release_label(item.prepared.db, item.prepared.label)
+        for item in batch:
+            item.done = True
+
+
+def _check_publishable(table: OlapTable, prepared: PreparedLoad) -> None:
+    touched = {pid for pid, _, _ in prepared.rowsets}
+    missing = [pid for pid in touched
+               if pid not in table.partitions and pid not in table.temp_partitions]
+    if (prepared.source is not None and table is not prepared.source) or \
+            (prepared.shape is not None and storage_shape(table) != prepared.shape):
+        raise AnalysisError(f"Table {prepared.table} changed during the load; load again")
+    if missing:
+        raise AnalysisError(f"partition {missing[0]} of table {table.name} was dropped "
+                            f"during the load")
 
 
 def abort_load(catalog: Catalog, prepared: PreparedLoad) -> None:

@@ -49,6 +49,9 @@ class OlapScan:
     index_id: int = 0            # the materialized index read (planner/select_rollup.py)
     index_name: str = ""         # ... its name ("" until chosen: the base index)
     preaggregation: str = ""     # EXPLAIN's PREAGGREGATION text: ON | OFF. Reason: ...
+    # Doris's pre-aggregation: the query's aggregates give the same result over rows not yet
+    # merged by key (an Aggregate table, PREAGGREGATION ON): storage skips the merge-on-read
+    preaggregate: bool = False
 
 
 @dataclass

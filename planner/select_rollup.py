@@ -48,7 +48,7 @@ import sqlglot
 from sqlglot import exp
 
 from catalog.catalog import Catalog
-from catalog.model import DUP_KEYS, OlapTable
+from catalog.model import AGG_KEYS, DUP_KEYS, OlapTable
 from planner import logical as L
 from planner.scope import conjuncts
 from storage.types import DataType
@@ -432,6 +432,7 @@ def _apply(scan: L.OlapScan, table: OlapTable, index_id: int, reason: str | None
     scan.index_name = index.name
     scan.preaggregation = "ON" if reason is None or table.keys_type == DUP_KEYS \
         else f"OFF. Reason: {reason}"
+    scan.preaggregate = reason is None and table.keys_type == AGG_KEYS
     if index_id == table.base_index_id:
         return
     scan.keys_type = index.keys_type

@@ -198,6 +198,7 @@ async def serve(cfg: Config, host: str) -> None:
     await server.start_server(host=host, port=cfg.query_port)
     http = _start_http(services, host, cfg.http_port)
     if http is not None:
+        cfg.http_port = http.port  # with 0 a free port was picked: SHOW TABLETS' links use it
         services.load_manager.http_base_url = f"http://{host}:{http.port}"
     flight_sql = _start_flight_sql(services, host, cfg.arrow_flight_sql_port)
     services.dynamic_scheduler.start()

@@ -71,13 +71,13 @@ class TabletSnapshot:
         self._finalizer = weakref.finalize(self, tablet._dropped, key)
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
-             stats: ScanStats) -> pa.Table:
+             stats: ScanStats, merge: bool = True) -> pa.Table:
         from storage.tablet_reader import read_rowsets  # tablet_reader imports the tablet
         if not self._finalizer.alive:
             raise StorageError(f"Snapshot of tablet {self.tablet.tablet_id} at version "
                                f"{self.version} was released")
         return read_rowsets(self.tablet, self.schema, list(self.rowsets), columns, predicates,
-                            stats)
+                            stats, merge)
 
     def release(self) -> None:
         if self._finalizer.detach() is not None:

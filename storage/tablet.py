@@ -430,10 +430,11 @@ class Tablet:
             self._snapshots.pop(self._dropped_keys.popleft(), None)
 
     def read(self, version: int, columns: list[str], predicates: list[ColumnPredicate],
-             stats: ScanStats) -> pa.Table:
-        """Rows visible at `version` satisfying the predicates, `columns` in that order."""
+             stats: ScanStats, merge: bool = True) -> pa.Table:
+        """Rows visible at `version` satisfying the predicates, `columns` in that order
+        (`merge`: see tablet_reader.read_rowsets)."""
         with self.capture(version) as snapshot:
-            return snapshot.read(columns, predicates, stats)
+            return snapshot.read(columns, predicates, stats, merge)
 
     def scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                     columns: list[str], predicates: list[ColumnPredicate],

@@ -25,7 +25,7 @@ from storage.merge import merge_sorted
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import combined_mask
 from storage.rowset import RowsetMeta
-from storage.schema import TabletSchema
+from storage.schema import AGG_KEYS, TabletSchema
 from storage.stats import ScanStats
 
 if TYPE_CHECKING:
@@ -34,15 +34,19 @@ if TYPE_CHECKING:
 
 def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta],
                  columns: list[str], predicates: list[ColumnPredicate],
-                 stats: ScanStats) -> pa.Table:
-    """Rows of `rowsets` (one version's path) satisfying the predicates, `columns` in order."""
+                 stats: ScanStats, merge: bool = True) -> pa.Table:
+    """Rows of `rowsets` (one version's path) satisfying the predicates, `columns` in order.
+    `merge=False` (Doris's pre-aggregation: the query aggregates the rows again in a way the
+    merge does not change) reads an AGGREGATE tablet's rows as stored, unmerged; Unique
+    tablets always merge (the last version and the delete sign decide which rows exist)."""
     for name in [*columns, *(p.column for p in predicates)]:
         if not schema.has_column(name):
             raise StorageError(f"Unknown column '{name}' in tablet {tablet.tablet_id}")
     data = [r for r in rowsets if r.num_rows]
     deletes = delete_conjunctions(rowsets, schema)
     stats.rowsets_read += len(data)
-    if schema.merges_on_read and (len(data) > 1 or any(r.overlapping for r in data)):
+    if (merge or schema.keys_type != AGG_KEYS) and schema.merges_on_read and \
+            (len(data) > 1 or any(r.overlapping for r in data)):
         result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
     else:
         result = tablet.concat(tablet.scan_all(schema, data, deletes, columns, predicates,

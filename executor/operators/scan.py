@@ -37,10 +37,12 @@ def read_tablet(node, st, env: ExecEnv, schema: pa.Schema) -> tuple[pa.Table, Sc
     the tablet's scan counters (merged by the caller's thread: no shared counters here)."""
     stats = ScanStats()
     if st.snapshot is not None:  # captured at bind time (storage/snapshot.py)
-        table = st.snapshot.read(list(node.columns), list(node.predicates), stats)
+        table = st.snapshot.read(list(node.columns), list(node.predicates), stats,
+                                 merge=not node.preaggregate)
     else:
         table = env.engine.get_tablet(st.tablet_id).read(st.version, list(node.columns),
-                                                         list(node.predicates), stats)
+                                                         list(node.predicates), stats,
+                                                         merge=not node.preaggregate)
     table = table.rename_columns(node.output)
     return (table if table.schema.equals(schema) else table.cast(schema)), stats
 
