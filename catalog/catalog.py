@@ -60,6 +60,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.next_id = 10000
         self.last_txn_id = 0
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
+        self.txn_publish_times: dict[int, float] = {}  # labelled txn -> when its rowsets
+        # were written (SHOW PROC '/transactions'; entries replayed since the last image)
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
@@ -411,6 +413,8 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         return  # dropped between this entry's fsync and its apply (journal order: before)
     if data.get("label"):
         cat.labels.setdefault(data["db"], {})[data["label"]] = data["txn_id"]
+        cat.txn_publish_times[data["txn_id"]] = max(
+            (r["meta"].get("creation_time", 0.0) for r in data["rowsets"]), default=0.0)
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:
         p = table.any_partition(r["partition"])

@@ -38,6 +38,7 @@ from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
 from server.http.stream_load_records import StreamLoadRecords
+from server.http.two_phase import PreparedTxns
 from server.limits import BoundedStream, max_packet_of
 from server.metrics import QueryMetrics
 from server.protocol.connection import DorisConnection
@@ -80,6 +81,7 @@ class Services:
     group_commit: GroupCommitManager | None = None  # INSERT/Stream Load group commit
     metrics: QueryMetrics = field(default_factory=QueryMetrics)  # /metrics (server/metrics.py)
     stream_loads: StreamLoadRecords | None = None  # SHOW STREAM LOAD
+    prepared_txns: PreparedTxns | None = None  # pre-committed two-phase Stream Loads
 
 
 def open_services(cfg: Config) -> Services:
@@ -120,7 +122,8 @@ def open_services(cfg: Config) -> Services:
     services = Services(cfg, catalog, engine, pool, global_variables, fe_config, scheduler,
                         tablets, compaction=compaction, data_dir_lock=data_dir_lock,
                         group_commit=group_commit,
-                        stream_loads=StreamLoadRecords(fe_config))
+                        stream_loads=StreamLoadRecords(fe_config),
+                        prepared_txns=PreparedTxns(catalog))
     services.load_manager = LoadManager(
         catalog, cfg.data_dir, {"page_size": cfg.data_page_size,
                                 "short_key_interval": cfg.short_key_index_interval,

@@ -27,7 +27,6 @@ from server.http.error_log import ErrorLogStore
 from server.http.routes import build_app
 from server.http.running_loads import RunningLoads
 from server.http.stream_load import BodyLimits
-from server.http.two_phase import PreparedTxns
 from server import metrics, webui
 from server.webui import log_buffer
 
@@ -52,7 +51,7 @@ class HttpService:
         self._socket = _bind(host, port)
         self.port = self._socket.getsockname()[1]
         self.errors = ErrorLogStore(f"http://{host}:{self.port}")
-        self.txns = PreparedTxns(services.catalog)  # two-phase stream loads
+        self.txns = services.prepared_txns  # two-phase stream loads
         self.loads = RunningLoads()  # Stream Loads running now (the web UI's progress page)
         self.stream_loads = services.stream_loads  # Stream Loads that ran (SHOW STREAM LOAD)
         self.logins = webui.Logins(services.catalog.auth)  # the web UI's login cookies
