@@ -51,13 +51,14 @@ class RequestBody(io.RawIOBase):
         self.received = 0
         self.started = False      # whether anything was asked of the client (100 Continue)
         self._done = length == 0
-        self._pending = b""       # received beyond what the last read asked for
+        self._pending = b""       # the last piece received, read up to `_offset`
+        self._offset = 0
         self._stopped = stopped or threading.Event()
         self._lock = threading.RLock()
 
     @property
     def done(self) -> bool:
-        return self._done and not self._pending
+        return self._done and self._offset == len(self._pending)
 
     def readable(self) -> bool:
         return True
@@ -66,11 +67,11 @@ class RequestBody(io.RawIOBase):
         # pyarrow's CSV reader may read ahead on a thread of its own: one reader at a time.
         with self._lock:
             view = memoryview(buffer).cast("B")
-            if not self._pending and not self._done:
-                self._pending = self._fetch(min(len(view), _MAX_READ))
-            n = min(len(view), len(self._pending))
-            view[:n] = self._pending[:n]
-            self._pending = self._pending[n:]
+            if self._offset == len(self._pending) and not self._done:
+                self._pending, self._offset = self._fetch(min(len(view), _MAX_READ)), 0
+            n = min(len(view), len(self._pending) - self._offset)
+            view[:n] = memoryview(self._pending)[self._offset:self._offset + n]
+            self._offset += n
             return n
 
     def _fetch(self, want: int) -> bytes:
