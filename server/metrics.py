@@ -6,6 +6,8 @@ server, `generate_latest`), with Doris's metric names and labels where Doris has
                                                          10,000 statements (Doris's quantiles)
     doris_fe_connection_total                            open MySQL connections
     doris_fe_txn_counter{type="begin"}                   transactions begun (ids handed out)
+    doris_fe_txn_num                                     running transactions: pre-committed
+                                                         loads and Stream Loads in flight
     doris_fe_max_journal_id                              the journal's last entry
     doris_fe_tablet_num / doris_fe_tablet_max_compaction_score
     doris_be_tablet_cumulative_max_compaction_score      the highest cumulative score
@@ -83,8 +85,9 @@ def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
 class DorisCollector:
     """The server's metrics, read from `services` at each scrape."""
 
-    def __init__(self, services) -> None:
+    def __init__(self, services, running_loads=lambda: 0) -> None:
         self.services = services
+        self.running_loads = running_loads  # Stream Loads in flight (the HTTP service's)
 
     def collect(self):
         services = self.services
@@ -102,6 +105,9 @@ class DorisCollector:
         yield _gauge("doris_fe_connection_total", "total connections", len(services.sessions))
         yield _untyped("doris_fe_txn_counter", "counter of transactions",
                        [({"type": "begin"}, catalog.last_txn_id)])
+        prepared = services.prepared_txns.prepared() if services.prepared_txns else []
+        yield _gauge("doris_fe_txn_num", "number of running transactions",
+                     len(prepared) + self.running_loads())
         yield _gauge("doris_fe_max_journal_id", "max journal id of this frontend",
                      catalog.journal.seq)
         tablets, score = _tablet_figures(services)
@@ -115,10 +121,10 @@ class DorisCollector:
                         ({"type": "receive_bytes"}, metrics.load_bytes)])
 
 
-def registry_of(services) -> CollectorRegistry:
+def registry_of(services, running_loads=lambda: 0) -> CollectorRegistry:
     """A registry of the server's metrics and the process's (memory, CPU, open files)."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(DorisCollector(services))
+    registry.register(DorisCollector(services, running_loads))
     ProcessCollector(registry=registry)
     return registry
 

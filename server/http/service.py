@@ -55,7 +55,7 @@ class HttpService:
         self.loads = RunningLoads()  # Stream Loads running now (the web UI's progress page)
         self.stream_loads = services.stream_loads  # Stream Loads that ran (SHOW STREAM LOAD)
         self.logins = webui.Logins(services.catalog.auth)  # the web UI's login cookies
-        self.metrics = metrics.registry_of(services)  # /metrics
+        self.metrics = metrics.registry_of(services, lambda: len(self.loads.snapshot()))
         self.stopped = threading.Event()  # ends body reads waiting on a client
         log_buffer.install()  # the web UI's Logs page: the log's tail, kept in memory
         cfg = services.config

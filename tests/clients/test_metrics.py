@@ -77,6 +77,12 @@ def test_metrics_parse_with_prometheus_client(server, fresh_db):
         method="PUT", headers={"Authorization": "Basic " + base64.b64encode(b"root:").decode()})
     with urllib.request.urlopen(req, timeout=30) as resp:
         assert b'"Success"' in resp.read()
+    req = urllib.request.Request(  # pre-committed: a running transaction until committed
+        f"http://{server.host}:{server.http_port}/api/{fresh_db}/t/_stream_load", data=b"1\n",
+        method="PUT", headers={"Authorization": "Basic " + base64.b64encode(b"root:").decode(),
+                               "two_phase_commit": "true"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        assert b'"Success"' in resp.read()
     after = _families(server)
     conn.close()
     assert after["doris_fe_query"][0] == "counter"  # sample doris_fe_query_total
@@ -88,14 +94,15 @@ def test_metrics_parse_with_prometheus_client(server, fresh_db):
     assert after["doris_fe_query_err"][1][("doris_fe_query_err", ())] >= 0
     assert after["doris_fe_connection_total"][0] == "gauge"
     assert after["doris_fe_txn_counter"][1][("doris_fe_txn_counter", (("type", "begin"),))] >= 1
-    for family in ("doris_fe_max_journal_id", "doris_fe_tablet_num",
+    for family in ("doris_fe_max_journal_id", "doris_fe_tablet_num", "doris_fe_txn_num",
                    "doris_fe_tablet_max_compaction_score",
                    "doris_be_tablet_cumulative_max_compaction_score"):
         assert after[family][0] == "gauge"
+    assert after["doris_fe_txn_num"][1][("doris_fe_txn_num", ())] >= 1
     rows = ("doris_be_stream_load", (("type", "load_rows"),))
     received = ("doris_be_stream_load", (("type", "receive_bytes"),))
-    assert after["doris_be_stream_load"][1][rows] - before["doris_be_stream_load"][1][rows] == 250
+    assert after["doris_be_stream_load"][1][rows] - before["doris_be_stream_load"][1][rows] == 251
     assert after["doris_be_stream_load"][1][received] - \
-        before["doris_be_stream_load"][1][received] == len(body)
+        before["doris_be_stream_load"][1][received] == len(body) + 2
     assert after["process_resident_memory_bytes"][1][("process_resident_memory_bytes", ())] > \
         10 << 20
