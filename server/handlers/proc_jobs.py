@@ -12,8 +12,11 @@
     /transactions/<db id>/finished   the published loads that took a label, status VISIBLE,
                                      newest first, at most 2000 (Doris's MAX_SHOW_ENTRIES)
 
-What the server does not keep is NULL: a transaction's coordinator, source type and times
-other than its publish (the time its rowsets were written), as Doris shows unset times.
+A finished transaction's CommitTime, PublishTime and FinishTime are its publish entry's time
+and its LoadJobSourceType the load's (BACKEND_STREAMING for Stream Load, INSERT_STREAMING for
+INSERT, BATCH_LOAD_JOB for Spark Load), kept with the label (`Catalog.txn_info`, journaled
+in the publish entry and kept in the image; loads published before this existed have NULL). What the server does not keep is NULL (a transaction's
+coordinator, its prepare time, a group commit's source), as Doris shows unset values.
 """
 
 from __future__ import annotations
@@ -78,16 +81,18 @@ def transactions(ctx: StatementContext, names: list[str]) -> RowsResult:
     with ctx.catalog.lock:
         finished = sorted(((txn, label) for label, txn in ctx.catalog.labels.get(db, {}).items()
                            if txn > 0), reverse=True)
-        times = ctx.catalog.txn_publish_times
-        finished = [(txn, label, times.get(txn)) for txn, label in finished]
+        info = ctx.catalog.txn_info
+        finished = [(txn, label, *info.get(txn, (None, None))) for txn, label in finished]
     if len(names) == 2:
         return text_columns(["State", "Number"], [("running", len(running)),
                                                   ("finished", len(finished))])
     if len(names) == 3 and names[2] in ("running", "finished"):
         if names[2] == "running":
-            rows = [_txn_row(p.txn_id, p.label, "PRECOMMITTED", None) for p in running]
+            rows = [_txn_row(p.txn_id, p.label, "PRECOMMITTED", None, p.source_type)
+                    for p in running]
         else:
-            rows = [_txn_row(txn, label, "VISIBLE", at) for txn, label, at in finished]
+            rows = [_txn_row(txn, label, "VISIBLE", at, source)
+                    for txn, label, at, source in finished]
         return text_columns(_TXN_COLUMNS, rows[:_MAX_SHOW_ENTRIES])
     raise AnalysisError(f"Proc path '/{'/'.join(names)}' doesn't exist")
 
@@ -98,8 +103,9 @@ def _running(ctx: StatementContext, db: str) -> list:
         if txns is not None else []
 
 
-def _txn_row(txn_id: int, label: str | None, status: str, published: float | None) -> tuple:
+def _txn_row(txn_id: int, label: str | None, status: str, published: float | None,
+             source: str | None) -> tuple:
     at = datetime.fromtimestamp(published).strftime("%Y-%m-%d %H:%M:%S") if published \
         else "NULL"
-    return (txn_id, label or "", "NULL", status, "NULL", "NULL", "NULL", at if published else
-            "NULL", at, at, "", 0, -1, "NULL", "")
+    return (txn_id, label or "", "NULL", status, source or "NULL", "NULL", "NULL", at, at, at,
+            "", 0, -1, "NULL", "")

@@ -121,10 +121,16 @@ def test_proc_transactions_and_jobs(server, loaded, fresh_db):
     names, rows = _rows(loaded, f"SHOW PROC '/transactions/{db_id}/finished'")
     assert names[:5] == ["TransactionId", "Label", "Coordinator", "TransactionStatus",
                          "LoadJobSourceType"] and names[-1] == "ErrMsg" and len(names) == 15
-    assert [(r[1], r[3]) for r in rows] == [("day_2014_01_03", "VISIBLE"),
-                                            ("day_2014_01_02_a", "VISIBLE")]  # newest first
+    assert [(r[1], r[3], r[4]) for r in rows] == [
+        ("day_2014_01_03", "VISIBLE", "BACKEND_STREAMING"),
+        ("day_2014_01_02_a", "VISIBLE", "BACKEND_STREAMING")]  # newest first
+    assert rows[0][8] != "NULL" and rows[0][8] == rows[0][9]  # PublishTime, FinishTime
     rows = _rows(loaded, f"SHOW PROC '/transactions/{db_id}/running'")[1]
     assert [(r[1], r[3]) for r in rows] == [("pre_1", "PRECOMMITTED")]
+    with loaded.cursor() as cur:
+        cur.execute("INSERT INTO u WITH LABEL ins_1 VALUES (1, 1)")
+    rows = _rows(loaded, f"SHOW PROC '/transactions/{db_id}/finished'")[1]
+    assert (rows[0][1], rows[0][4]) == ("ins_1", "INSERT_STREAMING")
     with pytest.raises(pymysql.MySQLError) as err:
         loaded.cursor().execute(f"SHOW PROC '/transactions/{db_id}/nope'")
     assert "doesn't exist" in str(err.value)
