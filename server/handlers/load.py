@@ -1,5 +1,6 @@
-"""Handlers of resources and Spark Load: CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD,
-CANCEL LOAD, SHOW STREAM LOAD. The jobs themselves run in pipeline/load_manager.py (`Services.load_manager`)."""
+"""Handlers of resources and loads: CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD,
+CANCEL LOAD (Spark Load jobs run in pipeline/load_manager.py, `Services.load_manager`), and
+SHOW STREAM LOAD (server/http/stream_load_records.py)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,9 @@
 A finished transaction's CommitTime, PublishTime and FinishTime are its publish entry's time
 and its LoadJobSourceType the load's (BACKEND_STREAMING for Stream Load, INSERT_STREAMING for
 INSERT, BATCH_LOAD_JOB for Spark Load), kept with the label (`Catalog.txn_info`, journaled
-in the publish entry and kept in the image; loads published before this existed have NULL). What the server does not keep is NULL (a transaction's
-coordinator, its prepare time, a group commit's source), as Doris shows unset values.
+in the publish entry and kept in the image; loads published before this existed have NULL).
+What the server does not keep is NULL (a transaction's coordinator, its prepare time, a group
+commit's source), as Doris shows unset values.
 """
 
 from __future__ import annotations

@@ -58,7 +58,8 @@ def authorize(request: Request, db: str | None = None, table: str | None = None,
     return access
 
 
-def request_body(request: Request, stopped: threading.Event | None = None) -> RequestBody | Response:
+def request_body(request: Request,
+                 stopped: threading.Event | None = None) -> RequestBody | Response:
     """The request's body as a stream, or the 400 reply to a bad Content-Length."""
     if "chunked" in request.headers.get("Transfer-Encoding", "").lower():
         length = None
