@@ -60,6 +60,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.next_id = 10000
         self.last_txn_id = 0
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
+        # labelled txn -> (publish time, source type): SHOW PROC '/transactions' (in the image)
+        self.txn_info: dict[int, tuple[float, str | None]] = {}
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
@@ -106,6 +108,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.next_id = state["next_id"]
         self.last_txn_id = state.get("last_txn_id", 0)
         self.labels = {db: dict(labels) for db, labels in state.get("labels", {}).items()}
+        self.txn_info = {int(k): (v[0], v[1]) for k, v in state.get("txn_info", {}).items()}
         for d in state["databases"]:
             db = Database.from_dict(d)
             self.dbs[db.name] = db
@@ -132,6 +135,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
 
     def state(self) -> dict:
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
+                "txn_info": {str(k): list(v) for k, v in self.txn_info.items()},
                 "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
                 "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
@@ -327,14 +331,16 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     # -- loads ---------------------------------------------------------------------------------
     def publish(self, db_name: str, table_name: str, txn_id: int,
                 partition_versions: dict[int, int],
-                rowsets: list[tuple[int, int, RowsetMeta]], label: str | None = None) -> None:
+                rowsets: list[tuple[int, int, RowsetMeta]], label: str | None = None,
+                source_type: str | None = None) -> None:
         """Make a load visible: new partition versions and (partition, tablet, rowset) at once;
-        the load's label, when it has one, is taken by the same journal entry. Call with the
+        the load's label, when it has one, is taken by the same journal entry (with the load's
+        source type, for SHOW PROC '/transactions'). Call with the
         table's load lock held and without the catalog lock (the fsync runs outside it)."""
         self.reserve_label(db_name, label, txn_id)
         try:
             self.publish_many([self.publish_data(db_name, table_name, txn_id, partition_versions,
-                                                 rowsets, label)])
+                                                 rowsets, label, source_type)])
         finally:
             self.release_label(db_name, label)
 
@@ -356,10 +362,12 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
 
     def publish_data(self, db_name: str, table_name: str, txn_id: int,
                      partition_versions: dict[int, int],
-                     rowsets: list[tuple[int, int, RowsetMeta]], label: str | None) -> dict:
-        """A `publish` journal entry's data."""
+                     rowsets: list[tuple[int, int, RowsetMeta]], label: str | None,
+                     source_type: str | None = None) -> dict:
+        """A `publish` journal entry's data (with the load's source type, for SHOW PROC
+        '/transactions')."""
         return {"db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
-                "label": label,
+                "label": label, **({"source_type": source_type} if source_type else {}),
                 "partitions": {str(k): v for k, v in partition_versions.items()},
                 "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                             for pid, tid, meta in rowsets]}
@@ -384,7 +392,8 @@ def _apply_create_db(cat: Catalog, data: dict) -> None:
 
 def _apply_drop_db(cat: Catalog, data: dict) -> None:
     db = cat.dbs.pop(data["name"], None)
-    cat.labels.pop(data["name"], None)
+    for txn in cat.labels.pop(data["name"], {}).values():
+        cat.txn_info.pop(txn, None)
     if db is not None:
         for table in db.tables.values():
             colocation.remove_table(cat, table.table_id)
@@ -428,6 +437,7 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         return  # dropped between this entry's fsync and its apply (journal order: before)
     if data.get("label"):
         cat.labels.setdefault(data["db"], {})[data["label"]] = data["txn_id"]
+        cat.txn_info[data["txn_id"]] = (data.get("time", 0.0), data.get("source_type"))
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:
         p = table.any_partition(r["partition"])

@@ -86,6 +86,7 @@ class PreparedLoad:
     source: OlapTable | None = None  # the table object the rowsets were written for
     shape: tuple | None = None  # its storage_shape then
     gate: object = None  # the table's LoadGate this load holds (catalog/load_gate.py)
+    source_type: str | None = None  # Doris's LoadJobSourceType (SHOW PROC '/transactions')
 
     def leave_gate(self) -> None:
         """The load is published or aborted: shape-changing DDL may go on (once)."""
@@ -108,7 +109,7 @@ def load_table(catalog: Catalog, db_name: str, table_name: str, data: pa.Table, 
 
 def load_batches(catalog: Catalog, db_name: str, table_name: str, batches: Iterable[pa.Table],
                  now, label: str | None = None, partition_ids: list[int] | None = None,
-                 txn_id: int | None = None) -> tuple[int, int]:
+                 txn_id: int | None = None, source_type: str | None = None) -> tuple[int, int]:
     """`load_table` of rows that arrive in batches (INSERT ... SELECT's result stream): each
     batch goes to the tablets' memtables as it comes (catalog/load_sink.py), so the load
     holds at most its memtables, whatever its size. One transaction, one version."""
@@ -124,6 +125,7 @@ def load_batches(catalog: Catalog, db_name: str, table_name: str, batches: Itera
     except BaseException:
         sink.abort()
         raise
+    prepared.source_type = source_type
     commit_load(catalog, prepared)
     return prepared.num_rows, prepared.txn_id
 
@@ -246,7 +248,7 @@ def _publish_batch(catalog: Catalog, batch: list[_QueuedPublish]) -> None:
                         pid, table.any_partition(pid).visible_version) + 1
                     next_version[pid] = versions[pid]
                 entries.append(catalog.publish_data(p.db, table.name, p.txn_id, versions,
-                                                    p.rowsets, p.label))
+                                                    p.rowsets, p.label, p.source_type))
                 taken.append(item)
         if entries:
             catalog.publish_many(entries)

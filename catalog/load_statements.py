@@ -79,6 +79,17 @@ class ShowLoadStmt:
 
 
 @dataclass
+class ShowStreamLoadStmt:
+    """SHOW STREAM LOAD [FROM db] [WHERE LABEL = | LIKE ..., STATUS = ...] [ORDER BY] [LIMIT]"""
+
+    db: str | None
+    where: LoadFilter = field(default_factory=LoadFilter)
+    order_by: list[tuple[str, bool]] = field(default_factory=list)  # (column, descending)
+    limit: int | None = None
+    offset: int = 0
+
+
+@dataclass
 class CancelLoadStmt:
     db: str | None
     where: LoadFilter = field(default_factory=LoadFilter)

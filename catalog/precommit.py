@@ -58,6 +58,7 @@ def restore(cat: Catalog) -> list[PreparedLoad]:
                 rowsets.append((pid, tid, rowset))
         shape = data.get("shape")
         load = PreparedLoad(data["db"], data["table"], txn_id, rowsets, data["num_rows"], label,
+                            source_type="BACKEND_STREAMING",  # only Stream Loads pre-commit
                             shape=None if shape is None else (tuple(shape[0]), tuple(shape[1]),
                                                               shape[2]))
         _enter_gate(cat, load)

@@ -129,7 +129,9 @@ def join_instances(node: L.Join, env, split: bool = True) -> list[pa.Table]:
         left_keys = [node.left_keys[node.right_keys.index(r)] for r in node.bucket_right_keys]
         types = _key_types(left_parts[0], left_keys)
         keys = node.bucket_right_keys
+        start = time.perf_counter()
         right_parts = _hash_split(_cast_keys(right, keys, types), keys, types, len(left_parts))
+        env.record(node, right.num_rows, time.perf_counter() - start, part=L.BUILD_EXCHANGE)
         return _join_pairs(left_parts, right_parts, node, env)
     if kind == "BROADCAST":
         if left_parts is None:
@@ -145,8 +147,12 @@ def join_instances(node: L.Join, env, split: bool = True) -> list[pa.Table]:
         return [run_join(left, right, node, env.eval_ctx, env.mem_limit)]
     n = DEFAULT_SHUFFLE_PARTITIONS
     types = _key_types(left, node.left_keys)
+    start = time.perf_counter()
     left_split = _hash_split(left, node.left_keys, types, n)
+    split_at = time.perf_counter()
     right_split = _hash_split(_cast_keys(right, node.right_keys, types), node.right_keys, types, n)
+    env.record(node, left.num_rows, split_at - start, part=L.PROBE_EXCHANGE)
+    env.record(node, right.num_rows, time.perf_counter() - split_at, part=L.BUILD_EXCHANGE)
     return _join_pairs(left_split, right_split, node, env)
 
 

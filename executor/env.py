@@ -29,11 +29,13 @@ class ExecEnv:
             raise QueryInterrupted()
 
     def record(self, node: object, rows: int = 0, seconds: float = 0.0, moved: int = 0,
-               nbytes: int = -1) -> None:
+               nbytes: int = -1, part: str | None = None) -> None:
         """Profile counters of a node: [rows, seconds, exchanged bytes, peak output bytes
-        (-1: not measured)]."""
+        (-1: not measured)]; `part` (planner/logical.py: FIRST_PHASE, ...): a step of the
+        node's execution that the distributed plan shows as an operator of its own."""
         if self.profile is not None:
             key = self.aliases.get(id(node), id(node))
+            key = (part, key) if part is not None else key
             entry = self.profile.setdefault(key, [0, 0.0, 0, -1])
             entry[0] += rows
             entry[1] += seconds

@@ -245,7 +245,7 @@ class LoadManager:
             self._raise_if_cancelled(job_id)
             self._save(self._job(job_id), State="LOADING", LoadStartTime=_now_text())
         prepared = PreparedLoad(spec["db"], spec["table"]["name"], spec["txn_id"], [],
-                                manifest["loaded"], spec["label"])
+                                manifest["loaded"], spec["label"], source_type="BATCH_LOAD_JOB")
         engine = self.catalog.engine
         for t in manifest["tablets"]:
             meta = engine.get_tablet(t["tablet_id"]).adopt_rowset(t["files"], t["segment_rows"],

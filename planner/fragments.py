@@ -35,7 +35,8 @@ class PNode:
     details: list[str]
     children: list[PNode] = field(default_factory=list)  # joins: [probe, build]
     tuple_ids: list[int] = field(default_factory=list)
-    source: int | None = None    # id() of the logical node whose output this node shows
+    source: int | tuple | None = None  # id() of the logical node whose output this node
+    # shows, or (part, id()) for a step of its execution (planner/logical.py: FIRST_PHASE, ...)
 
 
 @dataclass
@@ -249,6 +250,7 @@ class _Builder:
         elif dist.kind == BUCKET_SHUFFLE:
             keys = ", ".join(self.name(k) for k in n.right_keys)
             build, partition = self.exchange(right, f"BUCKET_SHFFULE_HASH_PARTITIONED: {keys}"), left.partition
+            build.source = (L.BUILD_EXCHANGE, id(n))
         elif dist.kind == BROADCAST:
             build, partition = self.exchange(right, UNPARTITIONED), left.partition
         else:
@@ -256,6 +258,8 @@ class _Builder:
             rkeys = ", ".join(self.name(k) for k in n.right_keys)
             probe = self.exchange(left, f"HASH_PARTITIONED: {lkeys}")
             build = self.exchange(right, f"HASH_PARTITIONED: {rkeys}")
+            probe.source = (L.PROBE_EXCHANGE, id(n))  # the executor times the hashing
+            build.source = (L.BUILD_EXCHANGE, id(n))
             left = _Open(probe, f"HASH_PARTITIONED: {lkeys}", left.instances, side)
             side.scan_table = None
             partition = left.partition
@@ -316,8 +320,10 @@ class _Builder:
             return _Open(node, UNPARTITIONED, 1, SideInfo(None, [], child.side.rows, child.side.bytes, 1))
         first = self.node("AGGREGATE (update serialize)",
                           (["STREAMING"] if keys else []) + details, [child.node], [tuple_id])
+        first.source = (L.FIRST_PHASE, id(n))  # timed when run tablet by tablet
         partition = f"HASH_PARTITIONED: {', '.join(keys)}" if keys else UNPARTITIONED
         ex = self.exchange(_Open(first, child.partition, child.instances, child.side), partition)
+        ex.source = (L.PHASE_EXCHANGE, id(n))
         second = self.node("AGGREGATE (merge finalize)", details, [ex], [tuple_id])
         side = SideInfo(None, list(n.group_names), child.side.rows, child.side.bytes,
                         child.instances if keys else 1)

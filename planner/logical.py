@@ -218,3 +218,12 @@ class ResultColumnInfo:
 class QueryPlan:
     root: object
     columns: list[ResultColumnInfo]
+
+
+# Profile counters of steps that run inside one logical node's execution but are operators of
+# their own in the distributed plan: the executor records them under (part, id(node)) and the
+# fragment builder gives those plan nodes that source (server/handlers/profile_tree.py).
+FIRST_PHASE = "update serialize"    # a two-phase aggregate's per-tablet (first) phase
+PHASE_EXCHANGE = "exchange"         # the exchange between an aggregate's two phases
+PROBE_EXCHANGE = "exchange probe"   # a PARTITIONED join's probe side hashed to its instances
+BUILD_EXCHANGE = "exchange build"   # a shuffled join's build side hashed to its instances

@@ -74,6 +74,9 @@ class Config:
     load_process_soft_mem_limit_percent: int = 80
     streaming_load_max_mb: int = 10240
     streaming_load_json_max_mb: int = 100
+    # SHOW STREAM LOAD (server/http/stream_load_records.py); Doris's default is false
+    enable_stream_load_record: bool = False
+    max_stream_load_record_size: int = 5000
     # Not file settings: where everything lives, set by --data-dir.
     data_dir: str = "minidoris-data"
     extra: dict = field(default_factory=dict)

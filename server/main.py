@@ -38,6 +38,8 @@ from server.config import Config, load_config, parse_mem_limit
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
 from server.http.service import HttpService
+from server.http.stream_load_records import StreamLoadRecords
+from server.http.two_phase import PreparedTxns
 from server.limits import BoundedStream, max_packet_of
 from server.metrics import QueryMetrics
 from server.protocol.connection import DorisConnection
@@ -79,6 +81,8 @@ class Services:
     load_manager: object = None  # Spark Load jobs (pipeline/load_manager.py)
     group_commit: GroupCommitManager | None = None  # INSERT/Stream Load group commit
     metrics: QueryMetrics = field(default_factory=QueryMetrics)  # /metrics (server/metrics.py)
+    stream_loads: StreamLoadRecords | None = None  # SHOW STREAM LOAD
+    prepared_txns: PreparedTxns | None = None  # pre-committed two-phase Stream Loads
 
 
 def open_services(cfg: Config) -> Services:
@@ -118,7 +122,9 @@ def open_services(cfg: Config) -> Services:
     restore_globals(global_variables, catalog.global_variables)  # SET GLOBAL before a restart
     services = Services(cfg, catalog, engine, pool, global_variables, fe_config, scheduler,
                         tablets, compaction=compaction, data_dir_lock=data_dir_lock,
-                        group_commit=group_commit)
+                        group_commit=group_commit,
+                        stream_loads=StreamLoadRecords(fe_config),
+                        prepared_txns=PreparedTxns(catalog))
     services.load_manager = LoadManager(
         catalog, cfg.data_dir, {"page_size": cfg.data_page_size,
                                 "short_key_interval": cfg.short_key_index_interval,
@@ -215,7 +221,7 @@ async def serve(cfg: Config, host: str) -> None:
     log.info("shutting down")
     server.close()
     if http is not None:
-        http.stop()
+        await http.stop()
     services.dynamic_scheduler.shutdown()
     services.tablet_scheduler.stop()
     services.compaction.stop()

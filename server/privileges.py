@@ -45,7 +45,7 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
 from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStmt, ShowIndexStmt
 from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DropResourceStmt,
-                                     LoadStmt, ShowLoadStmt)
+                                     LoadStmt, ShowLoadStmt, ShowStreamLoadStmt)
 from catalog.statements import SchemaChangeStmt
 from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, AdminWaitAlterStmt,
                                 CancelAlterTableStmt, CreateMaterializedViewStmt, DropRollupStmt,
@@ -303,7 +303,8 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),
     RenameTableStmt: _table_priv("ALTER", "ALTER"), exp.Alter: _alter_view,
     ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
-    ShowLoadStmt: _show_db, CancelLoadStmt: _load_db, ShowAlterTableStmt: _show_db,
+    ShowLoadStmt: _show_db, ShowStreamLoadStmt: _show_db, CancelLoadStmt: _load_db,
+    ShowAlterTableStmt: _show_db,
     AdminWaitAlterStmt: _show_db,
     ShowDynamicPartitionStmt: _show_db, exp.Use: _use, exp.Show: _show, exp.Command: _command,
     AdminSetConfigStmt: _admin, AdminShowConfigStmt: _admin, AdminRunDynamicPartitionStmt: _admin,

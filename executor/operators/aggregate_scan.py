@@ -73,6 +73,7 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
 
     def unit(tablets: list[L.ScanTablet]):
         env.check_cancelled()
+        began = time.perf_counter()
         table, stats, _ = read_unit(scan, tablets, env, schema)
         check_memory(table, env)
         rows = [table.num_rows]
@@ -81,22 +82,30 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
                 table = run_filter(table, f.condition, env.eval_ctx)
             rows.append(table.num_rows)
         inp = project_for_aggregate(table, project.exprs, project.names, env.eval_ctx)
+        read = time.perf_counter()
         if finish is not None and few_groups[0] is False:
-            return _as_states(inp, node.group_names, unit_calls), stats, rows
-        part = run_aggregate(inp, node.group_names, unit_calls)
-        if finish is not None and inp.num_rows >= _SAMPLE_ROWS:
-            few_groups[0] = part.num_rows <= inp.num_rows * _REDUCTION
+            part = _as_states(inp, node.group_names, unit_calls)
+        else:
+            part = run_aggregate(inp, node.group_names, unit_calls)
+            if finish is not None and inp.num_rows >= _SAMPLE_ROWS:
+                few_groups[0] = part.num_rows <= inp.num_rows * _REDUCTION
+        timing[0] += read - began
+        timing[1] += time.perf_counter() - read
         return part, stats, rows
 
     few_groups: list[bool | None] = [None]  # set by the first large tablet aggregated
+    timing = [0.0, 0.0]  # seconds the units spent reading (scan, filters, project), aggregating
 
     start = time.perf_counter()
     results = list(env.pool.map(unit, scan_units(scan, env)))
     for _, stats, _ in results:
         env.scan_stats.merge(stats)
-    _record(env, [scan, *reversed(filters), project], [r for _, _, r in results],
-            time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    _record(env, [scan, *reversed(filters), project], [r for _, _, r in results], wall, timing)
+    env.record(node, sum(r.num_rows for r, _, _ in results), wall, part=L.FIRST_PHASE)
+    start = time.perf_counter()
     parts = pa.concat_tables([r for r, _, _ in results])
+    env.record(node, parts.num_rows, time.perf_counter() - start, part=L.PHASE_EXCHANGE)
     return parts if finish is None else finish(parts)
 
 
@@ -124,10 +133,17 @@ def _as_states(inp: AggInput, keys: list[str], calls: list[L.AggCall]) -> pa.Tab
     return pa.table(out)
 
 
-def _record(env: ExecEnv, nodes: list, rows: list[list[int]], seconds: float) -> None:
-    """EXPLAIN ANALYZE: rows per node as the one-pass plan counts them (project = last filter)."""
+def _record(env: ExecEnv, nodes: list, rows: list[list[int]], wall: float,
+            timing: list[float]) -> None:
+    """Profile: rows per node as the one-pass plan counts them (project = last filter); the
+    units' wall time, shared by the readers (scan, filters, project, inclusive of each other)
+    and the first phase (inclusive of them) in the proportion of the units' own seconds."""
+    if env.profile is None:
+        return
+    busy = timing[0] + timing[1]
+    reading = wall * timing[0] / busy if busy > 0 else wall
     for i, n in enumerate(nodes):
-        env.record(n, sum(r[min(i, len(r) - 1)] for r in rows), seconds)
+        env.record(n, sum(r[min(i, len(r) - 1)] for r in rows), reading)
 
 
 def _one_tablet_per_group(node: L.Aggregate, project: L.Project, scan: L.OlapScan) -> bool:

@@ -4,7 +4,8 @@ Writes a CSV file (narrow rows: `k BIGINT, v INT, d DATE`, or SSB's lineorder at
 from datagen/ssb.py into the Doris tooling DDL, ddl/ssb_doris_lineorder.sql) under --tmp, starts
 a server of this tree on a fresh data directory there (with the given conf settings), PUTs the
 file as one Stream Load body (read from disk as it is sent: the client holds none of it), then
-reads the server's VmHWM (peak resident set) from /proc and checks count(*). The CSV and the
+reads the server's VmHWM (peak resident set) and the load's CPU seconds (user + system, less
+noisy than wall time on a shared machine) from /proc and checks count(*). The CSV and the
 data directory are deleted at the end unless --keep.
 
     python scripts/bench/stream_load_bench.py --narrow 60000000
@@ -76,6 +77,14 @@ def vm(pid: int, key: str) -> int:
     return 0
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time so far (/proc/<pid>/stat): a load's cost that a
+    busy shared machine does not distort as much as its wall time."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--narrow", type=int, default=0, help="rows of the narrow table")
@@ -123,19 +132,21 @@ def main(argv: list[str] | None = None) -> int:
         web = http.client.HTTPConnection("127.0.0.1", http_port, timeout=7200,
                                           blocksize=1 << 20)
         auth = "Basic " + base64.b64encode(b"root:").decode()
-        began = time.perf_counter()
+        began, cpu_before = time.perf_counter(), cpu_seconds(server.pid)
         with open(csv, "rb") as body:
             web.request("PUT", f"/api/bench/{table}/_stream_load", body=body,
                          headers={"Authorization": auth, "Content-Length": str(size),
                                   "label": "bench", **headers})
             reply = json.loads(web.getresponse().read())
         seconds = time.perf_counter() - began
+        cpu = cpu_seconds(server.pid) - cpu_before
         peak = vm(server.pid, "VmHWM")
         with conn.cursor() as cur:
             cur.execute(f"SELECT count(*) FROM {table}")
             counted = cur.fetchone()[0]
         result = {"table": table, "rows": rows, "csv_bytes": size, "seconds": round(seconds, 1),
-                  "rows_per_second": round(rows / seconds), "status": reply.get("Status"),
+                  "rows_per_second": round(rows / seconds),
+                  "server_cpu_seconds": round(cpu, 2), "status": reply.get("Status"),
                   "loaded": reply.get("NumberLoadedRows"), "counted": counted,
                   "peak_rss_mb": peak >> 20, "rss_before_mb": rss_before >> 20,
                   "conf": args.conf, "repo": args.repo, "message": reply.get("Message")}

@@ -226,7 +226,7 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | It
                         info=f"{{'label':'{done.label}', 'status':'PREPARE', "
                              f"'txnId':'{done.txn_id}'}}")
     rows, txn_id = load_batches(ctx.catalog, db, table, batches, ctx.now.replace(tzinfo=None),
-                                label, partition_ids)
+                                label, partition_ids, source_type="INSERT_STREAMING")
     label = label or f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
     return OkResult(affected_rows=rows,

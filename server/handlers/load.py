@@ -1,5 +1,6 @@
-"""Handlers of resources and Spark Load: CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD,
-CANCEL LOAD. The jobs themselves run in pipeline/load_manager.py (`Services.load_manager`)."""
+"""Handlers of resources and loads: CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD,
+CANCEL LOAD (Spark Load jobs run in pipeline/load_manager.py, `Services.load_manager`), and
+SHOW STREAM LOAD (server/http/stream_load_records.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import fnmatch
 
 from catalog.load_jobs import create_resource, drop_resource
 from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DropResourceStmt,
-                                     LoadStmt, ShowLoadStmt, ShowResourcesStmt)
+                                     LoadStmt, ShowLoadStmt, ShowResourcesStmt,
+                                     ShowStreamLoadStmt)
+from catalog.errors import AnalysisError, NoDatabaseSelected
 from pipeline.load_manager import SHOW_LOAD_COLUMNS
 from server.handlers import show_filter
 from server.handlers.context import StatementContext
+from server.http.stream_load_records import COLUMNS as STREAM_LOAD_COLUMNS
 from server.results import OkResult, RowsResult, text_columns
 
 
@@ -57,14 +61,42 @@ def show_load(stmt: ShowLoadStmt, ctx: StatementContext) -> RowsResult:
     with ctx.catalog.lock:
         db = ctx.catalog.get_db(stmt.db or ctx.db).name
     rows = _manager(ctx).show(db, stmt.where)
+    return text_columns(SHOW_LOAD_COLUMNS, _order_limit(rows, SHOW_LOAD_COLUMNS, stmt))
+
+
+def show_stream_load(stmt: ShowStreamLoadStmt, ctx: StatementContext) -> RowsResult:
+    """The Stream Loads recorded for the database (server/http/stream_load_records.py), of
+    the tables the user may load into (Doris checks LOAD_PRIV per record), by FinishTime
+    unless ORDER BY says otherwise."""
+    if not (stmt.db or ctx.db):
+        raise NoDatabaseSelected()
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(stmt.db or ctx.db).name
+    records = ctx.session.services.stream_loads
+    access = ctx.session.access
+    f = stmt.where
+    rows = [[r[c] for c in STREAM_LOAD_COLUMNS] for r in (records.of_db(db) if records else [])
+            if (access is None or access.check_tbl(db, r["Table"], "LOAD"))
+            and (f.label is None or r["Label"] == f.label)
+            and (f.label_like is None or f.label_like in r["Label"])
+            and (f.state is None or r["Status"].upper() == f.state)]
+    if not stmt.order_by:
+        stmt.order_by = [("FinishTime", False)]
+    return text_columns(STREAM_LOAD_COLUMNS, _order_limit(rows, STREAM_LOAD_COLUMNS, stmt))
+
+
+def _order_limit(rows: list, columns, stmt) -> list[tuple]:
+    """`rows` sorted by the statement's ORDER BY columns (NULL first), then OFFSET, LIMIT;
+    an unknown column is Doris's error."""
     for column, desc in reversed(stmt.order_by):
-        i = next((k for k, c in enumerate(SHOW_LOAD_COLUMNS) if c.lower() == column.lower()), None)
-        if i is not None:
-            rows.sort(key=lambda r: (r[i] is not None, r[i] if r[i] is not None else 0), reverse=desc)
+        i = next((k for k, c in enumerate(columns) if c.lower() == column.lower()), None)
+        if i is None:
+            raise AnalysisError(f"Title name[{column}] does not exist")
+        rows.sort(key=lambda r: (r[i] is not None, r[i] if r[i] is not None else 0), reverse=desc)
     rows = rows[stmt.offset:]
     if stmt.limit is not None:
         rows = rows[:stmt.limit]
-    return text_columns(SHOW_LOAD_COLUMNS, [tuple(r) for r in rows])
+    return [tuple(r) for r in rows]
 
 
 def cancel(stmt: CancelLoadStmt, ctx: StatementContext) -> OkResult:
@@ -78,5 +110,6 @@ LOAD_HANDLERS = {
     ShowResourcesStmt: show_resources,
     LoadStmt: load,
     ShowLoadStmt: show_load,
+    ShowStreamLoadStmt: show_stream_load,
     CancelLoadStmt: cancel,
 }

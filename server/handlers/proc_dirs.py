@@ -12,6 +12,7 @@
     /statistic                            StatisticProcDir: per database counts, then Total
     /current_queries                      the statements running now, longest first
     /frontends, /backends, /colocation_group[/<group id>]   as SHOW FRONTENDS / BACKENDS
+    /jobs, /transactions                  server/handlers/proc_jobs.py
 
 Ids are Doris's: numbers, an unknown one is Doris's "... does not exist" error.
 """
@@ -29,7 +30,8 @@ from catalog.statements import ShowPartitionsStmt
 from server.handlers.context import StatementContext
 from server.results import RowsResult, text_columns
 
-ROOT = ["backends", "colocation_group", "current_queries", "dbs", "frontends", "statistic"]
+ROOT = ["backends", "colocation_group", "current_queries", "dbs", "frontends", "jobs",
+        "statistic", "transactions"]
 _DATA_QUOTA = 1 << 50
 _REPLICA_QUOTA = 1073741824
 _STATISTIC = ["DbId", "DbName", "TableNum", "PartitionNum", "IndexNum", "TabletNum",

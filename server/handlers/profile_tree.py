@@ -8,9 +8,15 @@ one tree holds the whole plan. Each node is a plain dict (kept in the ProfileSto
     {"id": 3, "name": "HASH JOIN", "fragment": 1, "detail": "join op: INNER JOIN(...)",
      "rows": 1200, "time_ms": 4.2, "bytes": 38400, "children": [...]}
 
-An operator the executor does not time on its own (an exchange, the first phase of a two-phase
-aggregate, which runs as one operator) has None counters. Times are inclusive of a node's inputs (the executor times each operator around its inputs'
-work); `self_ms` (the node's time less its children's) is what "slowest" compares.
+Times are inclusive of a node's inputs (the executor times each operator around its inputs'
+work); `self_ms` (the node's time less its children's) is what "slowest" compares. Steps the
+executor runs inside one logical node but the plan shows as operators of their own carry a
+`(part, id)` source (planner/logical.py): a two-phase aggregate run tablet by tablet times its
+first phase (inclusive, like any operator) and the exchange between the phases; a shuffled
+join times the hashing of its sides to the instances (the EXCHANGE nodes feeding it). An
+exchange's time is its own work only: its subtree's time is added to make it inclusive. What
+the executor did not run on its own (an aggregate run in one pass, a BROADCAST exchange) has
+None counters.
 """
 
 from __future__ import annotations
@@ -39,12 +45,14 @@ def _node(pnode, fragment, feeders: dict, counters: dict) -> dict:
     out = {"id": pnode.node_id, "name": pnode.name, "fragment": fragment.fragment_id,
            "detail": details[0] if details else "", "rows": None, "time_ms": None,
            "bytes": None, "children": []}
-    if entry is not None and not pnode.name.endswith("EXCHANGE"):
+    own = isinstance(pnode.source, tuple)  # a step timed on its own (an exchange's hashing)
+    if entry is not None and (own or not pnode.name.endswith("EXCHANGE")):
         _measured(out, entry)
+        out["own"] = own and pnode.name.endswith("EXCHANGE")
     if pnode.name.endswith("EXCHANGE") and pnode.node_id in feeders:
         sender = feeders[pnode.node_id]
         below = _node(sender.root, sender, feeders, counters)
-        if entry is not None and below["rows"] is None:
+        if entry is not None and not own and below["rows"] is None:
             _measured(below, entry)  # a fragment's root planned above its exchange (TOP-N)
         out["children"].append(below)
     out["children"] += [_node(c, fragment, feeders, counters) for c in pnode.children]
@@ -63,6 +71,9 @@ def _self_times(node: dict) -> float:
     if node["time_ms"] is None:
         node["self_ms"] = None
         return below
+    if node.pop("own", False):  # an exchange's own work: inclusive = it + its inputs
+        node["self_ms"] = node["time_ms"]
+        return node["time_ms"] + below
     node["self_ms"] = round(max(0.0, node["time_ms"] - below), 3)
     return node["time_ms"]
 

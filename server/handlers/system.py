@@ -10,7 +10,7 @@ from catalog import backend as be
 from catalog import colocation as co
 from catalog.errors import AnalysisError
 from catalog.statements import AlterSystemStmt, ShowBackendsStmt, ShowProcStmt
-from server.handlers import proc_dirs
+from server.handlers import proc_dirs, proc_jobs
 from server.handlers.context import StatementContext
 from server.results import OkResult, RowsResult, text_columns
 from server.variables import DORIS_VERSION
@@ -72,6 +72,12 @@ def show_proc(stmt: ShowProcStmt, ctx: StatementContext) -> RowsResult:
         return proc_dirs.tables(ctx, names[1])
     if len(names) > 2 and names[0] == "dbs":
         return proc_dirs.table_dir(ctx, names)
+    if names in (["jobs"], ["transactions"]):
+        return proc_jobs.dbs(ctx)
+    if len(names) == 2 and names[0] == "jobs":
+        return proc_jobs.jobs(ctx, names[1])
+    if len(names) > 1 and names[0] == "transactions":
+        return proc_jobs.transactions(ctx, names)
     if names == ["statistic"]:
         return proc_dirs.statistic(ctx)
     if names == ["current_queries"]:

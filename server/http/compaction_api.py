@@ -106,6 +106,7 @@ def run_status(services, query: dict) -> tuple[int, dict]:
 
 ROUTES = {("GET", "/api/compaction/show"): show, ("POST", "/api/compaction/run"): run,
           ("GET", "/api/compaction/run_status"): run_status}
+PATHS = sorted({path for _, path in ROUTES})
 
 
 def handle(services, method: str, path: str, query_string: str) -> tuple[int, dict] | None:

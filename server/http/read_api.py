@@ -1,96 +1,114 @@
 """HTTP glue of the connector's read path (server/http/query_plan.py): requests in, JSON or a
-chunked Arrow IPC stream out, errors as Doris's JSON (`{"msg": ..., "code": 1, ...}`)."""
+chunked Arrow IPC stream out, errors as Doris's JSON (`{"msg": ..., "code": 1, ...}`).
+
+    GET  /api/{db}/{table}/_schema        the table's schema (SELECT_PRIV)
+    POST /api/{db}/{table}/_query_plan    the plan of a `sql` on the table (SELECT_PRIV)
+    POST /api/_tablet_scan                the rows of some tablets of a plan, as Arrow IPC
+"""
 
 from __future__ import annotations
 
 import json
 import logging
-from urllib.parse import unquote
 
 import pyarrow as pa
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
 
 from catalog.auth import AccessDenied
 from catalog.errors import DorisError
+from server.http.asgi import authorize, doris_json, in_thread, read_body
 from server.http.query_plan import query_plan, scan_tablets, table_schema
 
 log = logging.getLogger("minidoris.http")
 
 
-def _error(handler, e: Exception, code: int = 400) -> None:
+def _error(e: Exception, code: int = 400) -> Response:
     msg = e.client_message() if isinstance(e, DorisError) else str(e)
-    handler._reply(code, {"msg": msg, "code": 1, "data": None, "count": 0, "status": code,
-                          "exception": msg})
+    return doris_json(code, {"msg": msg, "code": 1, "data": None, "count": 0, "status": code,
+                             "exception": msg})
 
 
-def get_schema(service, handler, path: str) -> None:
-    _, _, db, table, _ = path.split("/", 4)
+async def get_schema(request: Request) -> Response:
+    db, table = request.path_params["db"], request.path_params["table"]
+    access = authorize(request, db, table, "SELECT")
+    if isinstance(access, Response):
+        return access
     try:
-        handler._reply(200, table_schema(service.services.catalog, unquote(db), unquote(table)))
+        return doris_json(200, await in_thread(table_schema, request.app.state.http.services
+                                               .catalog, db, table))
     except DorisError as e:
-        _error(handler, e, 404)
+        return _error(e, 404)
 
 
-def post(service, handler, path: str, body: bytes, access) -> None:
+async def post(request: Request) -> Response:
+    """_query_plan (path parameters db, table) or _tablet_scan (none)."""
+    db, table = request.path_params.get("db"), request.path_params.get("table")
+    access = authorize(request, db, table, "SELECT")
+    if isinstance(access, Response):
+        return access
+    body = await read_body(request)
+    if isinstance(body, Response):
+        return body
     try:
-        request = json.loads(body or b"{}")
+        parsed = json.loads(body or b"{}")
     except ValueError:
-        return _error(handler, ValueError("the body is not JSON"))
-    services = service.services
+        return _error(ValueError("the body is not JSON"))
     try:
-        if path == "/api/_tablet_scan":
-            schema, batches = scan_tablets(services, request.get("opaqued_query_plan", ""),
-                                           [int(t) for t in request.get("tablet_ids", [])],
-                                           str(services.global_variables.get("time_zone")),
-                                           access)
-            first = next(batches, None)  # errors surface before the 200
-            return _stream_arrow(handler, schema, first, batches,
-                                 int(request.get("batch_size") or 4064))
-        _, _, db, table, _ = path.split("/", 4)
-        handler._reply(200, query_plan(services.catalog, unquote(db), unquote(table),
-                                       request.get("sql", ""), access))
+        return await in_thread(_post, request.app.state.http.services, db, table, parsed,
+                               access)
     except AccessDenied as e:
-        handler._reply(401, {"status": "FAILED", "msg": e.client_message()})
+        return doris_json(401, {"status": "FAILED", "msg": e.client_message()})
     except DorisError as e:
-        _error(handler, e)
+        return _error(e)
 
 
-def _stream_arrow(handler, schema: pa.Schema, first, rest, batch_size: int) -> None:
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/vnd.apache.arrow.stream")
-    handler.send_header("Transfer-Encoding", "chunked")
-    handler.end_headers()
-    out = _ChunkedWriter(handler.wfile)
+def _post(services, db: str | None, table: str | None, request: dict, access) -> Response:
+    if table is None:
+        schema, batches = scan_tablets(services, request.get("opaqued_query_plan", ""),
+                                       [int(t) for t in request.get("tablet_ids", [])],
+                                       str(services.global_variables.get("time_zone")), access)
+        first = next(batches, None)  # errors surface before the 200
+        return StreamingResponse(_arrow_stream(schema, first, batches,
+                                               int(request.get("batch_size") or 4064)),
+                                 media_type="application/vnd.apache.arrow.stream")
+    return doris_json(200, query_plan(services.catalog, db, table, request.get("sql", ""),
+                                      access))
+
+
+def _arrow_stream(schema: pa.Schema, first, rest, batch_size: int):
+    """The IPC stream's bytes, a piece per table written (the server sends them chunked). A
+    failure mid-stream ends it short: the client sees a truncated stream."""
+    out = _Pieces()
+    writer = pa.ipc.new_stream(out, schema)
     try:
-        writer = pa.ipc.new_stream(out, schema)
         for table in ([first] if first is not None else []):
             writer.write_table(table.cast(schema), max_chunksize=batch_size)
+            yield out.take()
         for table in rest:
             writer.write_table(table.cast(schema), max_chunksize=batch_size)
+            yield out.take()
         writer.close()
-    except (BrokenPipeError, ConnectionResetError):
-        log.debug("tablet scan: the client went away")
-        return
-    except Exception:  # the stream is cut short: the client sees a truncated stream
+    except Exception:  # noqa: BLE001 - mid-stream: nothing left to do but end it, logged
         log.warning("tablet scan failed mid-stream", exc_info=True)
-    out.finish()
+    yield out.take()
 
 
-class _ChunkedWriter:
-    """A file-like object writing HTTP/1.1 chunks (what pyarrow's IPC writer writes into)."""
+class _Pieces:
+    """A file-like sink for pyarrow's IPC writer whose bytes are taken piece by piece."""
 
-    def __init__(self, wfile):
-        self.wfile = wfile
-        self.closed = False
+    closed = False
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
 
     def write(self, data) -> int:
-        data = bytes(data)
-        if data:
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self._parts.append(bytes(data))
         return len(data)
 
     def flush(self) -> None:
-        self.wfile.flush()
+        pass
 
-    def finish(self) -> None:
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+    def take(self) -> bytes:
+        data, self._parts = b"".join(self._parts), []
+        return data

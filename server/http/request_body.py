@@ -1,28 +1,35 @@
 """An HTTP request body read as it arrives: a file-like stream, never one bytes object.
 
-`RequestBody` reads a body of known `Content-Length`, or a chunked one (`curl -T -`), from the
-connection, at most what its reader asks for at a time, so a Stream Load of any size holds only
-the blocks its CSV reader works on. `received` counts the body's bytes (LoadBytes). A chunked
-body that grows past `limit` bytes raises `BodyTooLarge` (a known length is checked before
-reading: `stream_load.check_body_size`). After the request, `drain` reads what the handler
-left unread so the connection can serve its next request, or says to close it when too much
-is left.
+The HTTP server (uvicorn, server/http/service.py) parses the framing (Content-Length or
+chunked) and hands the body over in pieces through the ASGI `receive` callable, which lives on
+the event loop. A Stream Load reads its body from a worker thread (pyarrow's CSV reader wants a
+blocking file), so `RequestBody.readinto` asks the loop for the next piece and waits for it:
+one hop per read, at most `_MAX_READ` bytes, so a load of any size holds only the blocks its
+reader works on (uvicorn stops reading the socket while 64 KB wait unread: flow control).
+Nothing is received before the first read: uvicorn sends `100 Continue` then, so a body refused
+before it is read (stream_load.check of `streaming_load_max_mb`) is never sent by curl.
+
+`received` counts the body's bytes (LoadBytes, the progress page). A chunked body that grows
+past `limit` bytes raises `too_large(size)`. A body cut short (the client went away) raises
+`MalformedBody`. `stop()` ends every wait (the server is shutting down).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import io
 import threading
 
 from catalog.errors import DorisError
 
-
-_MAX_READ = 1 << 20  # bytes per read from the socket: `received` (load progress) moves as
-# the body arrives, not once per 16 MB CSV block
+_MAX_READ = 1 << 20  # bytes per read: `received` (load progress) moves as the body arrives,
+# not once per 16 MB CSV block
+_WAIT_SLICE = 1.0  # seconds between checks of `stopped` while a read waits for the client
 
 
 class MalformedBody(DorisError):
-    """The chunked framing of a request body is broken."""
+    """The request body ended before its declared length (or its framing broke)."""
 
 
 class BodyTooLarge(DorisError):
@@ -32,82 +39,99 @@ class BodyTooLarge(DorisError):
 
 
 class RequestBody(io.RawIOBase):
-    def __init__(self, rfile, length: int | None, limit: int = 0,
-                 too_large=lambda size: BodyTooLarge(f"body size {size} exceeds the limit")):
-        """`length` None: chunked transfer encoding. `limit` 0: no limit on a chunked body;
-        `too_large(size)` makes the error raised past it."""
-        self._rfile = rfile
+    def __init__(self, receive, loop: asyncio.AbstractEventLoop, length: int | None,
+                 limit: int = 0,
+                 too_large=lambda size: BodyTooLarge(f"body size {size} exceeds the limit"),
+                 stopped: threading.Event | None = None):
+        """`receive`: the request's ASGI receive callable, run on `loop`. `length` None:
+        chunked transfer encoding. `limit` 0: no limit on a chunked body."""
+        self._receive, self._loop = receive, loop
         self.length = length
-        self._left = length if length is not None else 0  # of the body, or of the chunk
-        self._chunked = length is None
-        self._done = length == 0
         self.limit, self.too_large = limit, too_large
         self.received = 0
+        self.started = False      # whether anything was asked of the client (100 Continue)
+        self._done = length == 0
+        self._pending = b""       # the last piece received, read up to `_offset`
+        self._offset = 0
+        self._stopped = stopped or threading.Event()
         self._lock = threading.RLock()
+
+    @property
+    def done(self) -> bool:
+        return self._done and self._offset == len(self._pending)
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
-        # pyarrow's CSV reader may read ahead on a thread of its own while the handler, its
-        # load failed, drains the body: one reader of the connection at a time keeps the
-        # framing whole (else the connection closes under a client still sending).
+        # pyarrow's CSV reader may read ahead on a thread of its own: one reader at a time.
         with self._lock:
-            return self._readinto(buffer)
+            view = memoryview(buffer).cast("B")
+            if self._offset == len(self._pending) and not self._done:
+                self._pending, self._offset = self._fetch(min(len(view), _MAX_READ)), 0
+            n = min(len(view), len(self._pending) - self._offset)
+            view[:n] = memoryview(self._pending)[self._offset:self._offset + n]
+            self._offset += n
+            return n
 
-    def _readinto(self, buffer) -> int:
-        if self._done:
-            return 0
-        if self._chunked and self._left == 0:
-            self._next_chunk()
-            if self._done:
-                return 0
-        view = memoryview(buffer).cast("B")
-        data = self._rfile.read(min(len(view), self._left, _MAX_READ))
-        if not data:
+    def _fetch(self, want: int) -> bytes:
+        """At least `want` bytes (fewer at the end of the body), from the loop."""
+        self.started = True
+        future = asyncio.run_coroutine_threadsafe(self._collect(want), self._loop)
+        while True:
+            try:
+                data, more = future.result(_WAIT_SLICE)
+                break
+            except concurrent.futures.TimeoutError:
+                if self._stopped.is_set():
+                    future.cancel()
+                    raise MalformedBody("the server is shutting down") from None
+        self.received += len(data)
+        self._done = not more
+        if self.length is not None and self._done and self.received < self.length:
             raise MalformedBody("the request body ended before its declared length")
-        n = len(data)
-        view[:n] = data
-        self._left -= n
-        self.received += n
-        if not self._chunked and self._left == 0:
-            self._done = True
-        elif self._chunked and self._left == 0:
-            self._rfile.readline(8)  # the CRLF after a chunk's data
-        return n
+        if self.length is None and self.limit and self.received > self.limit:
+            raise self.too_large(self.received)
+        return data
 
-    def _next_chunk(self) -> None:
-        line = self._rfile.readline(1024)
-        try:
-            size = int(line.split(b";")[0].strip() or b"0", 16)
-        except ValueError:
-            raise MalformedBody("malformed chunked body") from None
-        if size == 0:
-            while self._rfile.readline(1024).strip():
-                pass  # trailers
-            self._done = True
-            return
-        self._left = size
-        if self.limit and self.received + size > self.limit:
-            raise self.too_large(self.received + size)
+    async def _collect(self, want: int) -> tuple[bytes, bool]:
+        parts, size = [], 0
+        while size < want:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                return b"".join(parts), False
+            chunk = message.get("body", b"")
+            parts.append(chunk)
+            size += len(chunk)
+            if not message.get("more_body", False):
+                return b"".join(parts), False
+        return b"".join(parts), True
 
-    def drain(self, max_bytes: int) -> bool:
-        """Read and drop the rest of the body, unless more than `max_bytes` of it are left
-        (False: the caller closes the connection instead). A broken body also gives False."""
-        with self._lock:
-            return self._drain(max_bytes)
+    async def read_all(self, max_bytes: int) -> bytes | None:
+        """The whole body, on the loop (small bodies: JSON requests, forms), or None if it is
+        longer than `max_bytes`."""
+        self.started = True
+        parts, size, more = [], 0, not self._done
+        while more:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                raise MalformedBody("the request body ended before its declared length")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > max_bytes:
+                return None
+            parts.append(chunk)
+            more = message.get("more_body", False)
+        self.received += size
+        self._done = True
+        return b"".join(parts)
 
-    def _drain(self, max_bytes: int) -> bool:
+    def unread_beyond(self, max_bytes: int) -> bool:
+        """Whether more than `max_bytes` of the body may be left unread (a chunked body's rest
+        is unknown): then the reply closes the connection instead of letting the server drop
+        the rest as it arrives."""
         if self._done:
+            return False
+        if self.length is None:
             return True
-        self.limit = 0
-        if not self._chunked and self._left > max_bytes:
-            return False
-        start = self.received
-        try:
-            while self.read(1 << 20):
-                if self.received - start > max_bytes:
-                    return False
-        except (DorisError, OSError):
-            return False
-        return True
+        return self.length - self.received > max_bytes

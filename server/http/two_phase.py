@@ -38,6 +38,11 @@ class PreparedTxns:
         for prepared in getattr(catalog, "restored_precommits", []):  # journaled (a restart)
             self._prepared[prepared.txn_id] = prepared
 
+    def prepared(self) -> list[PreparedLoad]:
+        """The pre-committed loads now (SHOW PROC '/transactions/<db>/running')."""
+        with self._lock:
+            return list(self._prepared.values())
+
     def label_txn(self, db: str, label: str) -> int | None:
         """The pre-committed transaction holding `label` in `db`, if any."""
         with self._lock:

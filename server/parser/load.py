@@ -1,7 +1,7 @@
 """Parsers for resources and asynchronous loads (entries of statement.py:_OWN_PARSERS).
 
-sqlglot cannot parse Doris's LOAD LABEL, and leaves CREATE/DROP/SHOW RESOURCE(S), SHOW LOAD
-and CANCEL LOAD raw; the grammar (catalog/load_statements.py) follows Doris's Broker/Spark
+sqlglot cannot parse Doris's LOAD LABEL, and leaves CREATE/DROP/SHOW RESOURCE(S), SHOW [STREAM]
+LOAD and CANCEL LOAD raw; the grammar (catalog/load_statements.py) follows Doris's Broker/Spark
 Load. A SET or WHERE expression inside a data description is kept as SQL text (the tokens up
 to the closing parenthesis or comma at its depth); the load parses it with sqlglot.
 """
@@ -12,7 +12,8 @@ from sqlglot.tokens import TokenType
 
 from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DataDescription,
                                      DropResourceStmt, LoadFilter, LoadStmt, ShowLoadStmt,
-                                     ShowResourcesStmt)
+                                     ShowResourcesStmt, ShowStreamLoadStmt)
+from catalog.errors import AnalysisError
 from server.parser.tokens import TokenCursor
 
 _FORMATS = {"csv": "csv", "csv_with_names": "csv", "parquet": "parquet", "orc": "orc",
@@ -157,36 +158,40 @@ def parse_load(cur: TokenCursor) -> LoadStmt:
     return LoadStmt(db, label, data, resource, resource_props, props)
 
 
-def _load_filter(cur: TokenCursor) -> LoadFilter:
+_SHOW_LOAD_WHERE = ("Where clause should looks like: LABEL = \"your_load_label\", or LABEL LIKE "
+                    "\"matcher\", or STATE = \"PENDING|ETL|LOADING|FINISHED|CANCELLED\", or "
+                    "compound predicate with operator AND")
+_STREAM_LOAD_WHERE = ("Where clause should looks like: LABEL = \"your_load_label\", or LABEL LIKE "
+                      "\"matcher\",  or STATUS = \"SUCCESS|FAIL\",  or compound predicate with "
+                      "operator AND")
+
+
+def _load_filter(cur: TokenCursor, state_word: str = "STATE", states: tuple[str, ...] = (),
+                 message: str = _SHOW_LOAD_WHERE) -> LoadFilter:
+    """LABEL = 'x' | LABEL LIKE 'x' | <state_word> = 'x', joined by AND (`states`: the
+    accepted values, upper case; empty: any)."""
     f = LoadFilter()
     while True:
-        word = cur.identifier("LABEL or STATE").upper()
+        word = cur.identifier(f"LABEL or {state_word}").upper()
         if word == "LABEL" and cur.accept("LIKE"):
             f.label_like = cur.string("pattern")
-        elif word in ("LABEL", "STATE"):
+        elif word in ("LABEL", state_word):
             cur.expect_type(TokenType.EQ, "=")
             value = cur.string("value")
             if word == "LABEL":
                 f.label = value
+            elif states and value.upper() not in states:
+                raise AnalysisError(message)
             else:
                 f.state = value.upper()
         else:
-            raise cur.error("Where clause should looks like: LABEL = \"your_load_label\", or "
-                            "LABEL LIKE \"matcher\", or STATE = \"PENDING|ETL|LOADING|FINISHED|"
-                            "CANCELLED\", or compound predicate with operator AND")
+            raise AnalysisError(message)  # Doris's analysis error, not a syntax error
         if not cur.accept("AND"):
             return f
 
 
-def parse_show_load(cur: TokenCursor) -> ShowLoadStmt:
-    cur.expect("SHOW", "LOAD")
-    if cur.is_word("WARNINGS") or cur.is_word("PROFILE"):
-        return None  # other SHOW LOAD forms are not ours
-    stmt = ShowLoadStmt(None)
-    if cur.accept("FROM") or cur.accept("IN"):
-        stmt.db = cur.identifier("database name")
-    if cur.accept("WHERE"):
-        stmt.where = _load_filter(cur)
+def _order_limit(cur: TokenCursor, stmt) -> None:
+    """[ORDER BY col [ASC|DESC], ...] [LIMIT [offset,] n] [OFFSET n] into `stmt`."""
     if cur.accept("ORDER", "BY"):
         while True:
             column = cur.identifier("column name")
@@ -205,6 +210,29 @@ def parse_show_load(cur: TokenCursor) -> ShowLoadStmt:
     if cur.accept("OFFSET"):
         stmt.offset = cur.number("offset")
     cur.expect_end()
+
+
+def parse_show_load(cur: TokenCursor) -> ShowLoadStmt:
+    cur.expect("SHOW", "LOAD")
+    if cur.is_word("WARNINGS") or cur.is_word("PROFILE"):
+        return None  # other SHOW LOAD forms are not ours
+    stmt = ShowLoadStmt(None)
+    if cur.accept("FROM") or cur.accept("IN"):
+        stmt.db = cur.identifier("database name")
+    if cur.accept("WHERE"):
+        stmt.where = _load_filter(cur)
+    _order_limit(cur, stmt)
+    return stmt
+
+
+def parse_show_stream_load(cur: TokenCursor) -> ShowStreamLoadStmt:
+    cur.expect("SHOW", "STREAM", "LOAD")
+    stmt = ShowStreamLoadStmt(None)
+    if cur.accept("FROM") or cur.accept("IN"):
+        stmt.db = cur.identifier("database name")
+    if cur.accept("WHERE"):
+        stmt.where = _load_filter(cur, "STATUS", ("SUCCESS", "FAIL"), _STREAM_LOAD_WHERE)
+    _order_limit(cur, stmt)
     return stmt
 
 
@@ -226,5 +254,6 @@ OWN_PARSERS = (
     (("SHOW", "RESOURCES"), parse_show_resources),
     (("LOAD", "LABEL"), parse_load),
     (("SHOW", "LOAD"), parse_show_load),
+    (("SHOW", "STREAM", "LOAD"), parse_show_stream_load),
     (("CANCEL", "LOAD"), parse_cancel_load),
 )

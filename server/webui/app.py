@@ -1,12 +1,12 @@
 """The web UI's request handling: route a request to its page, check who is asking, turn every
 failure into a clear page or JSON error (never a traceback).
 
-server/http/service.py hands over every path `owns` claims (and unknown paths a browser asks
-for, for the 404 page). A route is `(method, regex) -> handler(ctx, *groups)`, each page module
-(server/webui/pages/) listing its own in `ROUTES`. A handler returns a `Response`; HTML pages
-get `render.page`, JSON endpoints Doris's envelope `{"msg", "code", "data", "count"}`.
-Everything but /login and /static/ needs an account: a browser without one is sent to the
-login form, an API client gets 401.
+server/http/routes.py (its catch-all route) hands over every path `owns` claims (and unknown
+paths a browser asks for, for the 404 page). A route is `(method, regex) -> handler(ctx,
+*groups)`, each page module (server/webui/pages/) listing its own in `ROUTES`. A handler
+returns a `Response`; HTML pages get `render.page`, JSON endpoints Doris's envelope `{"msg",
+"code", "data", "count"}`. Everything but /login and /static/ needs an account: a browser
+without one is sent to the login form, an API client gets 401.
 """
 
 from __future__ import annotations

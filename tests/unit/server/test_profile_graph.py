@@ -53,3 +53,22 @@ def test_layout_places_parents_over_children_without_overlap():
     assert by_id[0].x < by_id[2].x  # probe side left of the build side
     assert all("(not measured on its own)" in b.lines for b in graph.boxes)
     assert layout(None, None) is None
+
+
+def test_exchanges_and_first_phases_timed_on_their_own():
+    """F0: AGG merge 3 <- EXCHANGE 2 (own: 1 ms) <- F1: AGG serialize 1 <- SCAN 0."""
+    scan = PNode(0, "OlapScanNode", ["TABLE: d.a(a)"], source=100)
+    first = PNode(1, "AGGREGATE (update serialize)", [], [scan], source=("update serialize", 7))
+    ex = PNode(2, "EXCHANGE", [], source=("exchange", 7))
+    merge = PNode(3, "AGGREGATE (merge finalize)", [], [ex], source=7)
+    plan = [Fragment("UNPARTITIONED", merge, ["RESULT SINK"], fragment_id=0),
+            Fragment("RANDOM", first, ["STREAM DATA SINK", "  EXCHANGE ID: 02"], fragment_id=1)]
+    counters = {100: [1000, 0.006, 0, -1], ("update serialize", 7): [40, 0.010, 0, -1],
+                ("exchange", 7): [40, 0.001, 0, -1], 7: [4, 0.013, 0, -1]}
+    root = operator_tree(plan, counters)
+    exchange = root["children"][0]
+    serialize = exchange["children"][0]
+    assert (serialize["rows"], serialize["self_ms"]) == (40, 4.0)  # 10 ms less the scan's 6
+    assert (exchange["rows"], exchange["time_ms"], exchange["self_ms"]) == (40, 1.0, 1.0)
+    assert root["self_ms"] == 2.0  # 13 ms less the exchange and what feeds it (1 + 10)
+    assert slowest(root) == 0  # the scan's 6 ms
