@@ -13,7 +13,8 @@ row order is load order (and, across rowsets concatenated in version order, vers
     keys                 NULL equals NULL
 
 Groups are found by comparing each row's keys with the previous row's (vectorised); REPLACE*
-gather the last (non-NULL) row of each group with `take`; SUM/MAX/MIN go through pyarrow's hash
+gather the last (non-NULL) row of each group with `take`; SUM/MAX/MIN of integer columns without
+NULLs fold the runs with numpy's `reduceat`, other columns go through pyarrow's hash
 aggregation on the group number. Integer SUMs wrap to the column type as Doris's C++ does;
 a DECIMAL sum exceeding its precision is an error.
 """
@@ -80,8 +81,30 @@ def _last_non_null(col: pa.ChunkedArray, starts: np.ndarray, ends: np.ndarray) -
     return col.take(indices)
 
 
+_REDUCE = {"SUM": np.add, "MAX": np.maximum, "MIN": np.minimum}
+
+
 def _hash_aggregate(table: pa.Table, names: list[str], aggregations: dict[str, str],
                     starts: np.ndarray, ends: np.ndarray) -> dict[str, pa.Array]:
+    out = {}
+    rest = []
+    for name in names:  # integers without NULLs: the groups are runs, numpy folds them
+        col = table.column(name)
+        if pa.types.is_integer(col.type) and col.null_count == 0:
+            values = contiguous(col).to_numpy()
+            # in the column's own type: a SUM wraps as the C++ one does (and as _cast_back)
+            out[name] = pa.array(_REDUCE[aggregations[name]].reduceat(values, starts,
+                                                                    dtype=values.dtype),
+                                 col.type)
+        else:
+            rest.append(name)
+    if rest:
+        out.update(_acero_aggregate(table, rest, aggregations, starts, ends))
+    return out
+
+
+def _acero_aggregate(table: pa.Table, names: list[str], aggregations: dict[str, str],
+                     starts: np.ndarray, ends: np.ndarray) -> dict[str, pa.Array]:
     group = np.repeat(np.arange(len(starts), dtype=np.int64), ends - starts)
     source = table.select(names).append_column(_GROUP, pa.array(group))
     options = pc.ScalarAggregateOptions(skip_nulls=True, min_count=1)
