@@ -8,7 +8,9 @@ Scan units (`scan_units`): a scan over many small tablets (at least UNIT_MIN_TAB
 consecutive tablets whose snapshots read without merging (`storage/scan_unit.py`) into units
 of about UNIT_ROWS rows, at least two per pool worker when there are enough tablets; each
 unit is one pool task and one storage read (Doris's scanner scheduler likewise hands a
-scanner several tablets). Every other tablet is a unit of its own. Order is kept: the units
+scanner several tablets). Tablets whose rows are each one slice of a load file form units of
+their own kind (`storage/slice_unit.py`: gathered from the files and filtered at once). Every
+other tablet is a unit of its own. Order is kept: the units
 list the tablets in scan order.
 """
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from executor.env import ExecEnv
 from storage import ScanStats
-from storage import scan_unit
+from storage import scan_unit, slice_unit
 
 UNIT_MIN_TABLETS = 16  # fewer tablets are read one by one, each with its page-level indexes
 UNIT_ROWS = 262_144
@@ -51,23 +53,26 @@ def scan_units(node, env: ExecEnv) -> list[list]:
     """The scan's tablets (ScanTablet) grouped into units, in scan order (module docstring)."""
     tablets = node.tablets
     env.progress.planned(len(tablets))
-    small = [st.snapshot is not None and scan_unit.eligible(st.snapshot) for st in tablets]
-    if sum(small) < UNIT_MIN_TABLETS:
+    # the kind of unit a tablet can join: "segments" (storage/scan_unit.py), "slices"
+    # (storage/slice_unit.py), or None (a unit of its own)
+    kinds = [_unit_kind(st, node) for st in tablets]
+    if sum(k is not None for k in kinds) < UNIT_MIN_TABLETS:
         return [[st] for st in tablets]
-    total = sum(scan_unit.snapshot_rows(st.snapshot) for st, ok in zip(tablets, small) if ok)
+    total = sum(scan_unit.snapshot_rows(st.snapshot) for st, k in zip(tablets, kinds) if k)
     workers = getattr(env.pool, "_max_workers", 2)
     target = max(1, min(UNIT_ROWS, total // (2 * workers)))
     units: list[list] = []
     current: list = []
-    rows = 0
-    for st, ok in zip(tablets, small):
-        if not ok:
-            if current:
-                units.append(current)
-                current, rows = [], 0
+    rows, kind = 0, None
+    for st, k in zip(tablets, kinds):
+        if current and (k is None or k != kind):
+            units.append(current)
+            current, rows = [], 0
+        if k is None:
             units.append([st])
             continue
         current.append(st)
+        kind = k
         rows += scan_unit.snapshot_rows(st.snapshot)
         if rows >= target:
             units.append(current)
@@ -77,14 +82,27 @@ def scan_units(node, env: ExecEnv) -> list[list]:
     return units
 
 
+def _unit_kind(st, node) -> str | None:
+    snap = st.snapshot
+    if snap is None:
+        return None
+    if scan_unit.eligible(snap):
+        return "segments"
+    if slice_unit.eligible(snap):
+        return "slices"
+    return None
+
+
 def read_unit(node, unit: list, env: ExecEnv,
               schema: pa.Schema) -> tuple[pa.Table, ScanStats, np.ndarray]:
     """A unit's rows (renamed to the scan's internal names), its scan counters and the number
     of rows each of its tablets gave."""
     if len(unit) > 1:
         stats = ScanStats()
-        found = scan_unit.read_unit([st.snapshot for st in unit], list(node.columns),
-                                    list(node.predicates), stats)
+        reader = scan_unit.read_unit if scan_unit.eligible(unit[0].snapshot) else \
+            slice_unit.read_slices
+        found = reader([st.snapshot for st in unit], list(node.columns), list(node.predicates),
+                       stats)
         if found is not None:
             table, rows = found
             table = table.rename_columns(node.output)
