@@ -347,6 +347,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     def _publish_entry(self, db_name: str, table_name: str, txn_id: int,
                        partition_versions: dict[int, int],
                        rowsets: list[tuple[int, int, RowsetMeta]], label: str | None) -> None:
+        for pid, tid, meta in rowsets:  # merge-on-write: the delete bitmap, journaled with it
+            self.engine.get_tablet(tid).prepare_publish(meta, partition_versions[pid])
         self._log_outside_lock("publish", {
             "db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
             "label": label,

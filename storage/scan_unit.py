@@ -7,7 +7,8 @@ tablets of a few thousand rows each; reading them one by one costs the per-segme
 hundreds of times for little data. A unit reads its snapshots' segments together:
 
     eligible(snapshot)   the snapshot reads without merging: no DELETE among its rowsets, one
-                         data rowset or a Duplicate-key table, segment rowsets (no load file
+                         data rowset or a Duplicate-key table (or a merge-on-write one whose
+                         delete bitmap holds none of its rows), segment rowsets (no load file
                          slices) of at most UNIT_SEGMENT_ROWS rows each
     read_unit(snapshots, columns, predicates, stats) -> (rows, rows per snapshot)
         1. the segment zone maps of all the unit's segments, combined per column (cached per
@@ -51,8 +52,11 @@ def eligible(snapshot: TabletSnapshot) -> bool:
     data = [r for r in snapshot.rowsets if r.num_rows]
     if any(r.is_delete for r in snapshot.rowsets):
         return False
-    if snapshot.schema.merges_on_read and len(data) > 1:
+    if snapshot.schema.merges_when_read and len(data) > 1:
         return False
+    if snapshot.schema.merge_on_write and any(
+            snapshot.tablet.delete_bitmap.has_rowset(r.rowset_id) for r in data):
+        return False  # rows deleted by later loads: read tablet by tablet
     return all(r.load_file is None and r.segments and r.num_rows <= UNIT_SEGMENT_ROWS
                for r in data)
 

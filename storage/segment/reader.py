@@ -94,19 +94,23 @@ class SegmentReader:
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, deletes: list[list[ColumnPredicate]] = (),
-             indexes: IndexOptions | None = None) -> pa.Table:
+             indexes: IndexOptions | None = None,
+             deleted: np.ndarray | None = None) -> pa.Table:
         """Rows satisfying every predicate, `columns` in that order."""
-        table = self.scan(columns, predicates, stats, deletes, indexes)
+        table = self.scan(columns, predicates, stats, deletes, indexes, deleted)
         stats.rows_returned += table.num_rows
         return table
 
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
              deletes: list[list[ColumnPredicate]] = (),
-             indexes: IndexOptions | None = None) -> pa.Table:
+             indexes: IndexOptions | None = None,
+             deleted: np.ndarray | None = None) -> pa.Table:
         """`read` without counting RowsReturned (the tablet counts what it returns).
 
         `deletes`: DELETE conditions (each a conjunction) whose matching rows are removed.
-        `indexes`: the optional indexes to use; None uses every index the segment holds."""
+        `indexes`: the optional indexes to use; None uses every index the segment holds.
+        `deleted`: sorted row ordinals a merge-on-write delete bitmap removes (counted as
+        RowsDelFiltered, as Doris's rows_del_by_bitmap is)."""
         for name in [*columns, *(p.column for p in predicates),
                      *(p.column for conj in deletes for p in conj)]:
             if name not in self.columns:
@@ -138,7 +142,7 @@ class SegmentReader:
             rows = _Rows(ranges, ids)
             if rows.count == 0:
                 return self.empty(columns)
-            return self._materialize(io, columns, prepared, live, rows)
+            return self._materialize(io, columns, prepared, live, rows, deleted)
 
     def empty(self, columns: list[str]) -> pa.Table:
         key = tuple(columns)
@@ -236,7 +240,8 @@ class SegmentReader:
         return col.read_ranges(io, rows.ranges) if rows.ids is None else col.read_rows(io, rows.ids)
 
     def _materialize(self, io: SegmentIO, columns: list[str], prepared: list[PreparedPredicate],
-                     deletes: list[list[PreparedPredicate]], rows: _Rows) -> pa.Table:
+                     deletes: list[list[PreparedPredicate]], rows: _Rows,
+                     deleted: np.ndarray | None = None) -> pa.Table:
         count = rows.count
         io.stats.rows_read += count
         arrays: dict[str, pa.Array] = {}
@@ -250,9 +255,16 @@ class SegmentReader:
             return arr
 
         mask = None
+        gone = _positions(rows, deleted) if deleted is not None and len(deleted) else None
+        if gone is not None and len(gone):
+            mask = np.ones(count, dtype=bool)
+            mask[gone] = False
+            io.stats.rows_del_filtered += len(gone)
         if prepared:
-            mask = row_mask(prepared, column, count)
-            io.stats.rows_conditions_filtered += count - int(np.count_nonzero(mask))
+            live = row_mask(prepared, column, count)
+            before = count if mask is None else count - len(gone)
+            mask = live if mask is None else mask & live
+            io.stats.rows_conditions_filtered += before - int(np.count_nonzero(mask))
         if deletes and (mask is None or mask.any()):
             deleted = np.zeros(count, dtype=bool)
             for conj in deletes:
@@ -293,3 +305,14 @@ class SegmentReader:
         if not columns:  # e.g. count(*): no column, but the row count matters
             return pa.table({"_": pa.nulls(num_rows)}).select([])
         return pa.Table.from_arrays([arrays[c] for c in columns], names=list(columns))
+
+
+def _positions(rows: _Rows, deleted: np.ndarray) -> np.ndarray:
+    """Positions (in `rows.indices()` order) of the alive rows listed in `deleted`."""
+    d = deleted.astype(np.int64)
+    if rows.ids is None:
+        return rows.ranges.rows_before(d[rows.ranges.contains(d)])
+    j = np.searchsorted(rows.ids, d)
+    hit = j < len(rows.ids)
+    hit[hit] = rows.ids[j[hit]] == d[hit]
+    return j[hit]
