@@ -9,6 +9,8 @@ add bitmaps of newer versions. storage/mow.py computes the entries; this module 
     DeleteBitmap.add(entries)           entries of one publish (or a compaction's re-base)
     DeleteBitmap.at(version)            a DeleteBitmapView: the rows deleted at `version`
     DeleteBitmapView.rows(rowset, seg)  sorted uint32 row ordinals, or None (nothing deleted)
+    DeleteBitmapView.keep(rowset, seg, n)  the same as a read-only bool mask of the segment's
+                                        rows (False: deleted), cached for the next reads
     DeleteBitmap.remove_rowsets(ids)    a stale rowset's entries go with its files
 
 Durability: the entries a publish computed travel in the published rowset's meta
@@ -29,6 +31,7 @@ import numpy as np
 from pyroaring import BitMap
 
 _CACHED_UNIONS = 1024  # (rowset, segment, version) unions kept as numpy arrays
+_CACHED_MASK_BYTES = 64 << 20  # ... and as keep-masks (one byte per row) for reads
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ class DeleteBitmap:
         self._entries: dict[tuple[int, int], dict[int, BitMap]] = {}
         self._rowsets: set[int] = set()
         self._unions: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+        self._masks: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+        self._mask_bytes = 0
 
     def add(self, entries: list[Entry]) -> None:
         with self._lock:
@@ -78,25 +83,30 @@ class DeleteBitmap:
                 old = versions.get(e.version)
                 versions[e.version] = e.rows if old is None else old | e.rows
                 self._rowsets.add(e.rowset_id)
-                stale = [k for k in self._unions if k[0] == e.rowset_id and k[1] == e.segment_no
-                         and k[2] >= e.version]
-                for k in stale:  # an entry of an old version (a re-computation): recompute
-                    del self._unions[k]
+                self._forget(lambda k: k[0] == e.rowset_id and k[1] == e.segment_no
+                             and k[2] >= e.version)
 
     def remove_rowsets(self, rowset_ids) -> None:
         ids = set(rowset_ids)
         with self._lock:
             for key in [k for k in self._entries if k[0] in ids]:
                 del self._entries[key]
-            for key in [k for k in self._unions if k[0] in ids]:
-                del self._unions[key]
+            self._forget(lambda k: k[0] in ids)
             self._rowsets -= ids
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
-            self._unions.clear()
+            self._forget(lambda k: True)
             self._rowsets.clear()
+
+    def _forget(self, doomed) -> None:
+        """Drop cached unions and masks whose (rowset, segment, version) key is doomed (call
+        under the lock): an entry was added at or below their version, or their rowset went."""
+        for k in [k for k in self._unions if doomed(k)]:
+            del self._unions[k]
+        for k in [k for k in self._masks if doomed(k)]:
+            self._mask_bytes -= self._masks.pop(k).nbytes
 
     def has_rowset(self, rowset_id: int) -> bool:
         return rowset_id in self._rowsets
@@ -140,6 +150,29 @@ class DeleteBitmap:
         return rows
 
 
+    def keep(self, rowset_id: int, segment_no: int, version: int,
+             num_rows: int) -> np.ndarray | None:
+        rows = self.rows(rowset_id, segment_no, version)
+        if rows is None:
+            return None
+        key = (rowset_id, segment_no, version)
+        with self._lock:
+            found = self._masks.get(key)
+            if found is not None:
+                self._masks.move_to_end(key)
+                return found
+        mask = np.ones(num_rows, dtype=bool)
+        mask[rows] = False
+        mask.flags.writeable = False  # shared by concurrent reads
+        with self._lock:
+            if key not in self._masks:
+                self._masks[key] = mask
+                self._mask_bytes += mask.nbytes
+            while self._mask_bytes > _CACHED_MASK_BYTES and len(self._masks) > 1:
+                self._mask_bytes -= self._masks.popitem(last=False)[1].nbytes
+        return mask
+
+
 class DeleteBitmapView:
     """A tablet's delete bitmap as a read at one version sees it."""
 
@@ -148,6 +181,9 @@ class DeleteBitmapView:
 
     def rows(self, rowset_id: int, segment_no: int) -> np.ndarray | None:
         return self.bitmap.rows(rowset_id, segment_no, self.version)
+
+    def keep(self, rowset_id: int, segment_no: int, num_rows: int) -> np.ndarray | None:
+        return self.bitmap.keep(rowset_id, segment_no, self.version, num_rows)
 
     def touches(self, rowset_id: int) -> bool:
         """The rowset may have deleted rows at this version."""

@@ -138,8 +138,8 @@ class LoadFileReader:
 
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
              deletes: list[list[ColumnPredicate]] = (), indexes=None,
-             deleted: np.ndarray | None = None) -> pa.Table:
-        """As SegmentReader.scan; `deleted`: row ordinals a delete bitmap removes."""
+             keep: np.ndarray | None = None) -> pa.Table:
+        """As SegmentReader.scan; `keep`: False for the rows a delete bitmap removes."""
         table = self.table
         for name in [*columns, *(p.column for p in predicates),
                      *(p.column for conj in deletes for p in conj)]:
@@ -158,10 +158,9 @@ class LoadFileReader:
             return arr
 
         mask = None
-        if deleted is not None and len(deleted):
-            mask = np.ones(self.num_rows, dtype=bool)
-            mask[deleted] = False
-            stats.rows_del_filtered += len(deleted)
+        if keep is not None:
+            mask = keep
+            stats.rows_del_filtered += self.num_rows - int(np.count_nonzero(keep))
         if predicates:
             prepared = [prepare(p, self._type(p.column)) for p in predicates]
             live = row_mask(prepared, column, self.num_rows)

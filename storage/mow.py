@@ -11,7 +11,9 @@ the key columns, numpy over row ordinals; never a loop over rows):
            wins (the larger sequence first), the others are deleted at `version`
         2. the keys of the older published rowsets' live rows: minus their delete bitmap and
            minus rows a DELETE predicate of a later version hides
-        3. one join on the keys (NULL equals NULL, as in merging): for each key found, the
+        3. the new keys looked up among them: by binary search in each older segment's sorted
+           keys (one fixed-width key column), else one hash join on the key columns (NULL
+           equals NULL, as in merging); for each key found, the
            older row is deleted at `version` unless the table has a sequence column and the
            new row's value is smaller (NULL smallest), in which case the NEW row is deleted
     live_mask(...)      the rows of one rowset a read at some version keeps (compaction)
@@ -30,11 +32,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage.arrays import contiguous
 from storage.column_mapping import DROPPED
 from storage.delete_bitmap import DeleteBitmap, Entry, bitmap_of
 from storage.memtable import sort_by_key
 from storage.merge import group_starts
-from storage.predicate import prepare
+from storage.predicate import fixed_width_numpy, prepare
 from storage.row_filter import row_mask
 from storage.rowset import RowsetMeta
 from storage.schema import TabletSchema
@@ -131,11 +134,12 @@ def calc_delete_bitmap(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta,
         t = read_keys(tablet, schema, rs, extra)
         keep = live_mask(tablet, schema, rs, t, bitmap, LATEST, deletes)
         t = t.select([*_key_names(schema), POS]).filter(pa.array(keep))
-        olds.append(t.append_column(SOURCE, pa.array(np.full(t.num_rows, i, np.int32))))
+        olds.append((rs, t.append_column(SOURCE, pa.array(np.full(t.num_rows, i, np.int32)))))
     if not olds or new.num_rows == 0:
         return entries
-    old = pa.concat_tables(olds)
-    matched = _join(new, old, keys, seq)
+    matched = _match_sorted(new, olds, keys, seq)
+    if matched is None:
+        matched = _join(new, pa.concat_tables([t for _, t in olds]), keys, seq)
     if matched.num_rows == 0:
         return entries
     new_wins = _new_wins(matched) if seq else np.ones(matched.num_rows, dtype=bool)
@@ -158,6 +162,66 @@ def _dedup(table: pa.Table, schema: TabletSchema) -> tuple[pa.Table, np.ndarray]
     lose[last] = False
     losers = ordered.column(POS).to_numpy()[lose]
     return ordered.take(pa.array(last)), losers
+
+
+def _sorted_key(table: pa.Table, keys: list[str]) -> np.ndarray | None:
+    """A single fixed-width key column without NULLs as numpy (its storage order is numpy's),
+    or None."""
+    if len(keys) != 1 or table.column(keys[0]).null_count:
+        return None
+    arr = fixed_width_numpy(contiguous(table.column(keys[0])))
+    return None if arr is None or arr.dtype.kind == "f" else arr
+
+
+def _match_sorted(new: pa.Table, olds: list[tuple[RowsetMeta, pa.Table]], keys: list[str],
+                  seq: str | None) -> pa.Table | None:
+    """`_join`'s result by binary search: each older segment's live keys are sorted and unique
+    (a flush sorts and merges), so each new key is looked up with np.searchsorted, segment by
+    segment (Doris looks keys up in each segment's primary key index). None when the key is
+    not one NULL-free fixed-width column, or a segment is not strictly ascending."""
+    new_keys = _sorted_key(new, keys)
+    if new_keys is None:
+        return None
+    found_new, found_old, found_source, old_seqs = [], [], [], []
+    for rs, t in olds:
+        old_keys = _sorted_key(t, keys) if t.num_rows else np.zeros(0, new_keys.dtype)
+        if old_keys is None or old_keys.dtype != new_keys.dtype:
+            return None
+        pos = t.column(POS).to_numpy()
+        bounds = np.searchsorted(pos, segment_starts(rs))
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            seg = old_keys[a:b]
+            if len(seg) == 0:
+                continue
+            if len(seg) > 1 and not bool(np.all(seg[1:] > seg[:-1])):
+                return None
+            idx = np.searchsorted(seg, new_keys)
+            hit = idx < len(seg)
+            hit[hit] = seg[idx[hit]] == new_keys[hit]
+            rows = a + idx[hit]
+            found_new.append(np.flatnonzero(hit))
+            found_old.append(pos[rows])
+            found_source.append(t.column(SOURCE).to_numpy()[rows])
+            if seq:
+                old_seqs.append(t.column(seq).take(pa.array(rows)))
+    if not found_new:
+        return _matched(new, np.zeros(0, np.int64), np.zeros(0, np.int64),
+                        np.zeros(0, np.int32), None, seq)
+    take = np.concatenate(found_new)
+    old_seq = pa.chunked_array([c for a in old_seqs for c in (a.chunks if isinstance(
+        a, pa.ChunkedArray) else [a])], new.column(seq).type) if seq else None
+    return _matched(new, take, np.concatenate(found_old), np.concatenate(found_source),
+                    old_seq, seq)
+
+
+def _matched(new: pa.Table, take: np.ndarray, old_pos: np.ndarray, source: np.ndarray,
+             old_seq, seq: str | None) -> pa.Table:
+    cols = {POS: new.column(POS).take(pa.array(take)), f"{POS}_old": pa.array(old_pos),
+            SOURCE: pa.array(source)}
+    if seq:
+        cols[_SEQ_NEW] = new.column(seq).take(pa.array(take))
+        cols[_SEQ_OLD] = old_seq if old_seq is not None else pa.array([], new.column(seq).type)
+    return pa.table(cols)
 
 
 def _join_keys(table: pa.Table, keys: list[str]) -> tuple[pa.Table, list[str]]:

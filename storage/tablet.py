@@ -483,12 +483,12 @@ class Tablet:
     def _scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                      columns: list[str], predicates: list[ColumnPredicate],
                      stats: ScanStats, bitmap: DeleteBitmapView | None = None) -> pa.Table:
-        def deleted(segment_no: int):
-            return None if bitmap is None else bitmap.rows(rowset.rowset_id, segment_no)
+        def keep(segment_no: int, num_rows: int):  # the rows the delete bitmap leaves
+            return None if bitmap is None else bitmap.keep(rowset.rowset_id, segment_no,
+                                                           num_rows)
 
         if needs_mapping(rowset_columns(schema, rowset), deletes):
-            return read_mapped(self, schema, rowset, deletes, columns, predicates, stats,
-                               deleted)
+            return read_mapped(self, schema, rowset, deletes, columns, predicates, stats, keep)
         later = [conj for v, conj in deletes if v > rowset.end_version]
         bloom = frozenset(schema.bloom_filter_columns)
         parts = []
@@ -497,7 +497,8 @@ class Tablet:
                 (c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
                 for c, i in schema.bitmap_indexes.items())
             parts.append(seg.scan(columns, predicates, stats, later,
-                                  IndexOptions(bloom, bitmap_files), deleted(segment_no)))
+                                  IndexOptions(bloom, bitmap_files),
+                                  keep(segment_no, seg.num_rows)))
         return self.concat(parts, columns)
 
     def scan_all(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,

@@ -95,22 +95,22 @@ class SegmentReader:
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, deletes: list[list[ColumnPredicate]] = (),
              indexes: IndexOptions | None = None,
-             deleted: np.ndarray | None = None) -> pa.Table:
+             keep: np.ndarray | None = None) -> pa.Table:
         """Rows satisfying every predicate, `columns` in that order."""
-        table = self.scan(columns, predicates, stats, deletes, indexes, deleted)
+        table = self.scan(columns, predicates, stats, deletes, indexes, keep)
         stats.rows_returned += table.num_rows
         return table
 
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
              deletes: list[list[ColumnPredicate]] = (),
              indexes: IndexOptions | None = None,
-             deleted: np.ndarray | None = None) -> pa.Table:
+             keep: np.ndarray | None = None) -> pa.Table:
         """`read` without counting RowsReturned (the tablet counts what it returns).
 
         `deletes`: DELETE conditions (each a conjunction) whose matching rows are removed.
         `indexes`: the optional indexes to use; None uses every index the segment holds.
-        `deleted`: sorted row ordinals a merge-on-write delete bitmap removes (counted as
-        RowsDelFiltered, as Doris's rows_del_by_bitmap is)."""
+        `keep`: a bool per row of the segment, False for the rows a merge-on-write delete
+        bitmap removes (counted as RowsDelFiltered, as Doris's rows_del_by_bitmap is)."""
         for name in [*columns, *(p.column for p in predicates),
                      *(p.column for conj in deletes for p in conj)]:
             if name not in self.columns:
@@ -142,7 +142,7 @@ class SegmentReader:
             rows = _Rows(ranges, ids)
             if rows.count == 0:
                 return self.empty(columns)
-            return self._materialize(io, columns, prepared, live, rows, deleted)
+            return self._materialize(io, columns, prepared, live, rows, keep)
 
     def empty(self, columns: list[str]) -> pa.Table:
         key = tuple(columns)
@@ -241,7 +241,7 @@ class SegmentReader:
 
     def _materialize(self, io: SegmentIO, columns: list[str], prepared: list[PreparedPredicate],
                      deletes: list[list[PreparedPredicate]], rows: _Rows,
-                     deleted: np.ndarray | None = None) -> pa.Table:
+                     keep: np.ndarray | None = None) -> pa.Table:
         count = rows.count
         io.stats.rows_read += count
         arrays: dict[str, pa.Array] = {}
@@ -255,14 +255,13 @@ class SegmentReader:
             return arr
 
         mask = None
-        gone = _positions(rows, deleted) if deleted is not None and len(deleted) else None
-        if gone is not None and len(gone):
-            mask = np.ones(count, dtype=bool)
-            mask[gone] = False
-            io.stats.rows_del_filtered += len(gone)
+        before = count
+        if keep is not None:
+            mask = _rows_of(keep, rows)
+            before = int(np.count_nonzero(mask))
+            io.stats.rows_del_filtered += count - before
         if prepared:
             live = row_mask(prepared, column, count)
-            before = count if mask is None else count - len(gone)
             mask = live if mask is None else mask & live
             io.stats.rows_conditions_filtered += before - int(np.count_nonzero(mask))
         if deletes and (mask is None or mask.any()):
@@ -276,6 +275,8 @@ class SegmentReader:
         selected = count if mask is None else int(np.count_nonzero(mask))
         if selected == 0:
             return self.empty(columns)
+        if not columns:  # count(*): the number of rows is all that is returned
+            return self._table(columns, {}, selected)
         if selected == count:
             for c in dict.fromkeys(columns):
                 if c not in arrays:
@@ -307,12 +308,8 @@ class SegmentReader:
         return pa.Table.from_arrays([arrays[c] for c in columns], names=list(columns))
 
 
-def _positions(rows: _Rows, deleted: np.ndarray) -> np.ndarray:
-    """Positions (in `rows.indices()` order) of the alive rows listed in `deleted`."""
-    d = deleted.astype(np.int64)
-    if rows.ids is None:
-        return rows.ranges.rows_before(d[rows.ranges.contains(d)])
-    j = np.searchsorted(rows.ids, d)
-    hit = j < len(rows.ids)
-    hit[hit] = rows.ids[j[hit]] == d[hit]
-    return j[hit]
+def _rows_of(keep: np.ndarray, rows: _Rows) -> np.ndarray:
+    """`keep` (a bool per segment row) at the alive rows, in `rows.indices()` order."""
+    if rows.ids is None and len(rows.ranges) == 1:  # the common case: a slice, no copy
+        return keep[int(rows.ranges.starts[0]):int(rows.ranges.ends[0])]
+    return keep[rows.indices()]
