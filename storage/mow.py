@@ -10,7 +10,8 @@ the key columns, numpy over row ordinals; never a loop over rows):
            several flushes (`overlapping`) a key may repeat across segments: the later flush
            wins (the larger sequence first), the others are deleted at `version`
         2. the keys of the older published rowsets' live rows: minus their delete bitmap and
-           minus rows a DELETE predicate of a later version hides
+           minus rows a DELETE predicate of a later version hides; a rowset none of whose
+           segments' zone maps reach the new keys' range (first key column) is skipped
         3. the new keys looked up among them: by binary search in each older segment's sorted
            keys (one fixed-width key column), else one hash join on the key columns (NULL
            equals NULL, as in merging); for each key found, the
@@ -33,11 +34,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from storage.arrays import contiguous
-from storage.column_mapping import DROPPED
+from storage.column_mapping import DROPPED, rowset_columns
 from storage.delete_bitmap import DeleteBitmap, Entry, bitmap_of
 from storage.memtable import sort_by_key
 from storage.merge import group_starts
-from storage.predicate import fixed_width_numpy, prepare
+from storage.predicate import ColumnPredicate, fixed_width_numpy, prepare
 from storage.row_filter import row_mask
 from storage.rowset import RowsetMeta
 from storage.schema import TabletSchema
@@ -126,8 +127,9 @@ def calc_delete_bitmap(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta,
         new, losers = _dedup(new, schema)
         entries += entries_of(rowset, losers, version)
     olds = []
+    bounds = _key_bounds(new, keys[0])
     for i, rs in enumerate(older):
-        if rs.num_rows == 0 or rs.is_delete:
+        if rs.num_rows == 0 or rs.is_delete or not _may_hold(tablet, schema, rs, bounds):
             continue
         extra = [p.column for v, conj in deletes if v > rs.end_version for p in conj
                  if not p.column.startswith(DROPPED)]
@@ -150,6 +152,27 @@ def calc_delete_bitmap(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta,
     for i in np.unique(source[new_wins]).tolist():
         entries += entries_of(older[i], old_pos[new_wins & (source == i)], version)
     return entries
+
+
+def _key_bounds(table: pa.Table, key: str) -> list[ColumnPredicate]:
+    """`key >= min AND key <= max` of the new rows' first key column ([] with NULLs: a NULL
+    key may sit in any segment)."""
+    col = table.column(key)
+    if col.null_count or table.num_rows == 0:
+        return []
+    lo, hi = pc.min_max(col).values()
+    return [ColumnPredicate(key, ">=", (lo.as_py(),)), ColumnPredicate(key, "<=", (hi.as_py(),))]
+
+
+def _may_hold(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta,
+              bounds: list[ColumnPredicate]) -> bool:
+    """Whether a segment of `rowset` may hold a key within `bounds` (its segment zone maps
+    of the first key column; Doris checks each segment's key bounds before its primary key
+    index). A load file slice, or a rowset storing the key under another name, may."""
+    if not bounds or rowset.load_file is not None or rowset_columns(schema, rowset) is not None:
+        return True
+    stats = ScanStats()
+    return any(seg.may_match(bounds, stats) for seg in tablet._segments(rowset))
 
 
 def _dedup(table: pa.Table, schema: TabletSchema) -> tuple[pa.Table, np.ndarray]:

@@ -1,6 +1,6 @@
 """Merge-on-write reads: a Unique table with 1 or 5 overlapping rowsets against a Duplicate one.
 
-    python scripts/bench/mow_bench.py [--rows 1000000] [--runs 5] [--json out.json]
+    python scripts/bench/mow_bench.py [--rows 1000000] [--runs 5] [--json out.json] [--wire]
 
 In-process, storage only (one tablet: 1 partition x 1 bucket, page cache on as the server's
 conf has it). Tables:
@@ -17,17 +17,24 @@ Queries, each a snapshot read plus the aggregate in pyarrow (what the scan opera
 Median of --runs runs after one warm-up. Runs on whatever code is importable: on code without
 merge-on-write (`TabletSchema` without `merge_on_write`) the Unique tablets merge on read, so
 running it with PYTHONPATH at an older checkout gives the "before" figures.
+
+--wire: the same through a server started from this checkout (tests/server_process.py, auto
+compaction off so the rowsets stay), tables of 1 partition x 4 buckets filled by Stream Load
+(CSV), the queries as SQL (`SELECT count(*)`, `SELECT sum(v)`, `SELECT count(*), sum(v) ...
+WHERE v < 100000`) through PyMySQL.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
 import os
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -90,12 +97,79 @@ def measure(tablet, version: int, runs: int) -> dict:
     return out
 
 
+SQL = {"count(*)": "SELECT count(*) FROM {t}", "sum(v)": "SELECT sum(v) FROM {t}",
+       "filtered": "SELECT count(*), sum(v) FROM {t} WHERE v < 100000"}
+
+
+def _csv(keys: np.ndarray, values: np.ndarray) -> bytes:
+    out = io.StringIO()
+    np.savetxt(out, np.column_stack([keys, values]), fmt="%d", delimiter=",")
+    return out.getvalue().encode()
+
+
+def wire(rows: int, runs: int) -> dict:
+    # a server from this checkout; Stream Load as daily_partitions_bench does it (database b)
+    from daily_partitions_bench import ServerProcess, stream_load
+
+    rng = np.random.default_rng(1)
+    keys = np.arange(rows, dtype=np.int64)
+    loads = [_csv(keys, rng.integers(0, 1_000_000, rows))]
+    for _ in range(4):
+        part = np.sort(rng.choice(keys, rows // 5, replace=False))
+        loads.append(_csv(part, rng.integers(0, 1_000_000, len(part))))
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        conf = Path(tmp) / "bench.conf"
+        conf.write_text("disable_auto_compaction = true\n")
+        srv = ServerProcess(Path(tmp) / "data", extra_args=("--config", str(conf))).start()
+        try:
+            conn = srv.connect()
+            cur = conn.cursor()
+            cur.execute("CREATE DATABASE b")
+            cur.execute("USE b")
+            for name, model, n in (("dup1", "DUPLICATE", 1), ("dup5", "DUPLICATE", 5),
+                                   ("uniq1", "UNIQUE", 1), ("uniq5", "UNIQUE", 5)):
+                cur.execute(f"CREATE TABLE {name} (k BIGINT NOT NULL, v BIGINT) {model} KEY(k) "
+                            "DISTRIBUTED BY HASH(k) BUCKETS 4 PROPERTIES ('replication_num' = '1')")
+                start = time.perf_counter()
+                for body in loads[:n]:
+                    stream_load(srv, name, body)
+                result = {"load_s": round(time.perf_counter() - start, 2)}
+                for q, sql in SQL.items():
+                    cur.execute(sql.format(t=name))
+                    cur.fetchall()
+                    times = []
+                    for _ in range(runs):
+                        t0 = time.perf_counter()
+                        cur.execute(sql.format(t=name))
+                        got = cur.fetchall()
+                        times.append(time.perf_counter() - t0)
+                    result[q] = {"ms": round(statistics.median(times) * 1000, 1),
+                                 "result": [str(x) for x in got[0]]}
+                out[name] = result
+                print(name, json.dumps(result), flush=True)
+            conn.close()
+        finally:
+            srv.stop()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json")
+    ap.add_argument("--wire", action="store_true")
     args = ap.parse_args()
+    if args.wire:
+        report = {"load_average": os.getloadavg(), "rows": args.rows,
+                  "wire": wire(args.rows, args.runs),
+                  "load_average_after": os.getloadavg()}
+        print("load average", report["load_average"], "->", report["load_average_after"])
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(report, f, indent=1)
+        return
     report = {"load_average": os.getloadavg(), "rows": args.rows,
               "merge_on_write": "merge_on_write" in {f.name for f in
                                                      dataclasses.fields(TabletSchema)}}

@@ -144,6 +144,12 @@ class SegmentReader:
                 return self.empty(columns)
             return self._materialize(io, columns, prepared, live, rows, keep)
 
+    def may_match(self, predicates: list[ColumnPredicate], stats: ScanStats) -> bool:
+        """False when the segment zone maps prove no row satisfies all the predicates."""
+        prepared = [prepare(p, self.columns[p.column].dtype) for p in predicates]
+        with SegmentIO(self.path, self.tablet_id, stats, self.cache, self.owner) as io:
+            return self._segment_may_match(io, prepared)
+
     def empty(self, columns: list[str]) -> pa.Table:
         key = tuple(columns)
         table = self._empty.get(key)

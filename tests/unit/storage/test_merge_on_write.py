@@ -191,3 +191,21 @@ def test_merge_on_read_tablet_keeps_merging(engine):
     assert read(t, stats=stats) == [(1, 10), (2, 2)]
     assert stats.rows_merged == 1
     assert t.delete_bitmap.cardinality() == 0
+
+
+def test_scan_unit_applies_each_snapshots_bitmap(engine):
+    from storage.scan_unit import eligible, read_unit
+    tablets = [engine.create_tablet(i, mow_schema()) for i in (1, 2)]
+    for i, t in enumerate(tablets):
+        load(t, 2, {"k": list(range(i, 40, 2)), "v": list(range(20))})
+        load(t, 3, {"k": list(range(i, 20, 2)), "v": [100] * 10})
+    snaps = [t.capture(3) for t in tablets] + [tablets[0].capture(2)]
+    assert all(eligible(s) for s in snaps)
+    stats = ScanStats()
+    table, counts = read_unit(snaps, ["k", "v"], [P("v", ">=", (5,))], stats)
+    one_by_one = [s.read(["k", "v"], [P("v", ">=", (5,))], ScanStats()) for s in snaps]
+    assert counts.tolist() == [t.num_rows for t in one_by_one]
+    assert table.to_pylist() == pa.concat_tables(one_by_one).to_pylist()
+    assert stats.rows_del_filtered == 20
+    for s in snaps:
+        s.release()

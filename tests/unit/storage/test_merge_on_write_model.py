@@ -18,9 +18,14 @@ from storage.rowset import RowsetMeta
 from storage.schema import DELETE_SIGN
 
 SEQ = "__DORIS_SEQUENCE_COL__"
-SCHEMA = TabletSchema([column("k", "INT", key=True), column("v", "BIGINT"),
-                       column(DELETE_SIGN, "TINYINT", nullable=False), column(SEQ, "INT")],
-                      "UNIQUE_KEYS", sequence_column=SEQ, merge_on_write=True)
+VALUES = [column("v", "BIGINT"), column(DELETE_SIGN, "TINYINT", nullable=False),
+          column(SEQ, "INT")]
+# one INT key (looked up by binary search), or (INT, VARCHAR) keys (by a hash join)
+SCHEMAS = {False: TabletSchema([column("k", "INT", key=True), *VALUES], "UNIQUE_KEYS",
+                               sequence_column=SEQ, merge_on_write=True),
+           True: TabletSchema([column("k", "INT", key=True),
+                               column("s", "VARCHAR", 2, key=True), *VALUES], "UNIQUE_KEYS",
+                              sequence_column=SEQ, merge_on_write=True)}
 LIVE = P(DELETE_SIGN, "=", (0,))
 
 
@@ -38,35 +43,43 @@ def apply_rows(model: dict, rows: list[tuple], version: int) -> None:
             model[k] = (v, sign, seq, version)
 
 
+def order(row):
+    return tuple((x is not None, x) for x in row[0])
+
+
 def visible(model: dict, pred=lambda v: True) -> list[tuple]:
     return sorted(((k, v) for k, (v, sign, _, _) in model.items() if sign == 0 and pred(v)),
-                  key=lambda r: (r[0] is not None, r[0]))
+                  key=order)
 
 
+def rows_of(table, keys: list[str]) -> list[tuple]:
+    return sorted(zip(zip(*(table.column(k).to_pylist() for k in keys)),
+                      table.column("v").to_pylist()), key=order)
 
 
-def rows_of(table) -> list[tuple]:
-    return sorted(zip(table.column("k").to_pylist(), table.column("v").to_pylist()),
-                  key=lambda r: (r[0] is not None, r[0]))
-
-
-def random_rows(rng: random.Random, n: int) -> list[tuple]:
+def random_rows(rng: random.Random, n: int, composite: bool) -> list[tuple]:
     out = []
     for _ in range(n):
-        k = None if rng.random() < 0.03 else rng.randrange(40)
+        k = (None if rng.random() < 0.03 else rng.randrange(40),)
+        if composite:
+            k += (rng.choice([None, "", "a", "b"]),)
         seq = None if rng.random() < 0.15 else rng.randrange(6)
         sign = 1 if rng.random() < 0.1 else 0
         out.append((k, rng.randrange(-50, 50), sign, seq))
     return out
 
 
-def as_table(rows: list[tuple]):
-    return table_for(SCHEMA, {"k": [r[0] for r in rows], "v": [r[1] for r in rows],
+def as_table(schema: TabletSchema, rows: list[tuple]):
+    data = {name: [r[0][i] for r in rows] for i, name in enumerate(schema.key_names)}
+    return table_for(schema, {**data, "v": [r[1] for r in rows],
                               DELETE_SIGN: [r[2] for r in rows], SEQ: [r[3] for r in rows]})
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_merge_on_write_tablet_matches_a_dict_model(tmp_path, seed):
+@pytest.mark.parametrize("composite", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_merge_on_write_tablet_matches_a_dict_model(tmp_path, seed, composite):
+    SCHEMA = SCHEMAS[composite]
+    keys = SCHEMA.key_names
     rng = random.Random(seed)
     engine = StorageEngine(str(tmp_path), page_size=512, short_key_interval=8)
     tablet = engine.create_tablet(1, SCHEMA)
@@ -82,10 +95,11 @@ def test_merge_on_write_tablet_matches_a_dict_model(tmp_path, seed):
         tablet.publish(meta, version)
 
     def load() -> None:
-        flushes = [random_rows(rng, rng.randrange(1, 25)) for _ in range(rng.choice([1, 1, 2, 3]))]
+        flushes = [random_rows(rng, rng.randrange(1, 25), composite)
+                   for _ in range(rng.choice([1, 1, 2, 3]))]
         writer = tablet.open_rowset_writer(version + 1)
         for rows in flushes:
-            writer.flush(as_table(rows))
+            writer.flush(as_table(SCHEMA, rows))
         publish(writer.finish())
         for rows in flushes:
             apply_rows(model, rows, version)
@@ -96,7 +110,7 @@ def test_merge_on_write_tablet_matches_a_dict_model(tmp_path, seed):
         meta = tablet.write_delete([P("k", "<" if below else "=", (x,))], version + 1)
         version += 1
         tablet.publish(meta, version)
-        doomed = [k for k in model if k is not None and (k < x if below else k == x)]
+        doomed = [k for k in model if k[0] is not None and (k[0] < x if below else k[0] == x)]
         for k in doomed:
             del model[k]
 
@@ -127,10 +141,10 @@ def test_merge_on_write_tablet_matches_a_dict_model(tmp_path, seed):
 
     def check(source, at: int) -> None:
         expect = history[at]
-        assert rows_of(source.read(["k", "v"], [LIVE], ScanStats())) == visible(expect)
+        assert rows_of(source.read([*keys, "v"], [LIVE], ScanStats()), keys) == visible(expect)
         t = rng.randrange(-50, 50)
-        got = source.read(["k", "v"], [LIVE, P("v", ">", (t,))], ScanStats())
-        assert rows_of(got) == visible(expect, lambda v: v > t)
+        got = source.read([*keys, "v"], [LIVE, P("v", ">", (t,))], ScanStats())
+        assert rows_of(got, keys) == visible(expect, lambda v: v > t)
         assert source.read([], [LIVE], ScanStats()).num_rows == len(visible(expect))
 
     for _ in range(30):
