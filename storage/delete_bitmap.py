@@ -9,8 +9,9 @@ add bitmaps of newer versions. storage/mow.py computes the entries; this module 
     DeleteBitmap.add(entries)           entries of one publish (or a compaction's re-base)
     DeleteBitmap.at(version)            a DeleteBitmapView: the rows deleted at `version`
     DeleteBitmapView.rows(rowset, seg)  sorted uint32 row ordinals, or None (nothing deleted)
-    DeleteBitmapView.keep(rowset, seg, n)  the same as a read-only bool mask of the segment's
-                                        rows (False: deleted), cached for the next reads
+    DeleteBitmapView.keep(rowset, seg, n)  the same as a Keep: a read-only bool mask of the
+                                        segment's rows (False: deleted), cached for the next
+                                        reads, and a token naming it
     DeleteBitmap.remove_rowsets(ids)    a stale rowset's entries go with its files
 
 Durability: the entries a publish computed travel in the published rowset's meta
@@ -32,6 +33,16 @@ from pyroaring import BitMap
 
 _CACHED_UNIONS = 1024  # (rowset, segment, version) unions kept as numpy arrays
 _CACHED_MASK_BYTES = 64 << 20  # ... and as keep-masks (one byte per row) for reads
+
+
+@dataclass(frozen=True)
+class Keep:
+    """A segment's rows a read keeps (`mask`, read-only, False: deleted) and a token naming
+    that set: (rowset id, segment no, the newest entry version the read applies); reads at
+    versions that apply the same entries share it (storage/segment/reader.py caches a
+    column's kept rows under it)."""
+    mask: np.ndarray
+    token: tuple
 
 
 @dataclass(frozen=True)
@@ -129,38 +140,46 @@ class DeleteBitmap:
         return DeleteBitmapView(self, version)
 
     def rows(self, rowset_id: int, segment_no: int, version: int) -> np.ndarray | None:
+        found = self._union(rowset_id, segment_no, version)
+        return None if found is None else found[1]
+
+    def _union(self, rowset_id: int, segment_no: int,
+               version: int) -> tuple[tuple, np.ndarray] | None:
+        """(key, the union of the entries of versions <= `version` as sorted uint32), keyed by
+        the newest of those versions; None when there is none."""
         if rowset_id not in self._rowsets:
             return None
-        key = (rowset_id, segment_no, version)
         with self._lock:
+            versions = self._entries.get((rowset_id, segment_no))
+            applied = [v for v in versions if v <= version] if versions else []
+            if not applied:
+                return None
+            key = (rowset_id, segment_no, max(applied))
             found = self._unions.get(key)
             if found is not None:
                 self._unions.move_to_end(key)
-                return found
-            versions = self._entries.get((rowset_id, segment_no))
-            parts = [bm for v, bm in versions.items() if v <= version] if versions else []
-        if not parts:
-            return None
+                return key, found
+            parts = [versions[v] for v in applied]
         union = parts[0] if len(parts) == 1 else BitMap.union(*parts)
         rows = np.frombuffer(union.to_array(), dtype=np.uint32)
         with self._lock:
             self._unions[key] = rows
             while len(self._unions) > _CACHED_UNIONS:
                 self._unions.popitem(last=False)
-        return rows
+        return key, rows
 
 
     def keep(self, rowset_id: int, segment_no: int, version: int,
-             num_rows: int) -> np.ndarray | None:
-        rows = self.rows(rowset_id, segment_no, version)
-        if rows is None:
+             num_rows: int) -> Keep | None:
+        found = self._union(rowset_id, segment_no, version)
+        if found is None:
             return None
-        key = (rowset_id, segment_no, version)
+        key, rows = found
         with self._lock:
-            found = self._masks.get(key)
-            if found is not None:
+            mask = self._masks.get(key)
+            if mask is not None:
                 self._masks.move_to_end(key)
-                return found
+                return Keep(mask, key)
         mask = np.ones(num_rows, dtype=bool)
         mask[rows] = False
         mask.flags.writeable = False  # shared by concurrent reads
@@ -170,7 +189,7 @@ class DeleteBitmap:
                 self._mask_bytes += mask.nbytes
             while self._mask_bytes > _CACHED_MASK_BYTES and len(self._masks) > 1:
                 self._mask_bytes -= self._masks.popitem(last=False)[1].nbytes
-        return mask
+        return Keep(mask, key)
 
 
 class DeleteBitmapView:
@@ -182,7 +201,7 @@ class DeleteBitmapView:
     def rows(self, rowset_id: int, segment_no: int) -> np.ndarray | None:
         return self.bitmap.rows(rowset_id, segment_no, self.version)
 
-    def keep(self, rowset_id: int, segment_no: int, num_rows: int) -> np.ndarray | None:
+    def keep(self, rowset_id: int, segment_no: int, num_rows: int) -> Keep | None:
         return self.bitmap.keep(rowset_id, segment_no, self.version, num_rows)
 
     def touches(self, rowset_id: int) -> bool:

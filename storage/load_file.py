@@ -138,8 +138,8 @@ class LoadFileReader:
 
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
              deletes: list[list[ColumnPredicate]] = (), indexes=None,
-             keep: np.ndarray | None = None) -> pa.Table:
-        """As SegmentReader.scan; `keep`: False for the rows a delete bitmap removes."""
+             keep=None) -> pa.Table:
+        """As SegmentReader.scan; `keep`: the rows a delete bitmap leaves (a Keep)."""
         table = self.table
         for name in [*columns, *(p.column for p in predicates),
                      *(p.column for conj in deletes for p in conj)]:
@@ -159,8 +159,8 @@ class LoadFileReader:
 
         mask = None
         if keep is not None:
-            mask = keep
-            stats.rows_del_filtered += self.num_rows - int(np.count_nonzero(keep))
+            mask = keep.mask
+            stats.rows_del_filtered += self.num_rows - int(np.count_nonzero(mask))
         if predicates:
             prepared = [prepare(p, self._type(p.column)) for p in predicates]
             live = row_mask(prepared, column, self.num_rows)

@@ -74,7 +74,7 @@ def _keep_mask(snapshots: list[TabletSnapshot], segments: list[SegmentReader],
                     keeps.append(view.keep(r.rowset_id, no, seg.num_rows) if touched else None)
     if all(k is None for k in keeps):
         return None
-    parts = [k if k is not None else np.ones(seg.num_rows, dtype=bool)
+    parts = [k.mask if k is not None else np.ones(seg.num_rows, dtype=bool)
              for k, seg, kept in zip(keeps, segments, survive) if kept]
     return np.concatenate(parts) if parts else None
 

@@ -14,7 +14,8 @@ Queries, each a snapshot read plus the aggregate in pyarrow (what the scan opera
     count(*)        no column
     sum(v)          column v
     filtered        sum(v) WHERE v < 100000 (10% of the rows; a value-column predicate)
-Median of --runs runs after one warm-up. Runs on whatever code is importable: on code without
+Median of --runs runs after one warm-up (wall clock and process CPU time: the machine is
+shared, CPU time is the steadier figure). Runs on whatever code is importable: on code without
 merge-on-write (`TabletSchema` without `merge_on_write`) the Unique tablets merge on read, so
 running it with PYTHONPATH at an older checkout gives the "before" figures.
 
@@ -86,14 +87,16 @@ QUERIES = {
 def measure(tablet, version: int, runs: int) -> dict:
     out = {}
     for name, (cols, preds, agg) in QUERIES.items():
-        times, result = [], None
+        times, cpu, result = [], [], None
         for i in range(runs + 1):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             with tablet.capture(version) as snap:
                 result = agg(snap.read(cols, preds, ScanStats()))
             if i:
                 times.append(time.perf_counter() - start)
-        out[name] = {"ms": round(statistics.median(times) * 1000, 2), "result": result}
+                cpu.append(time.process_time() - start_cpu)
+        out[name] = {"ms": round(statistics.median(times) * 1000, 2),
+                     "cpu_ms": round(statistics.median(cpu) * 1000, 2), "result": result}
     return out
 
 

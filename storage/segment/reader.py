@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from storage.arrays import contiguous
+from storage.delete_bitmap import Keep
 from storage.errors import CorruptionError, StorageError
 from storage.page_cache import DISABLED, PageCache, new_owner
 from storage.predicate import ColumnPredicate, PreparedPredicate, prepare
@@ -95,7 +96,7 @@ class SegmentReader:
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, deletes: list[list[ColumnPredicate]] = (),
              indexes: IndexOptions | None = None,
-             keep: np.ndarray | None = None) -> pa.Table:
+             keep: Keep | None = None) -> pa.Table:
         """Rows satisfying every predicate, `columns` in that order."""
         table = self.scan(columns, predicates, stats, deletes, indexes, keep)
         stats.rows_returned += table.num_rows
@@ -104,13 +105,15 @@ class SegmentReader:
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
              deletes: list[list[ColumnPredicate]] = (),
              indexes: IndexOptions | None = None,
-             keep: np.ndarray | None = None) -> pa.Table:
+             keep: Keep | None = None) -> pa.Table:
         """`read` without counting RowsReturned (the tablet counts what it returns).
 
         `deletes`: DELETE conditions (each a conjunction) whose matching rows are removed.
         `indexes`: the optional indexes to use; None uses every index the segment holds.
-        `keep`: a bool per row of the segment, False for the rows a merge-on-write delete
-        bitmap removes (counted as RowsDelFiltered, as Doris's rows_del_by_bitmap is)."""
+        `keep`: the rows a merge-on-write delete bitmap leaves (storage/delete_bitmap.py; the
+        others counted as RowsDelFiltered, as Doris's rows_del_by_bitmap is). A column read
+        whole under it is kept in the page cache as its kept rows (the next read at a version
+        applying the same bitmap entries reuses it, as a Duplicate segment's whole column)."""
         for name in [*columns, *(p.column for p in predicates),
                      *(p.column for conj in deletes for p in conj)]:
             if name not in self.columns:
@@ -247,7 +250,7 @@ class SegmentReader:
 
     def _materialize(self, io: SegmentIO, columns: list[str], prepared: list[PreparedPredicate],
                      deletes: list[list[PreparedPredicate]], rows: _Rows,
-                     keep: np.ndarray | None = None) -> pa.Table:
+                     keep: Keep | None = None) -> pa.Table:
         count = rows.count
         io.stats.rows_read += count
         arrays: dict[str, pa.Array] = {}
@@ -263,7 +266,7 @@ class SegmentReader:
         mask = None
         before = count
         if keep is not None:
-            mask = _rows_of(keep, rows)
+            mask = _rows_of(keep.mask, rows)
             before = int(np.count_nonzero(mask))
             io.stats.rows_del_filtered += count - before
         if prepared:
@@ -293,6 +296,10 @@ class SegmentReader:
         dense = rows.ids is None and selected * DENSE_FRACTION >= count
         if dense:
             selector = pa.array(mask)
+            if keep is not None and not prepared and not deletes and self.cache.enabled and \
+                    rows.count == self.num_rows:  # every row minus the bitmap's: cache it
+                return self._table(columns, {c: self._kept(io, c, rows, selector, keep)
+                                             for c in dict.fromkeys(columns)}, selected)
         else:
             local = np.flatnonzero(mask)
             positions = pa.array(local)
@@ -306,6 +313,17 @@ class SegmentReader:
             else:
                 out[c] = self.columns[c].read_rows(io, ids)
         return self._table(columns, out, selected)
+
+    def _kept(self, io: SegmentIO, column: str, rows: _Rows, selector: pa.Array,
+              keep: Keep) -> pa.Array:
+        key = (self.owner, column, "kept", keep.token)
+        arr = self.cache.get(key)
+        if arr is None:
+            arr = contiguous(self._read(io, column, rows).filter(selector))
+            self.cache.put(key, arr)
+        else:
+            io.stats.cached_pages_num += 1
+        return arr
 
     @staticmethod
     def _table(columns: list[str], arrays: dict, num_rows: int) -> pa.Table:

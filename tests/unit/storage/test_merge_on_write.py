@@ -23,9 +23,10 @@ def mow_schema(seq: bool = False, sign: bool = False, mow: bool = True) -> Table
                         merge_on_write=mow)
 
 
-@pytest.fixture
-def engine(tmp_path):
-    return StorageEngine(str(tmp_path), page_size=4096, short_key_interval=16)
+@pytest.fixture(params=[0, 64 << 20], ids=["no-page-cache", "page-cache"])
+def engine(tmp_path, request):
+    return StorageEngine(str(tmp_path), page_size=4096, short_key_interval=16,
+                         page_cache_bytes=request.param)
 
 
 def write(tablet, rows: dict):

@@ -81,7 +81,8 @@ def test_merge_on_write_tablet_matches_a_dict_model(tmp_path, seed, composite):
     SCHEMA = SCHEMAS[composite]
     keys = SCHEMA.key_names
     rng = random.Random(seed)
-    engine = StorageEngine(str(tmp_path), page_size=512, short_key_interval=8)
+    engine = StorageEngine(str(tmp_path), page_size=512, short_key_interval=8,
+                           page_cache_bytes=64 << 20)
     tablet = engine.create_tablet(1, SCHEMA)
     model: dict = {}
     history: dict[int, dict] = {1: {}}
@@ -168,7 +169,8 @@ def test_merge_on_write_tablet_matches_a_dict_model(tmp_path, seed, composite):
     metas = [(RowsetMeta.from_dict(r.to_dict()), r.end_version) for r in tablet.rowsets()]
     before = [(e.rowset_id, e.segment_no, e.version, list(e.rows))
               for e in tablet.delete_bitmap.entries({r.rowset_id for r, _ in metas})]
-    again = StorageEngine(str(tmp_path), page_size=512, short_key_interval=8)
+    again = StorageEngine(str(tmp_path), page_size=512, short_key_interval=8,
+                           page_cache_bytes=64 << 20)
     restored = again.restore_tablet(1, SCHEMA, metas)
     assert [(e.rowset_id, e.segment_no, e.version, list(e.rows))
             for e in restored.delete_bitmap.entries()] == before
