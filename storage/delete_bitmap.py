@@ -81,6 +81,7 @@ class DeleteBitmap:
         self._lock = threading.Lock()
         self._entries: dict[tuple[int, int], dict[int, BitMap]] = {}
         self._rowsets: set[int] = set()
+        self._all: dict[tuple[int, int], BitMap] = {}  # the union of every version's rows
         self._unions: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
         self._masks: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
         self._mask_bytes = 0
@@ -93,6 +94,8 @@ class DeleteBitmap:
                 versions = self._entries.setdefault((e.rowset_id, e.segment_no), {})
                 old = versions.get(e.version)
                 versions[e.version] = e.rows if old is None else old | e.rows
+                key = (e.rowset_id, e.segment_no)
+                self._all[key] = self._all[key] | e.rows if key in self._all else BitMap(e.rows)
                 self._rowsets.add(e.rowset_id)
                 self._forget(lambda k: k[0] == e.rowset_id and k[1] == e.segment_no
                              and k[2] >= e.version)
@@ -102,12 +105,14 @@ class DeleteBitmap:
         with self._lock:
             for key in [k for k in self._entries if k[0] in ids]:
                 del self._entries[key]
+                self._all.pop(key, None)
             self._forget(lambda k: k[0] in ids)
             self._rowsets -= ids
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._all.clear()
             self._forget(lambda k: True)
             self._rowsets.clear()
 
@@ -129,6 +134,16 @@ class DeleteBitmap:
                      if rowset_ids is None or k[0] in rowset_ids]
         return [Entry(r, s, ver, bm) for (r, s), versions in sorted(items)
                 for ver, bm in sorted(versions.items())]
+
+    def deleted_among(self, rowset_id: int, segment_no: int, rows: np.ndarray) -> np.ndarray:
+        """Which of `rows` (row ordinals of the segment) any version deletes: a roaring
+        intersection, no work per deleted row (a publish checks the rows its keys found)."""
+        with self._lock:
+            every = self._all.get((rowset_id, segment_no))
+        if every is None or len(rows) == 0:
+            return np.zeros(len(rows), dtype=bool)
+        hits = np.frombuffer((every & bitmap_of(rows)).to_array(), dtype=np.uint32)
+        return np.isin(rows, hits)
 
     def cardinality(self, version: int | None = None) -> int:
         """Rows deleted at `version` (all versions when None)."""

@@ -13,8 +13,9 @@ the key columns, numpy over row ordinals; never a loop over rows):
            minus rows a DELETE predicate of a later version hides; a rowset none of whose
            segments' zone maps reach the new keys' range (first key column) is skipped
         3. the new keys looked up among them: by binary search in each older segment's sorted
-           keys (one fixed-width key column), else one hash join on the key columns (NULL
-           equals NULL, as in merging); for each key found, the
+           keys, checking only the rows found against the bitmap and the DELETEs (one
+           fixed-width key column), else one hash join on the key columns (NULL equals NULL,
+           as in merging); for each key found, the
            older row is deleted at `version` unless the table has a sequence column and the
            new row's value is smaller (NULL smallest), in which case the NEW row is deleted
     live_mask(...)      the rows of one rowset a read at some version keeps (compaction)
@@ -126,22 +127,24 @@ def calc_delete_bitmap(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta,
     if rowset.overlapping:
         new, losers = _dedup(new, schema)
         entries += entries_of(rowset, losers, version)
-    olds = []
-    bounds = _key_bounds(new, keys[0])
-    for i, rs in enumerate(older):
-        if rs.num_rows == 0 or rs.is_delete or not _may_hold(tablet, schema, rs, bounds):
-            continue
-        extra = [p.column for v, conj in deletes if v > rs.end_version for p in conj
-                 if not p.column.startswith(DROPPED)]
-        t = read_keys(tablet, schema, rs, extra)
-        keep = live_mask(tablet, schema, rs, t, bitmap, LATEST, deletes)
-        t = t.select([*_key_names(schema), POS]).filter(pa.array(keep))
-        olds.append((rs, t.append_column(SOURCE, pa.array(np.full(t.num_rows, i, np.int32)))))
-    if not olds or new.num_rows == 0:
+    if new.num_rows == 0:
         return entries
-    matched = _match_sorted(new, olds, keys, seq)
+    bounds = _key_bounds(new, keys[0])
+    candidates = [(i, rs) for i, rs in enumerate(older) if rs.num_rows and not rs.is_delete
+                  and _may_hold(tablet, schema, rs, bounds)]
+    matched = _lookup_sorted(tablet, schema, new, candidates, bitmap, deletes)
     if matched is None:
-        matched = _join(new, pa.concat_tables([t for _, t in olds]), keys, seq)
+        olds = []
+        for i, rs in candidates:
+            extra = [p.column for v, conj in deletes if v > rs.end_version for p in conj
+                     if not p.column.startswith(DROPPED)]
+            t = read_keys(tablet, schema, rs, extra)
+            keep = live_mask(tablet, schema, rs, t, bitmap, LATEST, deletes)
+            t = t.select([*_key_names(schema), POS]).filter(pa.array(keep))
+            olds.append(t.append_column(SOURCE, pa.array(np.full(t.num_rows, i, np.int32))))
+        if not olds:
+            return entries
+        matched = _join(new, pa.concat_tables(olds), keys, seq)
     if matched.num_rows == 0:
         return entries
     new_wins = _new_wins(matched) if seq else np.ones(matched.num_rows, dtype=bool)
@@ -196,37 +199,43 @@ def _sorted_key(table: pa.Table, keys: list[str]) -> np.ndarray | None:
     return None if arr is None or arr.dtype.kind == "f" else arr
 
 
-def _match_sorted(new: pa.Table, olds: list[tuple[RowsetMeta, pa.Table]], keys: list[str],
-                  seq: str | None) -> pa.Table | None:
-    """`_join`'s result by binary search: each older segment's live keys are sorted and unique
-    (a flush sorts and merges), so each new key is looked up with np.searchsorted, segment by
-    segment (Doris looks keys up in each segment's primary key index). None when the key is
-    not one NULL-free fixed-width column, or a segment is not strictly ascending."""
+def _lookup_sorted(tablet: Tablet, schema: TabletSchema, new: pa.Table,
+                   candidates: list[tuple[int, RowsetMeta]], bitmap: DeleteBitmap,
+                   deletes: list) -> pa.Table | None:
+    """`_join`'s result by binary search, as Doris looks keys up in each segment's primary key
+    index: a segment's keys are sorted and unique (a flush sorts and merges), so the new keys
+    are found with np.searchsorted in each older segment's whole key column (the page cache
+    keeps it), and only the rows found are checked against the delete bitmap and later
+    DELETEs: no work per stored row. None when the key is not one NULL-free fixed-width
+    column, or a segment is not strictly ascending (the caller joins instead)."""
+    keys, seq = schema.key_names, schema.sequence_column
     new_keys = _sorted_key(new, keys)
     if new_keys is None:
         return None
     found_new, found_old, found_source, old_seqs = [], [], [], []
-    for rs, t in olds:
-        old_keys = _sorted_key(t, keys) if t.num_rows else np.zeros(0, new_keys.dtype)
-        if old_keys is None or old_keys.dtype != new_keys.dtype:
-            return None
-        pos = t.column(POS).to_numpy()
-        bounds = np.searchsorted(pos, segment_starts(rs))
-        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            seg = old_keys[a:b]
-            if len(seg) == 0:
-                continue
-            if len(seg) > 1 and not bool(np.all(seg[1:] > seg[:-1])):
+    for i, rs in candidates:
+        table = tablet.scan_rowset(schema, rs, [], _key_names(schema), [], ScanStats())
+        starts = segment_starts(rs)
+        later = [conj for v, conj in deletes if v > rs.end_version
+                 and not any(p.column.startswith(DROPPED) for p in conj)]
+        for s in range(len(starts) - 1):
+            a, b = int(starts[s]), int(starts[s + 1])
+            seg = _sorted_key(table.slice(a, b - a), keys)
+            if seg is None or seg.dtype != new_keys.dtype or \
+                    not _ascending(tablet._segments(rs)[s], seg):
                 return None
             idx = np.searchsorted(seg, new_keys)
             hit = idx < len(seg)
             hit[hit] = seg[idx[hit]] == new_keys[hit]
-            rows = a + idx[hit]
-            found_new.append(np.flatnonzero(hit))
-            found_old.append(pos[rows])
-            found_source.append(t.column(SOURCE).to_numpy()[rows])
+            rows = idx[hit]
+            live = ~bitmap.deleted_among(rs.rowset_id, s, rows)
+            if later and len(rows):
+                live &= ~_hidden(tablet, schema, rs, later, a + rows)
+            found_new.append(np.flatnonzero(hit)[live])
+            found_old.append(a + rows[live])
+            found_source.append(np.full(int(live.sum()), i, np.int32))
             if seq:
-                old_seqs.append(t.column(seq).take(pa.array(rows)))
+                old_seqs.append(table.column(seq).take(pa.array(a + rows[live])))
     if not found_new:
         return _matched(new, np.zeros(0, np.int64), np.zeros(0, np.int64),
                         np.zeros(0, np.int32), None, seq)
@@ -235,6 +244,38 @@ def _match_sorted(new: pa.Table, olds: list[tuple[RowsetMeta, pa.Table]], keys: 
         a, pa.ChunkedArray) else [a])], new.column(seq).type) if seq else None
     return _matched(new, take, np.concatenate(found_old), np.concatenate(found_source),
                     old_seq, seq)
+
+
+_ASCENDING: dict[int, bool] = {}  # segment reader token -> its keys strictly ascend
+
+
+def _ascending(reader, keys: np.ndarray) -> bool:
+    """The segment's keys strictly ascend: checked once per segment reader (a segment file
+    never changes; its reader's page cache token is never reused), each time for a load file
+    slice (small)."""
+    owner = getattr(reader, "owner", None)
+    found = _ASCENDING.get(owner) if owner is not None else None
+    if found is None:
+        found = len(keys) < 2 or bool(np.all(keys[1:] > keys[:-1]))
+        if owner is not None:
+            if len(_ASCENDING) > 100_000:
+                _ASCENDING.clear()
+            _ASCENDING[owner] = found
+    return found
+
+
+def _hidden(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta, later: list,
+            positions: np.ndarray) -> np.ndarray:
+    """Which rows (rowset ordinals) of `rowset` a later DELETE predicate matches."""
+    needed = list(dict.fromkeys(p.column for conj in later for p in conj))
+    rows = tablet.scan_rowset(schema, rowset, [], needed, [], ScanStats())
+    rows = rows.take(pa.array(positions))
+    arrays = {c: rows.column(c).combine_chunks() for c in needed}
+    hidden = np.zeros(len(positions), dtype=bool)
+    for conj in later:
+        prepared = [prepare(p, schema.column(p.column).type) for p in conj]
+        hidden |= row_mask(prepared, arrays.__getitem__, len(positions))
+    return hidden
 
 
 def _matched(new: pa.Table, take: np.ndarray, old_pos: np.ndarray, source: np.ndarray,
