@@ -14,7 +14,8 @@ Queries, each a snapshot read plus the aggregate in pyarrow (what the scan opera
     count(*)        no column
     sum(v)          column v
     filtered        sum(v) WHERE v < 100000 (10% of the rows; a value-column predicate)
-Median of --runs runs after one warm-up (wall clock and process CPU time: the machine is
+Then, for the 5-rowset tables, the median time of 20 loads of 100 existing keys (the cost
+merge-on-write moves to loads). Median of --runs runs after one warm-up (wall clock and process CPU time: the machine is
 shared, CPU time is the steadier figure). Runs on whatever code is importable: on code without
 merge-on-write (`TabletSchema` without `merge_on_write`) the Unique tablets merge on read, so
 running it with PYTHONPATH at an older checkout gives the "before" figures.
@@ -82,6 +83,18 @@ QUERIES = {
     "filtered": (["v"], [ColumnPredicate("v", "<", (100_000,))],
                  lambda t: pc.sum(t.column("v")).as_py()),
 }
+
+
+def small_loads(tablet, version: int, loads: int = 20, rows: int = 100) -> float:
+    """Median ms of `loads` loads of `rows` random existing keys (each one more rowset)."""
+    rng = np.random.default_rng(3)
+    times = []
+    for i in range(loads):
+        keys = np.sort(rng.choice(1_000_000, rows, replace=False))
+        start = time.perf_counter()
+        publish(tablet, pa.table({"k": keys, "v": keys}), version + 1 + i)
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times) * 1000, 1)
 
 
 def measure(tablet, version: int, runs: int) -> dict:
@@ -186,6 +199,7 @@ def main() -> None:
             report[name] = measure(tablet, version, args.runs)
             if load_s:
                 report[name]["overlapping_load_ms"] = [round(s * 1000) for s in load_s]
+                report[name]["100_row_load_ms"] = small_loads(tablet, version)
             print(name, json.dumps(report[name]), flush=True)
             engine.drop_tablet(tid)
     report["load_average_after"] = os.getloadavg()
