@@ -8,8 +8,8 @@ add bitmaps of newer versions. storage/mow.py computes the entries; this module 
 
     DeleteBitmap.add(entries)           entries of one publish (or a compaction's re-base)
     DeleteBitmap.at(version)            a DeleteBitmapView: the rows deleted at `version`
-    DeleteBitmapView.rows(rowset, seg)  sorted uint32 row ordinals, or None (nothing deleted)
-    DeleteBitmapView.keep(rowset, seg, n)  the same as a Keep: a read-only bool mask of the
+    DeleteBitmap.rows(rowset, seg, v)   the rows deleted at v: sorted uint32 ordinals, or None
+    DeleteBitmapView.keep(rowset, seg, n)  a read's Keep: a read-only bool mask of the
                                         segment's rows (False: deleted), cached for the next
                                         reads, and a token naming it
     DeleteBitmap.remove_rowsets(ids)    a stale rowset's entries go with its files
@@ -212,9 +212,6 @@ class DeleteBitmapView:
 
     def __init__(self, bitmap: DeleteBitmap, version: int):
         self.bitmap, self.version = bitmap, version
-
-    def rows(self, rowset_id: int, segment_no: int) -> np.ndarray | None:
-        return self.bitmap.rows(rowset_id, segment_no, self.version)
 
     def keep(self, rowset_id: int, segment_no: int, num_rows: int) -> Keep | None:
         return self.bitmap.keep(rowset_id, segment_no, self.version, num_rows)

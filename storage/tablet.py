@@ -12,10 +12,14 @@ versions and the optional indexes' files.
     write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
     adopt_load_slice(...)    a pending rowset whose rows are a slice of a small load's load file
                              (storage/load_file.py: one file for all the tablets of the load)
-    publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
+    prepare_publish(meta, v) merge-on-write: the delete bitmap entries publishing meta at v adds,
+                             into meta (journaled with it; storage/mow_tablet.py)
+    publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay; a
+                             merge-on-write tablet adds the rowset's delete bitmap entries
     compact(inputs, txn)     consecutive rowsets merged into one pending rowset spanning their
                              versions (storage/compaction.py); replace_rowsets swaps it in and
-                             the inputs become stale
+                             the inputs become stale (carry_delete_bitmap first, on a
+                             merge-on-write tablet)
     set_schema(schema)       indexes added or dropped (ALTER): new segments follow the schema
     build_bitmap_index(c, i) side index files for the segments that lack column c's index
     capture(v)               a TabletSnapshot: the rowsets of version v, referenced in the
