@@ -365,7 +365,10 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                      rowsets: list[tuple[int, int, RowsetMeta]], label: str | None,
                      source_type: str | None = None) -> dict:
         """A `publish` journal entry's data (with the load's source type, for SHOW PROC
-        '/transactions')."""
+        '/transactions'); a merge-on-write rowset's delete bitmap is computed here, against
+        the published rowsets, and journaled with it (call with the table's load lock)."""
+        for pid, tid, meta in rowsets:
+            self.engine.get_tablet(tid).prepare_publish(meta, partition_versions[pid])
         return {"db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
                 "label": label, **({"source_type": source_type} if source_type else {}),
                 "partitions": {str(k): v for k, v in partition_versions.items()},

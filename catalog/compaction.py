@@ -211,6 +211,9 @@ def _swap(cat: Catalog, task: CompactionTask, metas: list[RowsetMeta],
         partition = table.partitions.get(task.ref.partition_id) if table else None
         if partition is None or task.ref.tablet_id not in partition.tablets:
             raise CompactionError(f"tablet {task.ref.tablet_id} was dropped")
+        # merge-on-write: rows deleted after the output's versions (loads published while it
+        # merged included) move onto the output's rows, in the same journal entry
+        task.tablet.carry_delete_bitmap(output, metas)
         cat.log_compaction({"db": task.ref.db, "table": task.ref.table,
                             "partition": task.ref.partition_id, "tablet": task.ref.tablet_id,
                             "kind": task.kind, "inputs": [m.rowset_id for m in metas],

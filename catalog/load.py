@@ -35,6 +35,7 @@ from catalog.errors import AnalysisError, DataQualityError
 from catalog.hidden_columns import fill_hidden
 from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
+from catalog.unique_model import is_merge_on_write
 from catalog.values import coerce_array, parse_value
 from storage import bucket_ids
 
@@ -187,8 +188,10 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
         item = _QueuedPublish(prepared)
         lock = _table_locks[table.table_id]
         # A caller already holding the lock (a DELETE's sign rows) serialises its own read and
-        # write against every other load: it publishes its load alone.
-        alone = lock._is_owned()
+        # write against every other load: it publishes its load alone. So does a load of a
+        # merge-on-write table: its delete bitmap is computed against the rowsets published
+        # before it, which a batch would not have applied yet.
+        alone = lock._is_owned() or is_merge_on_write(table)
         with queue.mutex:
             queue.items.append(item)
         with lock:

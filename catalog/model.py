@@ -326,7 +326,13 @@ class OlapTable:
             float(self.properties.get("bloom_filter_fpp", "0.05")),
             {i.columns[0]: i.index_id for i in self.table_indexes
              if i.index_type == "BITMAP" and i.columns[0] in names},
-            self._sequence_column(names), dict(self.origin_column_names))
+            self._sequence_column(names), dict(self.origin_column_names),
+            index.index_id == self.base_index_id and self._merge_on_write())
+
+    def _merge_on_write(self) -> bool:
+        """catalog/unique_model.py's property (its rollups still merge on read)."""
+        return self.keys_type == UNIQUE_KEYS and \
+            self.properties.get("enable_unique_key_merge_on_write") == "true"
 
     def _sequence_column(self, names: set[str]) -> str | None:
         """The hidden __DORIS_SEQUENCE_COL__, or (a table created before hidden columns)

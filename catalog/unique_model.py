@@ -12,9 +12,11 @@ value of c, ties to the later load (storage: `TabletSchema.sequence_column`, use
 flush and reads merge). With `function_column.sequence_type` the value lives only in the hidden
 `__DORIS_SEQUENCE_COL__` (catalog/hidden_columns.py), which loads must fill.
 
-minidoris stores a merge-on-write table exactly as a merge-on-read one (its value columns keep
-REPLACE inside, and reads merge keys across rowsets): the visible rows are the same. A table
-created before the property existed here (no property stored) is merge-on-read.
+A merge-on-write table's base index tablets get `TabletSchema.merge_on_write`
+(`OlapTable.tablet_schema`): each publish marks the rows it replaces in the tablet's delete
+bitmap and reads merge no keys (storage/mow.py, docs/ARCHITECTURE.md "Unique tables:
+merge-on-write"); its rollups merge on read. A table created before the property existed here
+(no property stored) is merge-on-read.
 """
 
 from __future__ import annotations

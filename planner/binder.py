@@ -40,6 +40,7 @@ from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
 from planner.statistics import scan_ndv, semi_selectivity
 from planner.window import has_windows, plan_windows
+from catalog.unique_model import is_merge_on_write
 from storage.schema import DELETE_SIGN
 from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
@@ -363,6 +364,7 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
                       num_buckets=bucket_counts.pop() if len(bucket_counts) == 1 else 0,
                       partitions_total=total, partitions_selected=len(parts),
                       keys_type=table.keys_type,
+                      merge_on_write=is_merge_on_write(table),
                       column_types={c.name: c.type for c in full},
                       dist_columns=list(table.distribution.columns)
                       if table.distribution.kind == "HASH" else [])

@@ -145,7 +145,7 @@ class _Builder:
         tuple_id = self.new_tuple(n.table, [
             (c, n.column_types[c].sql(), *_nullable_and_id(table, c)) for c in n.columns])
         row_size = sum(_SLOT_BYTES.get(n.column_types[c].kind, 16) for c in n.columns)
-        preagg = n.preaggregation or ("ON" if n.keys_type == "DUP_KEYS"
+        preagg = n.preaggregation or ("ON" if n.keys_type == "DUP_KEYS" or n.merge_on_write
                                       else "OFF. Reason: No aggregate on scan.")
         index_name = n.index_name or n.table
         details = [f"TABLE: {n.db}.{n.table}({index_name}), PREAGGREGATION: {preagg}"]

@@ -42,6 +42,7 @@ class OlapScan:
     partitions_total: int = 0
     partitions_selected: int = 0
     keys_type: str = ""
+    merge_on_write: bool = False  # a merge-on-write Unique table: pre-aggregation always ON
     column_types: dict[str, DataType] = field(default_factory=dict)
     tablets_total: int = 0       # tablets of the selected partitions before bucket pruning
     num_buckets: int = 0         # buckets per partition when all partitions agree, else 0

@@ -49,6 +49,7 @@ from sqlglot import exp
 
 from catalog.catalog import Catalog
 from catalog.model import AGG_KEYS, DUP_KEYS, OlapTable
+from catalog.unique_model import is_merge_on_write
 from planner import logical as L
 from planner.scope import conjuncts
 from storage.types import DataType
@@ -430,7 +431,9 @@ def _apply(scan: L.OlapScan, table: OlapTable, index_id: int, reason: str | None
     index = table.indexes[index_id]
     scan.index_id = index_id
     scan.index_name = index.name
+    # Doris: OlapTable.isDupKeysOrMergeOnWrite -> PreAggStatus.on(), whichever index serves
     scan.preaggregation = "ON" if reason is None or table.keys_type == DUP_KEYS \
+        or is_merge_on_write(table) \
         else f"OFF. Reason: {reason}"
     scan.preaggregate = reason is None and table.keys_type == AGG_KEYS
     if index_id == table.base_index_id:

@@ -7,6 +7,8 @@ Entry points:
         .remove_orphans
     Tablet.write_rowset(table, txn_id) -> RowsetMeta      pending, invisible
     Tablet.write_delete([ColumnPredicate], txn_id)         a pending DELETE version (no files)
+    Tablet.prepare_publish(meta, version)                  merge-on-write: the delete bitmap
+                                                           entries, into meta (journaled)
     Tablet.publish(meta, version)                          visible at [version, version]
     Tablet.read(version, columns, [ColumnPredicate], ScanStats) -> pa.Table
     Tablet.set_schema / build_bitmap_index                 optional indexes added or dropped
@@ -14,7 +16,7 @@ Entry points:
 
 Layering, bottom-up: types, schema -> segment/ (encoding, page, ordinal, zone_map, short_key,
 murmur, bloom_filter, bitmap_index, footer, writer, side_index, filters, reader) -> memtable,
-merge, rowset -> tablet -> engine. Storage imports neither
+merge, rowset, delete_bitmap -> mow, mow_tablet -> tablet -> engine. Storage imports neither
 the catalog, the planner, the executor nor the server. The on-disk format is drawn in
 docs/storage-format.md and in each segment module's docstring.
 """

@@ -92,8 +92,9 @@ def needs_mapping(mapping: dict | None, deletes: list) -> bool:
 
 def read_mapped(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                 columns: list[str], predicates: list[ColumnPredicate],
-                stats: ScanStats) -> pa.Table:
-    """One rowset's rows in the current schema's names (see the module docstring)."""
+                stats: ScanStats, keep=lambda segment_no, num_rows: None) -> pa.Table:
+    """One rowset's rows in the current schema's names (see the module docstring);
+    `keep(segment_no, num_rows)`: the rows a merge-on-write delete bitmap leaves (bool mask)."""
     mapping = rowset_columns(schema, rowset) or {c.name: c.name for c in schema.columns}
     stored = _stored_ids(schema, rowset) or {}
     by_id = {uid: name for name, uid in stored.items()}
@@ -114,8 +115,8 @@ def read_mapped(tablet: Tablet, schema: TabletSchema, rowset: RowsetMeta, delete
     read = [stored_name(c) for c in wanted if stored_name(c) is not None]
     parts = [seg.scan(read, [replace(p, column=stored_name(p.column)) for p in pushed], stats,
                       [[replace(p, column=stored_name(p.column)) for p in c]
-                       for c in push_deletes])
-             for seg in tablet._segments(rowset)]
+                       for c in push_deletes], None, keep(segment_no, seg.num_rows))
+             for segment_no, seg in enumerate(tablet._segments(rowset))]
     n = sum(t.num_rows for t in parts)
     arrays = {}
     for c in wanted:

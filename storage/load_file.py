@@ -137,7 +137,9 @@ class LoadFileReader:
         return from_arrow(self.table.schema.field(name).type)
 
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
-             deletes: list[list[ColumnPredicate]] = (), indexes=None) -> pa.Table:
+             deletes: list[list[ColumnPredicate]] = (), indexes=None,
+             keep=None) -> pa.Table:
+        """As SegmentReader.scan; `keep`: the rows a delete bitmap leaves (a Keep)."""
         table = self.table
         for name in [*columns, *(p.column for p in predicates),
                      *(p.column for conj in deletes for p in conj)]:
@@ -156,10 +158,15 @@ class LoadFileReader:
             return arr
 
         mask = None
+        if keep is not None:
+            mask = keep.mask
+            stats.rows_del_filtered += self.num_rows - int(np.count_nonzero(mask))
         if predicates:
             prepared = [prepare(p, self._type(p.column)) for p in predicates]
-            mask = row_mask(prepared, column, self.num_rows)
-            stats.rows_conditions_filtered += self.num_rows - int(np.count_nonzero(mask))
+            live = row_mask(prepared, column, self.num_rows)
+            before = self.num_rows if mask is None else int(np.count_nonzero(mask))
+            mask = live if mask is None else mask & live
+            stats.rows_conditions_filtered += before - int(np.count_nonzero(mask))
         if deletes:
             deleted = np.zeros(self.num_rows, dtype=bool)
             for conj in deletes:

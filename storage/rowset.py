@@ -54,6 +54,10 @@ class RowsetMeta:
     # schema had no unique ids); storage/column_mapping.py maps it to the current schema.
     column_ids: dict[str, int] | None = None
     overlapping: bool = False  # several flushes: keys may repeat across its segments
+    # merge-on-write: the delete bitmap entries publishing this rowset added (for a compaction
+    # output: the ones it carries over), storage/delete_bitmap.py's JSON form; None: none
+    # computed (not merge-on-write, or a rowset published before the tablet kept bitmaps)
+    delete_bitmap: list[list] | None = None
 
     @property
     def is_published(self) -> bool:
@@ -87,6 +91,8 @@ class RowsetMeta:
             d["column_ids"] = dict(self.column_ids)
         if self.overlapping:
             d["overlapping"] = True
+        if self.delete_bitmap is not None:
+            d["delete_bitmap"] = [list(e) for e in self.delete_bitmap]
         return d
 
     @staticmethod
@@ -97,7 +103,7 @@ class RowsetMeta:
                           d.get("end_version"), d.get("delete_predicate"),
                           float(d.get("creation_time", 0.0)), d.get("load_file"),
                           int(d.get("load_offset", 0)), d.get("column_ids"),
-                          bool(d.get("overlapping", False)))
+                          bool(d.get("overlapping", False)), d.get("delete_bitmap"))
 
 
 def segment_file_name(rowset_id: int, segment_no: int) -> str:

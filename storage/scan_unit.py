@@ -7,7 +7,8 @@ tablets of a few thousand rows each; reading them one by one costs the per-segme
 hundreds of times for little data. A unit reads its snapshots' segments together:
 
     eligible(snapshot)   the snapshot reads without merging: no DELETE among its rowsets, one
-                         data rowset or a Duplicate-key table, segment rowsets (no load file
+                         data rowset or a Duplicate-key (or merge-on-write Unique) table,
+                         segment rowsets (no load file
                          slices) of at most UNIT_SEGMENT_ROWS rows each
     read_unit(snapshots, columns, predicates, stats) -> (rows, rows per snapshot)
         1. the segment zone maps of all the unit's segments, combined per column (cached per
@@ -15,7 +16,8 @@ hundreds of times for little data. A unit reads its snapshots' segments together
         2. the surviving segments' columns, each read whole (page cache) and concatenated
            once (the concatenation kept in the page cache under the unit's key);
         3. the predicates evaluated once over the concatenated rows (`row_filter.row_mask`),
-           the rows filtered once, with the count of rows each snapshot gave (callers slice per tablet).
+           and a merge-on-write tablet's delete bitmap at the snapshot's version (its
+           segments' keep-masks concatenated), the rows filtered once, with the count of rows each snapshot gave (callers slice per tablet).
 
 The rows are exactly those `TabletSnapshot.read` returns (the same segments in the same order,
 the same exact predicates); the page-level indexes (short key, page zone maps, bloom filter,
@@ -51,10 +53,30 @@ def eligible(snapshot: TabletSnapshot) -> bool:
     data = [r for r in snapshot.rowsets if r.num_rows]
     if any(r.is_delete for r in snapshot.rowsets):
         return False
-    if snapshot.schema.merges_on_read and len(data) > 1:
+    if snapshot.schema.merges_when_read and len(data) > 1:
         return False
     return all(r.load_file is None and r.segments and r.num_rows <= UNIT_SEGMENT_ROWS
                for r in data)
+
+
+def _keep_mask(snapshots: list[TabletSnapshot], segments: list[SegmentReader],
+               survive: np.ndarray) -> np.ndarray | None:
+    """The surviving segments' rows a merge-on-write delete bitmap keeps (each snapshot at its
+    version), concatenated in unit order; None when no segment has deleted rows."""
+    keeps = []
+    for snap in snapshots:
+        view = snap.tablet.delete_bitmap.at(snap.version) if snap.schema.merge_on_write \
+            else None
+        for r in snap.rowsets:
+            if r.num_rows:
+                for no, seg in enumerate(snap.tablet._segments(r)):
+                    touched = view is not None and view.touches(r.rowset_id)
+                    keeps.append(view.keep(r.rowset_id, no, seg.num_rows) if touched else None)
+    if all(k is None for k in keeps):
+        return None
+    parts = [k.mask if k is not None else np.ones(seg.num_rows, dtype=bool)
+             for k, seg, kept in zip(keeps, segments, survive) if kept]
+    return np.concatenate(parts) if parts else None
 
 
 def snapshot_rows(snapshot: TabletSnapshot) -> int:
@@ -180,10 +202,15 @@ def read_unit(snapshots: list[TabletSnapshot], columns: list[str],
             arrays[name] = arr
         return arr
 
-    mask = None
+    mask = _keep_mask(snapshots, segments, survive) if count else None
+    alive = count
+    if mask is not None:
+        alive = int(np.count_nonzero(mask))
+        stats.rows_del_filtered += count - alive
     if prepared and count:
-        mask = row_mask(prepared, column, count)
-        stats.rows_conditions_filtered += count - int(np.count_nonzero(mask))
+        passed = row_mask(prepared, column, count)
+        mask = passed if mask is None else mask & passed
+        stats.rows_conditions_filtered += alive - int(np.count_nonzero(mask))
     # the rows each snapshot contributes, before and after the predicates
     owner_of = np.repeat(np.arange(len(snapshots)), counts)
     snap_rows = np.bincount(owner_of, weights=kept_rows, minlength=len(snapshots)).astype(np.int64)

@@ -92,6 +92,9 @@ class TabletSchema:
     # unique id -> the column's name in rowsets written before the table had unique ids (its
     # first light schema change): such rowsets carry no `column_ids`.
     origin_names: dict[int, str] = field(default_factory=dict)
+    # UNIQUE base index of an `enable_unique_key_merge_on_write` table: reads apply the
+    # tablet's delete bitmap instead of merging keys (storage/mow.py, storage/delete_bitmap.py)
+    merge_on_write: bool = False
     short_key_widths: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -104,6 +107,8 @@ class TabletSchema:
         for name in [*self.bloom_filter_columns, *self.bitmap_indexes, *seq]:
             if name not in names:
                 raise ValueError(f"Index on unknown column {name}")
+        if self.merge_on_write and self.keys_type != UNIQUE_KEYS:
+            raise ValueError("Only a UNIQUE_KEYS tablet can merge on write")
         if not 0 < self.bloom_filter_fpp < 1:
             raise ValueError(f"Bloom filter fpp {self.bloom_filter_fpp} is not in (0, 1)")
         self._by_name = {c.name: i for i, c in enumerate(self.columns)}
@@ -146,8 +151,14 @@ class TabletSchema:
 
     @property
     def merges_on_read(self) -> bool:
-        """AGG and UNIQUE tablets merge rows with equal keys across rowsets when read."""
+        """AGG and UNIQUE tablets merge rows with equal keys (in a load's memtable, and across
+        rowsets when read unless the tablet merges on write)."""
         return self.keys_type != DUP_KEYS
+
+    @property
+    def merges_when_read(self) -> bool:
+        """Reads merge keys across rowsets (AGG, and UNIQUE merge-on-read)."""
+        return self.keys_type != DUP_KEYS and not self.merge_on_write
 
     def has_column(self, name: str) -> bool:
         return name in self._by_name
@@ -186,7 +197,8 @@ class TabletSchema:
                 "bitmap_indexes": dict(self.bitmap_indexes),
                 "sequence_column": self.sequence_column,
                 **({"origin_names": {str(k): v for k, v in self.origin_names.items()}}
-                   if self.origin_names else {})}
+                   if self.origin_names else {}),
+                **({"merge_on_write": True} if self.merge_on_write else {})}
 
     @staticmethod
     def from_dict(d: dict) -> TabletSchema:
@@ -195,7 +207,8 @@ class TabletSchema:
                             float(d.get("bloom_filter_fpp", 0.05)),
                             {k: int(v) for k, v in d.get("bitmap_indexes", {}).items()},
                             d.get("sequence_column"),
-                            {int(k): v for k, v in d.get("origin_names", {}).items()})
+                            {int(k): v for k, v in d.get("origin_names", {}).items()},
+                            bool(d.get("merge_on_write", False)))
 
 
 def _validate(columns: list[TabletColumn], keys_type: str) -> None:

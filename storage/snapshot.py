@@ -77,7 +77,7 @@ class TabletSnapshot:
             raise StorageError(f"Snapshot of tablet {self.tablet.tablet_id} at version "
                                f"{self.version} was released")
         return read_rowsets(self.tablet, self.schema, list(self.rowsets), columns, predicates,
-                            stats, merge)
+                            stats, self.version, merge)
 
     def release(self) -> None:
         if self._finalizer.detach() is not None:

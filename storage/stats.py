@@ -22,7 +22,9 @@ the names Doris's SegmentIterator profile uses (where Doris has the counter):
     RowsBitmapIndexFiltered  RowsBitmapIndexFiltered further rows dropped by bitmap indexes
     RowsRead                 RawRowsRead             rows decoded for predicate evaluation / output
     RowsConditionsFiltered   RowsVectorPredFiltered  decoded rows that failed the predicates
-    RowsDelFiltered          RowsDelFiltered         rows removed by DELETE predicates
+    RowsDelFiltered          RowsDelFiltered         rows removed by DELETE predicates and by a
+                                                     merge-on-write delete bitmap (Doris adds
+                                                     rows_del_by_bitmap to this counter)
     RowsMerged                                       rows folded away by merge-on-read (AGG/UNIQUE)
     RowsValueFiltered                                merged rows failing value-column predicates
     RowsReturned             RowsReturned            rows handed back to the caller

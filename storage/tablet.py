@@ -12,10 +12,14 @@ versions and the optional indexes' files.
     write_delete(preds, txn) a delete rowset (no files): RowsetMeta with the DELETE's conjunction
     adopt_load_slice(...)    a pending rowset whose rows are a slice of a small load's load file
                              (storage/load_file.py: one file for all the tablets of the load)
-    publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay
+    prepare_publish(meta, v) merge-on-write: the delete bitmap entries publishing meta at v adds,
+                             into meta (journaled with it; storage/mow_tablet.py)
+    publish(meta, v)         the rowset becomes visible at [v, v]; idempotent for replay; a
+                             merge-on-write tablet adds the rowset's delete bitmap entries
     compact(inputs, txn)     consecutive rowsets merged into one pending rowset spanning their
                              versions (storage/compaction.py); replace_rowsets swaps it in and
-                             the inputs become stale
+                             the inputs become stale (carry_delete_bitmap first, on a
+                             merge-on-write tablet)
     set_schema(schema)       indexes added or dropped (ALTER): new segments follow the schema
     build_bitmap_index(c, i) side index files for the segments that lack column c's index
     capture(v)               a TabletSnapshot: the rowsets of version v, referenced in the
@@ -38,12 +42,14 @@ import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass
+from functools import partial
 
 import pyarrow as pa
 
-from storage import load_version, stale_sweeper
+from storage import load_version, mow_tablet, stale_sweeper
 from storage.arrays import contiguous
 from storage.compaction import merge_rows
+from storage.delete_bitmap import DeleteBitmap, DeleteBitmapView, decode_entries
 from storage.compaction_policy import CompactionState, RowsetInfo, extend_view, tablet_view
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
@@ -96,6 +102,11 @@ class Tablet:
         self.scans = 0  # snapshots taken: the producer's scan frequency
         self.generation = 0  # bumped whenever the published rowsets change (score caches)
         self._view: tuple[list | None, list[RowsetInfo]] = (None, [])  # compaction_view's
+        # merge-on-write (storage/mow_tablet.py): the rows later loads replaced, entries
+        # computed before a publish is journaled, compactions' rowid conversions until the swap
+        self.delete_bitmap = DeleteBitmap()
+        self.prepared_bitmaps: dict[int, tuple[int, list]] = {}
+        self.conversions: dict[int, object] = {}
 
     # -- writing -------------------------------------------------------------------------------
     def write_rowset(self, data: pa.Table, txn_id: int,
@@ -154,6 +165,7 @@ class Tablet:
         """Forget a pending rowset that will never be published (its load failed)."""
         with self._lock:
             self._pending.discard(meta.rowset_id)
+        self.prepared_bitmaps.pop(meta.rowset_id, None)
         if meta.load_file is None:
             self._remove_rowset_files(meta.rowset_id)
         self._release_load_files([meta.rowset_id])
@@ -211,7 +223,10 @@ class Tablet:
         if [c.type for c in self.schema.key_columns] != [c.type for c in schema.key_columns]:
             raise StorageError(f"Tablet {self.tablet_id}: a light schema change must keep the keys")
         with self._lock:
+            flips = self.schema.merge_on_write != schema.merge_on_write
             self.schema = schema
+        if flips:  # a schema change's new base index: its bitmap (or none) from its rowsets
+            mow_tablet.recompute(self)
         self._remove_side_files(lambda rowset_id, index_id: index_id not in
                                 set(schema.bitmap_indexes.values()))
 
@@ -233,6 +248,18 @@ class Tablet:
         fsync_path(self.directory)
         return written
 
+    def prepare_publish(self, meta: RowsetMeta, version: int) -> None:
+        """Merge-on-write: compute the delete bitmap entries publishing `meta` at `version`
+        adds, into `meta.delete_bitmap` (journaled with the version); call with the table's
+        load lock held, before journaling the publish (storage/mow_tablet.py)."""
+        mow_tablet.prepare(self, meta, version)
+
+    def carry_delete_bitmap(self, output: RowsetMeta, inputs: list[RowsetMeta]) -> None:
+        """Merge-on-write: the entries a compaction's `output` carries, into
+        `output.delete_bitmap`; call at the swap, with the table's load lock held."""
+        if self.schema.merge_on_write:
+            mow_tablet.carry(self, output, inputs)
+
     def publish(self, meta: RowsetMeta, version: int) -> RowsetMeta:
         """Make `meta` visible at [version, version]; publishing it again is a no-op."""
         if meta.tablet_id != self.tablet_id:
@@ -246,6 +273,20 @@ class Tablet:
             meta.start_version is not None else version
         if meta.load_file is not None and not missing:
             self._hold_load_file(meta.load_file, meta.rowset_id)
+        with self._lock:
+            again = meta.rowset_id in self._published_ids()
+        mow = not missing and not again and mow_tablet.applies(self.schema, meta)
+        bitmap = mow_tablet.on_publish(self, meta, start, version, self.rowsets()) if mow \
+            else None
+        published = self._publish(meta, version, start, missing)
+        if bitmap is not None:
+            self.delete_bitmap.add(bitmap)
+        elif mow:
+            mow_tablet.recompute(self)  # published below newer versions
+        return published
+
+    def _publish(self, meta: RowsetMeta, version: int, start: int,
+                 missing: list[str]) -> RowsetMeta:
         with self._lock:
             last = self._published[-1] if self._published else None
             if last is not None and last.end_version < start and not missing and \
@@ -266,7 +307,7 @@ class Tablet:
             for rs in self._published:
                 if rs.rowset_id == meta.rowset_id:
                     if rs.start_version == start:
-                        return rs
+                        return rs  # (a merge-on-write recompute is deterministic: harmless)
                     raise StorageError(f"Rowset {meta.rowset_id} of tablet {self.tablet_id} is "
                                        f"already published at version {rs.start_version}")
                 if rs.start_version <= version and start <= rs.end_version:
@@ -295,14 +336,23 @@ class Tablet:
         schema = self.schema  # a schema change meanwhile makes the caller drop the output
         names = schema.names
         stats = ScanStats()
-        deletes = delete_conjunctions(inputs, schema)
-        tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
-                  for rs in inputs if rs.num_rows]
         published = self.rowsets()
         base = bool(published) and published[0].rowset_id == inputs[0].rowset_id
-        data = merge_rows(tables, schema, base) if tables else \
-            self.concat([], names)
+        source = None
+        if schema.merge_on_write:  # live rows only; their rowid conversion kept for the swap
+            data, source = mow_tablet.compact_rows(self, schema, inputs, base)
+        else:
+            deletes = delete_conjunctions(inputs, schema)
+            tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
+                      for rs in inputs if rs.num_rows]
+            data = merge_rows(tables, schema, base) if tables else self.concat([], names)
         meta = self.write_rowset(data, txn_id, schema)
+        if source is not None:
+            if meta.num_rows != len(source):
+                self.discard_pending(meta)
+                raise StorageError(f"Tablet {self.tablet_id}: a merge-on-write compaction "
+                                   f"found a key twice among its inputs' live rows")
+            self.conversions[meta.rowset_id] = source
         meta.start_version = inputs[0].start_version if start_version is None else start_version
         meta.end_version = inputs[-1].end_version
         return meta
@@ -311,6 +361,7 @@ class Tablet:
         """Forget a pending rowset that will never be published (a compaction abandoned)."""
         with self._lock:
             self._pending.discard(meta.rowset_id)
+        self.conversions.pop(meta.rowset_id, None)
         self._remove_rowset_files(meta.rowset_id)
 
     def replace_rowsets(self, input_ids: list[int], output: RowsetMeta) -> bool:
@@ -318,11 +369,17 @@ class Tablet:
         stale (their files go when no snapshot holds them); False (nothing changed) if any
         input is gone."""
         wanted = set(input_ids)
+        carried = []
+        if self.schema.merge_on_write and output.delete_bitmap:
+            carried = decode_entries(output.delete_bitmap)
         with self._lock:
             if output.rowset_id in {r.rowset_id for r in self._published}:
                 return True  # replay of an applied swap
             if wanted - {r.rowset_id for r in self._published}:
                 return False
+            live = {r.rowset_id for r in self._published} - wanted | {output.rowset_id}
+            # under the lock: a snapshot taken after the swap sees the output's entries
+            self.delete_bitmap.add([e for e in carried if e.rowset_id in live])
             kept = [r for r in self._published if r.rowset_id not in wanted]
             for r in self._published:
                 if r.rowset_id in wanted:
@@ -343,6 +400,7 @@ class Tablet:
             for rowset_id in doomed:
                 del self._stale[rowset_id]
                 self._readers.pop(rowset_id, None)
+            self.delete_bitmap.remove_rowsets(doomed)
         self._release_load_files(doomed)
         removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id in doomed]
         for name in removed:
@@ -438,32 +496,43 @@ class Tablet:
 
     def scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                     columns: list[str], predicates: list[ColumnPredicate],
-                    stats: ScanStats) -> pa.Table:
-        """One rowset's rows (its segments concatenated), minus rows of later DELETEs."""
+                    stats: ScanStats, bitmap: DeleteBitmapView | None = None) -> pa.Table:
+        """One rowset's rows (its segments concatenated), minus rows of later DELETEs and (a
+        merge-on-write tablet) minus the rows `bitmap` deletes."""
+        if bitmap is not None and not bitmap.touches(rowset.rowset_id):
+            bitmap = None
         if load_version.applies(schema, rowset, columns, predicates):
-            return load_version.scan(self._scan_rowset, schema, rowset, deletes, columns,
-                                     predicates, stats)
-        return self._scan_rowset(schema, rowset, deletes, columns, predicates, stats)
+            return load_version.scan(partial(self._scan_rowset, bitmap=bitmap), schema, rowset,
+                                     deletes, columns, predicates, stats)
+        return self._scan_rowset(schema, rowset, deletes, columns, predicates, stats, bitmap)
 
     def _scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                      columns: list[str], predicates: list[ColumnPredicate],
-                     stats: ScanStats) -> pa.Table:
+                     stats: ScanStats, bitmap: DeleteBitmapView | None = None) -> pa.Table:
+        def keep(segment_no: int, num_rows: int):  # the rows the delete bitmap leaves
+            return None if bitmap is None else bitmap.keep(rowset.rowset_id, segment_no,
+                                                           num_rows)
+
         if needs_mapping(rowset_columns(schema, rowset), deletes):
-            return read_mapped(self, schema, rowset, deletes, columns, predicates, stats)
+            return read_mapped(self, schema, rowset, deletes, columns, predicates, stats, keep)
         later = [conj for v, conj in deletes if v > rowset.end_version]
         bloom = frozenset(schema.bloom_filter_columns)
         parts = []
         for segment_no, seg in enumerate(self._segments(rowset)):
-            bitmap = tuple((c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
-                           for c, i in schema.bitmap_indexes.items())
-            parts.append(seg.scan(columns, predicates, stats, later, IndexOptions(bloom, bitmap)))
+            bitmap_files = tuple(
+                (c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
+                for c, i in schema.bitmap_indexes.items())
+            parts.append(seg.scan(columns, predicates, stats, later,
+                                  IndexOptions(bloom, bitmap_files),
+                                  keep(segment_no, seg.num_rows)))
         return self.concat(parts, columns)
 
     def scan_all(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,
                  columns: list[str], predicates: list[ColumnPredicate],
-                 stats: ScanStats) -> list[pa.Table]:
+                 stats: ScanStats, bitmap: DeleteBitmapView | None = None) -> list[pa.Table]:
         """Each rowset's rows, in version order; a run of consecutive load file slices (small
-        loads) with no DELETE between them is scanned as one table (one filter pass)."""
+        loads) with no DELETE between them and no row in `bitmap` is scanned as one table (one
+        filter pass)."""
         parts: list[pa.Table] = []
         run: list[RowsetMeta] = []
 
@@ -478,17 +547,20 @@ class Tablet:
             run.clear()
 
         for rs in snapshot:
-            if rs.load_file is not None and (needs_mapping(rowset_columns(schema, rs), deletes)
-                                             or load_version.applies(schema, rs, columns,
-                                                                     predicates)):
-                flush_run()  # an older schema (column_mapping) or its version column
-                parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats))
+            if rs.load_file is not None and (
+                    needs_mapping(rowset_columns(schema, rs), deletes)
+                    or load_version.applies(schema, rs, columns, predicates)
+                    or (bitmap is not None and bitmap.touches(rs.rowset_id))):
+                flush_run()  # an older schema (column_mapping), its version column, its bitmap
+                parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats,
+                                              bitmap))
                 continue
             if rs.load_file is None or (run and any(
                     run[-1].end_version < v <= rs.end_version for v, _ in deletes)):
                 flush_run()
             if rs.load_file is None:
-                parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats))
+                parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats,
+                                              bitmap))
             else:
                 run.append(rs)
         flush_run()

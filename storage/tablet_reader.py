@@ -5,6 +5,9 @@
         versions among `rowsets` (a DELETE affects only rows loaded before it), then
           DUP_KEYS, or a single rowset: each segment scanned with all predicates pushed down,
             results concatenated
+          UNIQUE_KEYS merge-on-write: the same, each segment minus the rows of the tablet's
+            delete bitmap at the snapshot's version (storage/delete_bitmap.py): no key merge,
+            value predicates pushed down like key ones
           AGG_KEYS / UNIQUE_KEYS with several rowsets, or one overlapping rowset (a large
             load's several flushes, storage/rowset_writer.py) (merge-on-read): key predicates pushed
             down (they select whole key groups), all key columns + needed value columns read
@@ -34,23 +37,30 @@ if TYPE_CHECKING:
 
 def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta],
                  columns: list[str], predicates: list[ColumnPredicate],
-                 stats: ScanStats, merge: bool = True) -> pa.Table:
-    """Rows of `rowsets` (one version's path) satisfying the predicates, `columns` in order.
-    `merge=False` (Doris's pre-aggregation: the query aggregates the rows again in a way the
-    merge does not change) reads an AGGREGATE tablet's rows as stored, unmerged; Unique
-    tablets always merge (the last version and the delete sign decide which rows exist)."""
+                 stats: ScanStats, version: int | None = None,
+                 merge: bool = True) -> pa.Table:
+    """Rows of `rowsets` (the path of `version`) satisfying the predicates, `columns` in
+    order. `merge=False` (Doris's pre-aggregation: the query aggregates the rows again in a
+    way the merge does not change) reads an AGGREGATE tablet's rows as stored, unmerged;
+    Unique tablets always merge when read (the last version and the delete sign decide which
+    rows exist), unless they merge on write."""
     for name in [*columns, *(p.column for p in predicates)]:
         if not schema.has_column(name):
             raise StorageError(f"Unknown column '{name}' in tablet {tablet.tablet_id}")
     data = [r for r in rowsets if r.num_rows]
     deletes = delete_conjunctions(rowsets, schema)
     stats.rowsets_read += len(data)
-    if (merge or schema.keys_type != AGG_KEYS) and schema.merges_on_read and \
+    if (merge or schema.keys_type != AGG_KEYS) and schema.merges_when_read and \
             (len(data) > 1 or any(r.overlapping for r in data)):
         result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
     else:
+        bitmap = None
+        if schema.merge_on_write:
+            at = version if version is not None else max((r.end_version for r in rowsets),
+                                                          default=0)
+            bitmap = tablet.delete_bitmap.at(at)
         result = tablet.concat(tablet.scan_all(schema, data, deletes, columns, predicates,
-                                               stats), columns)
+                                               stats, bitmap), columns)
     stats.rows_returned += result.num_rows
     return result
 

@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from storage.arrays import contiguous
+from storage.delete_bitmap import Keep
 from storage.errors import CorruptionError, StorageError
 from storage.page_cache import DISABLED, PageCache, new_owner
 from storage.predicate import ColumnPredicate, PreparedPredicate, prepare
@@ -94,19 +95,25 @@ class SegmentReader:
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, deletes: list[list[ColumnPredicate]] = (),
-             indexes: IndexOptions | None = None) -> pa.Table:
+             indexes: IndexOptions | None = None,
+             keep: Keep | None = None) -> pa.Table:
         """Rows satisfying every predicate, `columns` in that order."""
-        table = self.scan(columns, predicates, stats, deletes, indexes)
+        table = self.scan(columns, predicates, stats, deletes, indexes, keep)
         stats.rows_returned += table.num_rows
         return table
 
     def scan(self, columns: list[str], predicates: list[ColumnPredicate], stats: ScanStats,
              deletes: list[list[ColumnPredicate]] = (),
-             indexes: IndexOptions | None = None) -> pa.Table:
+             indexes: IndexOptions | None = None,
+             keep: Keep | None = None) -> pa.Table:
         """`read` without counting RowsReturned (the tablet counts what it returns).
 
         `deletes`: DELETE conditions (each a conjunction) whose matching rows are removed.
-        `indexes`: the optional indexes to use; None uses every index the segment holds."""
+        `indexes`: the optional indexes to use; None uses every index the segment holds.
+        `keep`: the rows a merge-on-write delete bitmap leaves (storage/delete_bitmap.py; the
+        others counted as RowsDelFiltered, as Doris's rows_del_by_bitmap is). A column read
+        whole under it is kept in the page cache as its kept rows (the next read at a version
+        applying the same bitmap entries reuses it, as a Duplicate segment's whole column)."""
         for name in [*columns, *(p.column for p in predicates),
                      *(p.column for conj in deletes for p in conj)]:
             if name not in self.columns:
@@ -138,7 +145,13 @@ class SegmentReader:
             rows = _Rows(ranges, ids)
             if rows.count == 0:
                 return self.empty(columns)
-            return self._materialize(io, columns, prepared, live, rows)
+            return self._materialize(io, columns, prepared, live, rows, keep)
+
+    def may_match(self, predicates: list[ColumnPredicate], stats: ScanStats) -> bool:
+        """False when the segment zone maps prove no row satisfies all the predicates."""
+        prepared = [prepare(p, self.columns[p.column].dtype) for p in predicates]
+        with SegmentIO(self.path, self.tablet_id, stats, self.cache, self.owner) as io:
+            return self._segment_may_match(io, prepared)
 
     def empty(self, columns: list[str]) -> pa.Table:
         key = tuple(columns)
@@ -236,7 +249,8 @@ class SegmentReader:
         return col.read_ranges(io, rows.ranges) if rows.ids is None else col.read_rows(io, rows.ids)
 
     def _materialize(self, io: SegmentIO, columns: list[str], prepared: list[PreparedPredicate],
-                     deletes: list[list[PreparedPredicate]], rows: _Rows) -> pa.Table:
+                     deletes: list[list[PreparedPredicate]], rows: _Rows,
+                     keep: Keep | None = None) -> pa.Table:
         count = rows.count
         io.stats.rows_read += count
         arrays: dict[str, pa.Array] = {}
@@ -250,9 +264,15 @@ class SegmentReader:
             return arr
 
         mask = None
+        before = count
+        if keep is not None:
+            mask = _rows_of(keep.mask, rows)
+            before = int(np.count_nonzero(mask))
+            io.stats.rows_del_filtered += count - before
         if prepared:
-            mask = row_mask(prepared, column, count)
-            io.stats.rows_conditions_filtered += count - int(np.count_nonzero(mask))
+            live = row_mask(prepared, column, count)
+            mask = live if mask is None else mask & live
+            io.stats.rows_conditions_filtered += before - int(np.count_nonzero(mask))
         if deletes and (mask is None or mask.any()):
             deleted = np.zeros(count, dtype=bool)
             for conj in deletes:
@@ -264,6 +284,8 @@ class SegmentReader:
         selected = count if mask is None else int(np.count_nonzero(mask))
         if selected == 0:
             return self.empty(columns)
+        if not columns:  # count(*): the number of rows is all that is returned
+            return self._table(columns, {}, selected)
         if selected == count:
             for c in dict.fromkeys(columns):
                 if c not in arrays:
@@ -274,6 +296,10 @@ class SegmentReader:
         dense = rows.ids is None and selected * DENSE_FRACTION >= count
         if dense:
             selector = pa.array(mask)
+            if keep is not None and not prepared and not deletes and self.cache.enabled and \
+                    rows.count == self.num_rows:  # every row minus the bitmap's: cache it
+                return self._table(columns, {c: self._kept(io, c, rows, selector, keep)
+                                             for c in dict.fromkeys(columns)}, selected)
         else:
             local = np.flatnonzero(mask)
             positions = pa.array(local)
@@ -288,8 +314,26 @@ class SegmentReader:
                 out[c] = self.columns[c].read_rows(io, ids)
         return self._table(columns, out, selected)
 
+    def _kept(self, io: SegmentIO, column: str, rows: _Rows, selector: pa.Array,
+              keep: Keep) -> pa.Array:
+        key = (self.owner, column, "kept", keep.token)
+        arr = self.cache.get(key)
+        if arr is None:
+            arr = contiguous(self._read(io, column, rows).filter(selector))
+            self.cache.put(key, arr)
+        else:
+            io.stats.cached_pages_num += 1
+        return arr
+
     @staticmethod
     def _table(columns: list[str], arrays: dict, num_rows: int) -> pa.Table:
         if not columns:  # e.g. count(*): no column, but the row count matters
             return pa.table({"_": pa.nulls(num_rows)}).select([])
         return pa.Table.from_arrays([arrays[c] for c in columns], names=list(columns))
+
+
+def _rows_of(keep: np.ndarray, rows: _Rows) -> np.ndarray:
+    """`keep` (a bool per segment row) at the alive rows, in `rows.indices()` order."""
+    if rows.ids is None and len(rows.ranges) == 1:  # the common case: a slice, no copy
+        return keep[int(rows.ranges.starts[0]):int(rows.ranges.ends[0])]
+    return keep[rows.indices()]

@@ -89,16 +89,21 @@ def test_delete(conn):
     _same(c)
 
 
-def test_unique_keys_merge_across_loads(conn):
-    """A Unique-key table read in units while each tablet holds one rowset, and merged on
-    read (outside the units) once a second load overwrites keys."""
+@pytest.mark.parametrize("mow", ["true", "false"])
+def test_unique_keys_across_loads(conn, mow):
+    """A Unique-key table read in units while each tablet holds one rowset; once a second load
+    overwrites keys, a merge-on-write table is still read in units (each segment minus its
+    delete bitmap), a merge-on-read one is merged on read (outside the units)."""
     c, rng = conn
     for t, buckets in (("u_many", 24), ("u_one", 1)):
+        _run(c, f"DROP TABLE IF EXISTS {t}")
         _run(c, f"""CREATE TABLE {t} (k INT NOT NULL, v INT, s VARCHAR(8)) UNIQUE KEY(k)
                     DISTRIBUTED BY HASH(k) BUCKETS {buckets}
-                    PROPERTIES ("replication_num" = "1")""")
+                    PROPERTIES ("replication_num" = "1",
+                                "enable_unique_key_merge_on_write" = "{mow}")""")
     first = ", ".join(f"({k}, {rng.randint(0, 99)}, 's{k % 5}')" for k in range(12000))
-    second = ", ".join(f"({k}, {rng.randint(0, 99)}, 't{k % 3}')" for k in range(0, 4000, 3))
+    # ~370 rows a tablet: segment rowsets, which units read
+    second = ", ".join(f"({k}, {rng.randint(0, 99)}, 't{k % 3}')" for k in range(0, 9000))
     queries = ["SELECT count(*), sum(v) FROM {t}", "SELECT s, count(*), max(v) FROM {t} "
                "WHERE v > 20 GROUP BY s ORDER BY s", "SELECT * FROM {t} WHERE k = 999"]
     for values in (first, second):
