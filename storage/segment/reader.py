@@ -41,6 +41,7 @@ from storage.segment.key_range import key_ranges
 from storage.segment.row_ranges import RowRanges
 from storage.stats import ScanStats
 
+SHORT_KEY_ROWS = "\x00short_key"  # page-cache "column" of a segment's encoded key windows
 DENSE_FRACTION = 16  # survivors >= 1/16 of the rows read: decode whole ranges, then filter
 
 
@@ -185,9 +186,18 @@ class SegmentReader:
         def load_keys(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
             key = (starts.tobytes(), ends.tobytes())
             if key not in loaded:
-                window = RowRanges.of(starts, ends)
-                arrays = [self.columns[n].read_ranges(io, window) for n in names]
-                loaded[key] = short_key.as_sortable(short_key.encode_keys(arrays, types, widths))
+                # the encoded keys of these rows stay in the page cache beside the pages:
+                # the next lookup in the same interval of the segment encodes nothing
+                cache_key = (io.owner, SHORT_KEY_ROWS, key)
+                keys = io.cache.get(cache_key) if io.cache.enabled else None
+                if keys is None:
+                    window = RowRanges.of(starts, ends)
+                    arrays = [self.columns[n].read_ranges(io, window) for n in names]
+                    keys = short_key.as_sortable(short_key.encode_keys(arrays, types, widths))
+                    keys.flags.writeable = False  # shared by every later lookup
+                    if io.cache.enabled:
+                        io.cache.put(cache_key, keys, keys.nbytes)
+                loaded[key] = keys
             return loaded[key]
 
         lo = index.first_rows(ranges.lower, ranges.lower_strict, load_keys)

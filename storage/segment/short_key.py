@@ -174,6 +174,8 @@ class ShortKeyIndex:
         """
         side = "right" if strict else "left"
         targets = keys.astype(f"S{self.width}", copy=False)
+        if len(targets) == 1:
+            return np.array([self._first_row(targets[0], side, load_keys)], dtype=np.int64)
         j = np.searchsorted(self.entries, targets, side=side).astype(np.int64)
         lo = np.maximum(j - 1, 0) * self.interval + 1
         hi = np.minimum(j * self.interval, self.num_rows)
@@ -191,3 +193,16 @@ class ShortKeyIndex:
         pos = np.searchsorted(loaded, targets[open_], side=side) - base[which]
         result[open_] = starts[which] + np.clip(pos, 0, (ends - starts)[which])
         return result
+
+    def _first_row(self, target: bytes, side: str,
+                   load_keys: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> int:
+        """`first_rows` for one key (a point lookup's bound), with scalar arithmetic."""
+        j = int(np.searchsorted(self.entries, target, side=side))
+        if j == 0:
+            return 0
+        lo, hi = (j - 1) * self.interval + 1, min(j * self.interval, self.num_rows)
+        if lo >= hi:
+            return hi
+        loaded = load_keys(np.array([lo], np.int64), np.array([hi], np.int64))
+        pos = int(np.searchsorted(loaded, target, side=side))
+        return lo + min(max(pos, 0), hi - lo)
