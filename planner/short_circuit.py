@@ -113,6 +113,17 @@ def plan_point(stmt: object, catalog, db: str | None, values: tuple[str, ...]) -
                      len(keys) == len(table.key_columns), scan, sign)
 
 
+def shows_short_circuit(plan: PointPlan) -> bool:
+    """Whether Doris would plan this lookup as its short-circuit point query, which EXPLAIN
+    marks `SHORT-CIRCUIT` under the OlapScanNode: the whole key of a merge-on-write Unique
+    table with `"store_row_column" = "true"` (Doris's row store; minidoris keeps no row store,
+    and its light plan serves the other tables too, unmarked)."""
+    props = plan.table.properties
+    return plan.full_key and plan.table.keys_type == "UNIQUE_KEYS" and \
+        props.get("enable_unique_key_merge_on_write") == "true" and \
+        str(props.get("store_row_column", "")).lower() == "true"
+
+
 def _fixed_keys(where: exp.Expression, table, relation: str,
                 values: tuple[str, ...]) -> list[tuple[str, int, bool, bool]] | None:
     """(key column, literal index, negated, is string) per conjunct, when every conjunct is
