@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -58,6 +59,15 @@ def _positions(hashes: np.ndarray, blocks: int) -> np.ndarray:
     return word * 32 + bit.astype(np.int64)
 
 
+@lru_cache(maxsize=4096)
+def _cached_positions(hashes: bytes, blocks: int) -> np.ndarray:
+    """`_positions` of a predicate's few hashes (bytes of uint64), kept: every segment a scan
+    tests asks again with the same values and one of a few filter sizes."""
+    pos = _positions(np.frombuffer(hashes, np.uint64), blocks)
+    pos.flags.writeable = False
+    return pos
+
+
 def build(distinct: np.ndarray, fpp: float) -> bytes:
     """The filter of one page from its distinct non-NULL hashes."""
     size = num_bytes(len(distinct), fpp)
@@ -84,15 +94,26 @@ class BloomFilters:
         out = np.zeros(pages, dtype=bool)
         if not len(hashes):
             return out
-        starts = (np.cumsum(self.sizes) - self.sizes) // 4  # in u32 words
-        words = self.data.view("<u4")
-        for size in np.unique(self.sizes).tolist():  # pages of one filter size at a time
-            which = np.flatnonzero(self.sizes == size)
-            pos = _positions(hashes, size // BYTES_PER_BLOCK)              # (values, 8)
-            word = starts[which][:, None, None] + (pos >> 5)[None, :, :]   # (pages, values, 8)
+        words, groups = self._layout()
+        for size, which, starts in groups:  # pages of one filter size at a time
+            pos = _cached_positions(hashes.tobytes(), size // BYTES_PER_BLOCK)  # (values, 8)
+            word = starts[:, None, None] + (pos >> 5)[None, :, :]          # (pages, values, 8)
             bit = (words[word] >> (pos & 31).astype(np.uint32)[None, :, :]) & np.uint32(1)
             out[which] = bit.astype(bool).all(axis=2).any(axis=1)
         return out
+
+    def _layout(self) -> tuple[np.ndarray, list]:
+        """The filters as u32 words and, per filter size, (size, its pages, their first
+        words): computed once (readers keep their columns' filters)."""
+        memo = self.__dict__.get("_layout_memo")
+        if memo is None:
+            starts = (np.cumsum(self.sizes) - self.sizes) // 4  # in u32 words
+            groups = []
+            for size in np.unique(self.sizes).tolist():
+                which = np.flatnonzero(self.sizes == size)
+                groups.append((size, which, starts[which]))
+            memo = self.__dict__["_layout_memo"] = (self.data.view("<u4"), groups)
+        return memo
 
 
 def compute(hashes: np.ndarray, valid: np.ndarray | None, starts: np.ndarray, ends: np.ndarray,

@@ -42,6 +42,16 @@ def _bloom_usable(reader: SegmentReader, pred: PreparedPredicate,
     return pred.op == "is_null" or (pred.key_values is not None and not pred.never_true)
 
 
+def _value_hashes(pred: PreparedPredicate, dtype) -> np.ndarray:
+    """The bloom hashes of the predicate's constants, computed once per prepared predicate
+    and column type (prepared predicates are shared by every segment a scan reads)."""
+    memo = pred.__dict__.setdefault("_bloom_hashes", {})
+    hashes = memo.get(dtype)
+    if hashes is None:
+        hashes = memo[dtype] = murmur.hash_values(pred.key_values, dtype)
+    return hashes
+
+
 def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
                         ranges: RowRanges, indexes: IndexOptions | None) -> RowRanges:
     before = ranges.count
@@ -53,12 +63,17 @@ def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[Pre
         if pred.op == "is_null":
             keep = filters.has_null.copy()
         else:
-            keep = filters.may_contain(murmur.hash_values(pred.key_values, col.dtype))
+            keep = filters.may_contain(_value_hashes(pred, col.dtype))
         if keep.all():
             continue
         starts, ends = col.page_bounds(io)
-        alive = ranges.count_within(starts, ends) > 0
-        io.stats.pages_bloom_filter_filtered += int((alive & ~keep).sum())
+        if not keep.any():  # no page may hold the values: nothing of the segment is read
+            io.stats.pages_bloom_filter_filtered += int((ranges.count_within(starts, ends) > 0).sum())
+            ranges = RowRanges.empty()
+            continue
+        dropped = np.flatnonzero(~keep)
+        alive = ranges.count_within(starts[dropped], ends[dropped]) > 0
+        io.stats.pages_bloom_filter_filtered += int(alive.sum())
         ranges = ranges.intersect(col.page_ranges(io, keep))
     io.stats.rows_bloom_filter_filtered += before - ranges.count
     return ranges

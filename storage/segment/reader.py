@@ -131,8 +131,12 @@ class SegmentReader:
                                     *(p.column for conj in live for p in conj)])
             stats.pages_total += sum(self.columns[c].num_pages for c in needed)
             ranges = self._short_key_ranges(io, prepared)
-            ranges = self._zone_map_ranges(io, prepared, ranges)
+            # bloom filters before page zone maps: on a selective equality they usually rule
+            # out the whole segment, and the page zone maps are then not looked at
             ranges = filters.bloom_filter_ranges(self, io, prepared, ranges, indexes)
+            if ranges.is_empty:
+                return self.empty(columns)
+            ranges = self._zone_map_ranges(io, prepared, ranges)
             if ranges.is_empty:
                 return self.empty(columns)
             ids, prepared = filters.bitmap_index_rows(self, io, prepared, ranges, indexes)
@@ -175,6 +179,8 @@ class SegmentReader:
         if meta is None or not prepared:
             return full
         names, widths = meta["columns"], meta["widths"]
+        if names[0] not in {p.column for p in prepared}:
+            return full  # the index orders by its first column: nothing to search without it
         types = [self.columns[n].dtype for n in names]
         total = sum(short_key.slot_width(t, w) for t, w in zip(types, widths))
         ranges = key_ranges(prepared, types, names, widths, total)

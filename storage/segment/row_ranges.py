@@ -9,6 +9,7 @@ boundaries, never over rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -20,7 +21,9 @@ class RowRanges:
 
     @staticmethod
     def full(num_rows: int) -> RowRanges:
-        return RowRanges.of([0], [num_rows])
+        if num_rows <= 0:
+            return RowRanges.empty()
+        return RowRanges(np.zeros(1, np.int64), np.full(1, num_rows, np.int64))
 
     @staticmethod
     def empty() -> RowRanges:
@@ -43,8 +46,10 @@ class RowRanges:
         groups = np.flatnonzero(first)
         return RowRanges(starts[groups], np.maximum.reduceat(ends, groups))
 
-    @property
-    def count(self) -> int:
+    @cached_property
+    def count(self) -> int:  # the ranges never change: counted once
+        if len(self.starts) == 1:
+            return int(self.ends[0]) - int(self.starts[0])
         return int((self.ends - self.starts).sum())
 
     def __len__(self) -> int:
@@ -82,6 +87,9 @@ class RowRanges:
 
     def count_within(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """Rows of the set inside each interval [starts[i], ends[i])."""
+        if len(self.starts) == 1:  # one range (often the whole segment): overlap lengths
+            lo, hi = int(self.starts[0]), int(self.ends[0])
+            return np.maximum(np.minimum(ends, hi) - np.maximum(starts, lo), 0)
         return self.rows_before(ends) - self.rows_before(starts)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
