@@ -60,12 +60,15 @@ def _positions(hashes: np.ndarray, blocks: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=4096)
-def _cached_positions(hashes: bytes, blocks: int) -> np.ndarray:
-    """`_positions` of a predicate's few hashes (bytes of uint64), kept: every segment a scan
-    tests asks again with the same values and one of a few filter sizes."""
+def _cached_positions(hashes: bytes, blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """(u32 word offset in a filter, bit mask in that word) of the 8 bits of each of a
+    predicate's few hashes (bytes of uint64), kept: every segment a scan tests asks again with
+    the same values and one of a few filter sizes."""
     pos = _positions(np.frombuffer(hashes, np.uint64), blocks)
-    pos.flags.writeable = False
-    return pos
+    offsets = pos >> 5
+    bits = np.left_shift(np.uint32(1), (pos & 31).astype(np.uint32))
+    offsets.flags.writeable = bits.flags.writeable = False
+    return offsets, bits
 
 
 def build(distinct: np.ndarray, fpp: float) -> bytes:
@@ -95,11 +98,11 @@ class BloomFilters:
         if not len(hashes):
             return out
         words, groups = self._layout()
+        key = hashes.tobytes()
         for size, which, starts in groups:  # pages of one filter size at a time
-            pos = _cached_positions(hashes.tobytes(), size // BYTES_PER_BLOCK)  # (values, 8)
-            word = starts[:, None, None] + (pos >> 5)[None, :, :]          # (pages, values, 8)
-            bit = (words[word] >> (pos & 31).astype(np.uint32)[None, :, :]) & np.uint32(1)
-            out[which] = bit.astype(bool).all(axis=2).any(axis=1)
+            offsets, bits = _cached_positions(key, size // BYTES_PER_BLOCK)  # (values, 8) each
+            word = starts[:, None, None] + offsets                         # (pages, values, 8)
+            out[which] = ((words[word] & bits) != 0).all(axis=2).any(axis=1)
         return out
 
     def _layout(self) -> tuple[np.ndarray, list]:

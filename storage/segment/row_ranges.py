@@ -9,7 +9,6 @@ boundaries, never over rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -46,8 +45,8 @@ class RowRanges:
         groups = np.flatnonzero(first)
         return RowRanges(starts[groups], np.maximum.reduceat(ends, groups))
 
-    @cached_property
-    def count(self) -> int:  # the ranges never change: counted once
+    @property
+    def count(self) -> int:
         if len(self.starts) == 1:
             return int(self.ends[0]) - int(self.starts[0])
         return int((self.ends - self.starts).sum())
