@@ -179,9 +179,12 @@ class DorisSession(BaseSession):
                                        self.services.pool, self,
                                        datetime.now(timezone.utc).astimezone(), text)
                 self.timer.arm(stmt, self.variables)
+                # judged before running: binding rewrites the tree (@@var, DATABASE() become
+                # literals that must not be kept)
+                constant = len(statements) == 1 and short_circuit.is_constant(stmt)
                 out.append(run_statement(stmt, ctx))
-                if len(statements) == 1:
-                    short_circuit.remember_constant(sql, stmt, out[-1])
+                if constant:
+                    short_circuit.remember_constant(sql, out[-1])
             except (DorisError, ExpressionError) as e:
                 out.append(self.timer.translate(e))
                 break

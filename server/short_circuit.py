@@ -17,7 +17,8 @@ Two kinds of statement qualify:
   error.
 - **Constant queries** (`SELECT 1`, what connection pools send to validate a connection): a
   SELECT of literals only, without FROM, answered from the result the general path gave for
-  the same text (`remember_constant`); nothing in it depends on the session or the data.
+  the same text (`is_constant` on the parse, `remember_constant` after the run); nothing in
+  it depends on the session or the data.
 
 Not here (the general path): enable_profile (SHOW QUERY PROFILE needs the operators),
 show_hidden_columns / skip_delete_sign, enable_short_circuit_query = false, a catalog lock
@@ -159,15 +160,19 @@ def _allowed(session, key: tuple, plan: PointPlan, epoch: int, sql: str) -> bool
     return True
 
 
-def remember_constant(sql: str, stmt: object, result: object) -> None:
-    """Keep the result of `sql` when it is a SELECT of literals without FROM (a constant query
-    that ran the general way and produced one complete batch)."""
-    if not isinstance(stmt, exp.Select) or not isinstance(result, RowsResult):
-        return
-    if any(v for k, v in stmt.args.items() if k != "expressions") or stmt.meta:
-        return
-    if not all(isinstance(n, _CONSTANT_NODES) for item in stmt.expressions for n in item.walk()):
-        return
-    if not isinstance(result.batches, list) or len(result.batches) != 1 or len(sql) > 256:
+def is_constant(stmt: object) -> bool:
+    """A SELECT of literals without FROM (its result depends on nothing), as parsed."""
+    if not isinstance(stmt, exp.Select) or stmt.meta:
+        return False
+    if any(v for k, v in stmt.args.items() if k != "expressions"):
+        return False
+    return all(isinstance(n, _CONSTANT_NODES) for item in stmt.expressions for n in item.walk())
+
+
+def remember_constant(sql: str, result: object) -> None:
+    """Keep the result of `sql`, a constant query (`is_constant` before it ran) that ran the
+    general way and produced one complete batch."""
+    if not isinstance(result, RowsResult) or not isinstance(result.batches, list) or \
+            len(result.batches) != 1 or len(sql) > 256:
         return
     _put(_constants, sql, (list(result.columns), list(result.batches)))
