@@ -68,7 +68,10 @@ def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[Pre
             continue
         starts, ends = col.page_bounds(io)
         if not keep.any():  # no page may hold the values: nothing of the segment is read
-            io.stats.pages_bloom_filter_filtered += int((ranges.count_within(starts, ends) > 0).sum())
+            whole = len(ranges) == 1 and ranges.starts[0] <= starts[0] and \
+                ranges.ends[0] >= ends[-1]  # every page still holds live rows
+            io.stats.pages_bloom_filter_filtered += len(starts) if whole else \
+                int((ranges.count_within(starts, ends) > 0).sum())
             ranges = RowRanges.empty()
             continue
         dropped = np.flatnonzero(~keep)

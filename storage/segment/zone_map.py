@@ -250,6 +250,8 @@ def _strings_contain(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray | None
         memo = zm.__dict__["_strings"] = (lo_arr, hi_arr, unknown)
     lo_arr, hi_arr, unknown = memo
     v = values[0]
+    if len(unknown) == 1:  # a segment zone map: one comparison, no array operations
+        return np.array([bool(unknown[0]) or lo_arr[0] <= v <= hi_arr[0]])
     return unknown | ((lo_arr <= v) & (hi_arr >= v))
 
 
