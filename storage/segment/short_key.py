@@ -130,10 +130,23 @@ def encode_bounds(prefixes: list[list], types: list[DataType], widths: list[int]
     `not_null_next` starts the next slot with the value marker: with fill 0x00 that is the
     smallest non-NULL key after the prefix (a range predicate never matches NULL).
     """
+    return fill_bounds(encode_prefixes(prefixes, types, widths), total_width, fill,
+                       not_null_next)
+
+
+def encode_prefixes(prefixes: list[list], types: list[DataType], widths: list[int]) -> np.ndarray:
+    """The (count, w) matrix of the prefixes' slots (`encode_bounds` before the fill), to fill
+    more than once (a lookup's lower and upper bound share it)."""
     count = len(prefixes[0]) if prefixes else 1
     arrays = [pa.array(values, type=t.arrow()) for values, t in zip(prefixes, types)]
-    matrix = encode_keys(arrays, types[:len(arrays)], widths[:len(arrays)]) if arrays else \
+    return encode_keys(arrays, types[:len(arrays)], widths[:len(arrays)]) if arrays else \
         np.zeros((count, 0), np.uint8)
+
+
+def fill_bounds(matrix: np.ndarray, total_width: int, fill: int,
+                not_null_next: bool = False) -> np.ndarray:
+    """`encode_bounds` from the encoded prefixes: the remaining slots filled."""
+    count = matrix.shape[0]
     out = np.full((count, total_width), fill, dtype=np.uint8)
     out[:, :matrix.shape[1]] = matrix
     if not_null_next:
