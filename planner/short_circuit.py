@@ -19,7 +19,7 @@ fixes a prefix of the key columns (at least the first) by equality with constant
 
 The shape: `SELECT <*, columns, columns AS alias> FROM [db.]t [alias] WHERE <conjunction of
 key = literal>`, nothing else (no joins, GROUP BY, ORDER BY, LIMIT, hints, PARTITION clause),
-each key column fixed once, no other literal anywhere. What a general plan of such a statement
+each key column fixed once, no other literal anywhere, no BITMAP/HLL column in the result. What a general plan of such a statement
 does and this one does too: `__DORIS_DELETE_SIGN__ = 0` on tables with the sign (binder.py), the
 partitions and buckets the predicates allow (prune_partitions.py, prune_buckets.py), the base
 index read with the key predicates pushed into storage (short key index, merge-on-read).
@@ -42,7 +42,7 @@ from planner.prune_buckets import prune_buckets
 from planner.prune_partitions import surviving_partitions
 from planner.pushdown import storage_predicates
 from storage.schema import DELETE_SIGN
-from storage.types import DataType
+from storage.types import OBJECT_KINDS, DataType
 
 _SELECT_ARGS = {"expressions", "from", "from_", "where"}
 _TABLE_ARGS = {"this", "db", "alias"}
@@ -174,12 +174,14 @@ def _select_list(items: list, table, relation: str) -> tuple[list[str] | None, l
     for item in items:
         target = item.this if isinstance(item, exp.Alias) else item
         if isinstance(target, exp.Star) and not isinstance(item, exp.Alias):
+            if any(c.type.kind in OBJECT_KINDS for c in table.columns):
+                return None, []
             columns += [c.name for c in table.columns]
             names += [c.name for c in table.columns]
             continue
         name = _column_name(target, table, relation)
-        if name is None:
-            return None, []
+        if name is None or table.column(name).type.kind in OBJECT_KINDS:
+            return None, []  # BITMAP / HLL values are shown the general path's way
         columns.append(name)
         names.append(output_name(item))
     return columns, names

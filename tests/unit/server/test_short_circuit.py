@@ -149,6 +149,12 @@ def test_aggregate_table_merges(session):
     run(session, "INSERT INTO a VALUES (1, 10, 3), (2, 1, 1)")
     run(session, "INSERT INTO a VALUES (1, 5, 7)")
     assert same(session, "SELECT * FROM a WHERE k = 1").to_pylist() == [{"k": 1, "s": 15, "m": 7}]
+    run(session, "DROP TABLE IF EXISTS b")
+    run(session, """CREATE TABLE b (k INT, u BITMAP BITMAP_UNION) AGGREGATE KEY(k)
+        DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")""")
+    assert session.short_circuit("SELECT * FROM b WHERE k = 1") is None  # BITMAP: general path
+    assert session.short_circuit("SELECT u FROM b WHERE k = 1") is None
+    assert session.short_circuit("SELECT k FROM b WHERE k = 1") is not None
 
 
 def test_partitions_schema_change_truncate_and_drop(session):
