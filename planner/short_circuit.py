@@ -63,9 +63,12 @@ class PointPlan:
     sign_predicates: list = field(default_factory=list)  # __DORIS_DELETE_SIGN__ = 0
 
 
+BUSY = object()  # plan_point could not look at the catalog now (its lock was held): ask again
+
+
 def plan_point(stmt: object, catalog, db: str | None, values: tuple[str, ...]) -> PointPlan | None:
     """The light plan of `stmt` (parsed from a text whose literals are `values`, in text
-    order), or None when it is not a key lookup of the shape in the module docstring."""
+    order), None when it is not a key lookup of the shape in the module docstring, or BUSY."""
     if not isinstance(stmt, exp.Select) or stmt.meta:
         return None
     if any(v for k, v in stmt.args.items() if k not in _SELECT_ARGS):
@@ -84,7 +87,7 @@ def plan_point(stmt: object, catalog, db: str | None, values: tuple[str, ...]) -
     if not db_name or system_db(db_name) is not None:
         return None
     if not catalog.lock.acquire(blocking=False):
-        return None
+        return BUSY
     try:
         database = catalog.get_db(db_name)
         if node.name in database.views:

@@ -40,7 +40,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from executor.point_read import read_point
-from planner.short_circuit import PointPlan, bind_point, plan_point
+from planner.short_circuit import BUSY, PointPlan, bind_point, plan_point
 from server.handlers.context import StatementContext
 from server.parser import query_cache
 from server.parser.literals import split_literals
@@ -98,7 +98,10 @@ def answer(session, sql: str) -> list | None:
     epoch = catalog.ddl_epoch
     cached = _get(_plans, key)
     if cached is None or cached[0] != epoch:
-        cached = (epoch, _plan(session, sql, values))
+        planned = _plan(session, sql, values)
+        if planned is BUSY:  # the catalog lock was held: the general path, no verdict kept
+            return None
+        cached = (epoch, planned)
         _put(_plans, key, cached)
     plan = cached[1]
     if plan is None or not _allowed(session, key, plan, epoch, sql):
@@ -123,9 +126,9 @@ def _finish(session, started: float, result: RowsResult) -> list:
     return [result]
 
 
-def _plan(session, sql: str, values: tuple[str, ...]) -> PointPlan | None:
-    """The light plan of `sql` from a real parse, or None (not a key lookup, or not parsable
-    here: the general path reports the error)."""
+def _plan(session, sql: str, values: tuple[str, ...]) -> object:
+    """The light plan of `sql` from a real parse, None (not a key lookup, or not parsable
+    here: the general path reports the error), or BUSY (ask again later)."""
     stmt = query_cache.cached(sql)
     if stmt is None:
         try:

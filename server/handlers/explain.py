@@ -12,7 +12,7 @@ from planner.explain import render
 from planner.explain_graph import render_graph
 from planner.fragments import FragmentContext, build_fragments
 from planner.naming import NameGen
-from planner.short_circuit import plan_point, shows_short_circuit
+from planner.short_circuit import PointPlan, plan_point, shows_short_circuit
 from planner import statistics
 from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
@@ -68,7 +68,7 @@ def _short_circuit(query, ctx: StatementContext) -> bool:
     if split is None:
         return False
     plan = plan_point(query, ctx.catalog, ctx.db, split[1])
-    return plan is not None and shows_short_circuit(plan)
+    return isinstance(plan, PointPlan) and shows_short_circuit(plan)
 
 
 def _mark_short_circuit(fragments: list) -> None:

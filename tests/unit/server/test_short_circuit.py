@@ -210,6 +210,29 @@ def test_plan_cache_follows_the_catalog_epoch(session):
     assert same_cols(session, "SELECT w FROM e WHERE k = 1") == [("w", "int")]
 
 
+def test_a_held_catalog_lock_is_not_waited_for_nor_remembered(session):
+    run(session, "DROP TABLE IF EXISTS h")
+    run(session, """CREATE TABLE h (k INT, v INT) DUPLICATE KEY(k)
+        DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")""")
+    run(session, "INSERT INTO h VALUES (1, 1)")
+    import threading
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with session.services.catalog.lock:
+            held.set()
+            release.wait(10)
+    t = threading.Thread(target=hold)
+    t.start()
+    held.wait(10)
+    try:
+        assert session.short_circuit("SELECT * FROM h WHERE k = 1") is None  # not planned now
+    finally:
+        release.set()
+        t.join()
+    assert session.short_circuit("SELECT * FROM h WHERE k = 1") is not None  # planned later
+
+
 def test_constant_queries_answered_from_the_first_result(session):
     sql = "SELECT 1, 'x' AS a, -2.5"
     assert session.short_circuit(sql) is None  # not seen yet: the general way
