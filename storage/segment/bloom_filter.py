@@ -94,11 +94,15 @@ class BloomFilters:
     def may_contain(self, hashes: np.ndarray) -> np.ndarray:
         """bool (pages,): which pages may hold at least one of the hashed values."""
         pages = len(self.sizes)
-        out = np.zeros(pages, dtype=bool)
         if not len(hashes):
-            return out
+            return np.zeros(pages, dtype=bool)
         words, groups = self._layout()
         key = hashes.tobytes()
+        if len(groups) == 1:  # every page's filter has one size (the usual case)
+            size, _, starts = groups[0]
+            offsets, bits = _cached_positions(key, size // BYTES_PER_BLOCK)
+            return ((words[starts[:, None, None] + offsets] & bits) != 0).all(axis=2).any(axis=1)
+        out = np.zeros(pages, dtype=bool)
         for size, which, starts in groups:  # pages of one filter size at a time
             offsets, bits = _cached_positions(key, size // BYTES_PER_BLOCK)  # (values, 8) each
             word = starts[:, None, None] + offsets                         # (pages, values, 8)

@@ -54,10 +54,13 @@ def _value_hashes(pred: PreparedPredicate, dtype) -> np.ndarray:
 
 def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
                         ranges: RowRanges, indexes: IndexOptions | None) -> RowRanges:
+    usable = [p for p in prepared if _bloom_usable(reader, p, indexes)]
+    if not usable:
+        return ranges
     before = ranges.count
-    for pred in prepared:
-        if ranges.is_empty or not _bloom_usable(reader, pred, indexes):
-            continue
+    for pred in usable:
+        if ranges.is_empty:
+            break
         col = reader.columns[pred.column]
         filters = col.bloom_filters(io)
         if pred.op == "is_null":

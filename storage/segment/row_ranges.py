@@ -47,8 +47,9 @@ class RowRanges:
 
     @property
     def count(self) -> int:
-        if len(self.starts) == 1:
-            return int(self.ends[0]) - int(self.starts[0])
+        n = len(self.starts)
+        if n <= 1:
+            return int(self.ends[0]) - int(self.starts[0]) if n else 0
         return int((self.ends - self.starts).sum())
 
     def __len__(self) -> int:
