@@ -78,6 +78,10 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.max_tablet_version_num = 2000  # BE config: loads refused beyond it (-235)
         self._unapplied = 0  # publish entries journaled, not yet applied (no checkpoint then)
         self._labels_in_flight: set[tuple[str, str]] = set()  # (db, label) being published
+        # Bumped by every journaled change but publishes and compactions (DDL, privileges,
+        # properties, partitions): what caches of plans and privilege checks are keyed on
+        # (server/short_circuit.py); a load leaves it alone.
+        self.ddl_epoch = 0
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:
@@ -153,6 +157,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     def _log(self, op: str, data: Any) -> None:
         with self.lock:
             self.journal.append(op, data)
+            if op != "compact":
+                self.ddl_epoch += 1
             _APPLY[op](self, data)
             self._maybe_checkpoint()
 

@@ -13,7 +13,7 @@ import itertools
 import pyarrow as pa
 
 from planner import logical as L
-from storage import bucket_ids
+from storage import bucket_ids, bucket_of
 
 MAX_COMBINATIONS = 1024
 
@@ -37,6 +37,12 @@ def prune_buckets(scan: L.OlapScan, dist_columns: list[str], buckets_by_partitio
         return
     rows = list(itertools.product(*values))
     types = [scan.column_types[c] for c in dist_columns]
+    if len(rows) == 1:  # a key lookup: its one row hashed without building arrays
+        found = {num: bucket_of(rows[0], types, num) for num in set(buckets_by_partition.values())}
+        if None not in found.values():
+            scan.tablets = [t for t in scan.tablets
+                            if found[buckets_by_partition[t.partition_id]] == t.bucket]
+            return
     arrays = [pa.array([r[i] for r in rows], t.arrow()) for i, t in enumerate(types)]
     keep: set[tuple[int, int]] = set()
     for num in set(buckets_by_partition.values()):

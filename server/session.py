@@ -24,6 +24,7 @@ from catalog.errors import DorisError, InternalError, StorageIOError, UnknownDat
 from catalog.multi_catalog import database_name
 from executor.expressions.errors import ExpressionError
 from storage.errors import CorruptionError
+from server import short_circuit
 from server.dispatch import run_statement
 from server.handlers.context import StatementContext
 from server.limits import StatementTimer
@@ -58,6 +59,9 @@ class DorisSession(BaseSession):
         self.snapshots: list[list] = []
         self.user_variables: dict[str, object] = {}  # SET @x = ...; read as @x (lower-cased names)
         self.found_rows = 0                 # FOUND_ROWS(): rows of the last SELECT sent
+        # key lookup templates whose privilege check passed: (catalog epoch, account) it held
+        # for (server/short_circuit.py)
+        self.short_circuit_checked: dict[tuple, tuple[int, int]] = {}
 
     @property
     def connection_id(self) -> int:
@@ -125,6 +129,16 @@ class DorisSession(BaseSession):
                                self, datetime.now(timezone.utc).astimezone(), sql)
         return run_statement(stmt.limit(0), ctx).columns
 
+    def short_circuit(self, sql: str) -> list | None:
+        """The results of `sql` when it is answered without a parse, bind or thread hop (a
+        key lookup or a constant query, server/short_circuit.py; safe on the event loop), else
+        None: run `execute` in a worker thread."""
+        try:
+            return short_circuit.answer(self, sql)
+        except Exception:  # noqa: BLE001 - the general path runs it again and reports the error
+            log.debug("short circuit failed for %.200r", sql, exc_info=True)
+            return None
+
     def execute(self, sql: str) -> list:
         """Results (OkResult / RowsResult) of each statement; a DorisError ends the list."""
         self.timer.disarm()  # the previous statement's timeout (it covered its streaming)
@@ -165,7 +179,12 @@ class DorisSession(BaseSession):
                                        self.services.pool, self,
                                        datetime.now(timezone.utc).astimezone(), text)
                 self.timer.arm(stmt, self.variables)
+                # judged before running: binding rewrites the tree (@@var, DATABASE() become
+                # literals that must not be kept)
+                constant = len(statements) == 1 and short_circuit.is_constant(stmt)
                 out.append(run_statement(stmt, ctx))
+                if constant:
+                    short_circuit.remember_constant(sql, out[-1])
             except (DorisError, ExpressionError) as e:
                 out.append(self.timer.translate(e))
                 break

@@ -13,6 +13,7 @@ Entry points:
     Tablet.read(version, columns, [ColumnPredicate], ScanStats) -> pa.Table
     Tablet.set_schema / build_bitmap_index                 optional indexes added or dropped
     bucket_ids(columns, types, num_buckets)                hash distribution (hashing.py)
+    bucket_of(values, types, num_buckets)                  ... of one row of Python values
 
 Layering, bottom-up: types, schema -> segment/ (encoding, page, ordinal, zone_map, short_key,
 murmur, bloom_filter, bitmap_index, footer, writer, side_index, filters, reader) -> memtable,
@@ -23,7 +24,7 @@ docs/storage-format.md and in each segment module's docstring.
 
 from storage.engine import StorageEngine
 from storage.errors import CorruptionError, StorageError
-from storage.hashing import bucket_ids
+from storage.hashing import bucket_ids, bucket_of
 from storage.predicate import ColumnPredicate
 from storage.rowset import RowsetMeta
 from storage.schema import TabletColumn, TabletSchema
@@ -33,5 +34,5 @@ from storage.types import DataType
 
 __all__ = [
     "StorageEngine", "Tablet", "TabletSchema", "TabletColumn", "ColumnPredicate", "ScanStats",
-    "RowsetMeta", "bucket_ids", "DataType", "StorageError", "CorruptionError",
+    "RowsetMeta", "bucket_ids", "bucket_of", "DataType", "StorageError", "CorruptionError",
 ]

@@ -33,6 +33,8 @@ prefix of that order: the work is proportional to the total number of bytes, not
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -86,6 +88,25 @@ def bucket_ids(columns: list[pa.Array | pa.ChunkedArray], types: list[DataType],
     if len(columns) != len(types) or not columns:
         raise ValueError("bucket_ids needs one DataType per distribution column")
     return crc32_rows(columns, types).astype(np.int64) % np.int64(num_buckets)
+
+
+def bucket_of(values: tuple, types: list[DataType], num_buckets: int) -> int | None:
+    """`bucket_ids` of one row of Python values (a key lookup's constants), with zlib's CRC32
+    directly over the same bytes; None for a type this scalar form does not cover (use
+    bucket_ids): only integers (TINYINT..LARGEINT), CHAR/VARCHAR/STRING and NULL."""
+    h = 0
+    for value, dtype in zip(values, types):
+        if value is None:
+            data = bytes([_NULL_MARKER])
+        elif dtype.is_string and isinstance(value, str):
+            data = value.encode("utf-8")
+        elif dtype.is_integer and dtype.kind in _WIDTH and isinstance(value, int) \
+                and not isinstance(value, bool):
+            data = value.to_bytes(_WIDTH[dtype.kind], "little", signed=True)
+        else:
+            return None
+        h = zlib.crc32(data, h)
+    return h % num_buckets
 
 
 def crc32_rows(columns: list[pa.Array | pa.ChunkedArray], types: list[DataType]) -> np.ndarray:

@@ -4,8 +4,9 @@ used first out (Doris's BE keeps decompressed pages in its StoragePageCache the 
 Key: (owner, column, page number), where `owner` is a token unique to one open segment reader
 for the life of the process (segment files are immutable, and a token is never reused, so an
 entry can never describe other bytes); page number -1 holds all of a column's rows as one array
-(column_reader.WHOLE_COLUMN, for scans that read every row). Value: the page decoded to an Arrow
-array. Size: the
+(column_reader.WHOLE_COLUMN, for scans that read every row); column "\\x00short_key" holds the
+encoded sort keys of a window of rows the short key index search loaded (segment/reader.py).
+Value: the page decoded to an Arrow array (a numpy array for key windows). Size: the
 array's buffer bytes; `capacity` (BE config `storage_page_cache_limit`, bytes) bounds their sum,
 0 disables the cache. A hit counts as a cached page (CachedPagesNum) and reads no bytes.
 """
@@ -45,8 +46,10 @@ class PageCache:
             self._entries.move_to_end(key)
             return hit[0]
 
-    def put(self, key: tuple, array: pa.Array) -> None:
-        size = array.get_total_buffer_size()
+    def put(self, key: tuple, array: pa.Array, size: int | None = None) -> None:
+        """Keep `array` (or any immutable value whose bytes `size` gives, e.g. a numpy array
+        of a short key index's encoded keys)."""
+        size = array.get_total_buffer_size() if size is None else size
         if size > self.capacity:
             return
         with self._lock:

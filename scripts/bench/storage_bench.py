@@ -22,6 +22,12 @@ Through the wire (a server started here on a free port, data dir in a temporary 
     --wire-rows rows built with INSERT ... SELECT doubling, then median latency of a point lookup
     (`SELECT k, v ... WHERE k = x`) and of `SELECT count(*), sum(v) ... WHERE c = 'm'` with its
     bitmap index and again after DROP INDEX (an aggregate keeps the client's row parsing out).
+Indexes must win (issue 14 item 5; --index-rows, default 2.4M; a server started here):
+    table `ix` (k BIGINT sorted key, s and s2 the same random strings, bloom filter on s only,
+    v DOUBLE; 8 buckets) loaded in one Stream Load, and `ix_small`, the same rows in
+    --small-loads Stream Loads with auto compaction off (that many rowsets per tablet); hot
+    median latency of `s = 'x'` (bloom filter) vs `s2 = 'x'` (none), and of `k = x` (short
+    key) vs `k + 0 = x` (a full scan with the same result), on both tables.
 """
 
 from __future__ import annotations
@@ -214,35 +220,108 @@ def wire(rows: int) -> dict:
             srv.stop()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--wire-rows", type=int, default=1_000_000, help="0 skips the wire part")
-    ap.add_argument("--json", type=Path, default=None)
-    args = ap.parse_args(argv)
-    result: dict = {"rows": args.rows, "buckets": BUCKETS}
+def in_process(rows: int, result: dict) -> None:
+    """Load rate, point lookup and selective scans in this process (module docstring 1-3)."""
     with tempfile.TemporaryDirectory() as tmp:
         bench = InProcess(tmp)
-        data = make_data(args.rows)
-        indexed_data = data
+        data = make_data(rows)
         bench.create("plain", False)
         bench.create("indexed", True)
         result["load_rows_per_s"] = round(bench.load("plain", data))
-        result["load_indexed_rows_per_s"] = round(bench.load("indexed", indexed_data))
-        print(f"load {args.rows:,} rows: {result['load_rows_per_s']:,} rows/s "
+        result["load_indexed_rows_per_s"] = round(bench.load("indexed", data))
+        print(f"load {rows:,} rows: {result['load_rows_per_s']:,} rows/s "
               f"(with bloom filter + bitmap index: {result['load_indexed_rows_per_s']:,} rows/s)")
-        result["point_lookup_ms"] = round(point_lookup(bench, args.rows), 3)
-        print(f"point lookup k = x (one tablet of {args.rows // BUCKETS:,} rows): "
+        result["point_lookup_ms"] = round(point_lookup(bench, rows), 3)
+        print(f"point lookup k = x (one tablet of {rows // BUCKETS:,} rows): "
               f"{result['point_lookup_ms']} ms")
-        result["scans"] = selective_scans(bench, data, args.rows)
+        result["scans"] = selective_scans(bench, data, rows)
         for s in result["scans"]:
             print(f"{s['index']:<13} {s['rows']:>8,} rows  full {s['full_ms']:>8.1f} ms  "
                   f"indexed {s['indexed_ms']:>7.1f} ms  x{s['speedup']:<6} "
                   f"pages {s['pages_read']}/{s['pages_total']}")
         bench.catalog.close()
+
+
+IX_DDL = """CREATE TABLE {name} (k BIGINT, s VARCHAR(32), s2 VARCHAR(32), v DOUBLE)
+DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 8
+PROPERTIES ("replication_num" = "1", "bloom_filter_columns" = "s",
+            "disable_auto_compaction" = "{no_compaction}")"""
+
+
+def indexes_win(rows: int, small_loads: int, runs: int = 15) -> dict:
+    """Bloom filter and short key against the same predicates without them (module docstring)."""
+    from scripts.bench.load import stream_load_tables
+    from server_process import ServerProcess
+
+    rng = np.random.default_rng(11)
+    strings = pa.array([f"s{x:012d}" for x in rng.integers(0, 10**12, rows)], pa.string())
+    data = pa.table({"k": np.arange(rows, dtype=np.int64), "s": strings, "s2": strings,
+                     "v": rng.random(rows)})
+    probe = rows // 3 + 12345
+    value = strings[probe].as_py()
+    out: dict = {"rows": rows, "buckets": 8, "small_loads": small_loads}
+    with tempfile.TemporaryDirectory() as tmp:
+        srv = ServerProcess(Path(tmp) / "data").start()
+        try:
+            conn = srv.connect()
+            cur = conn.cursor()
+            cur.execute("CREATE DATABASE ib")
+            cur.execute("USE ib")
+            cur.execute(IX_DDL.format(name="ix", no_compaction="false"))
+            cur.execute(IX_DDL.format(name="ix_small", no_compaction="true"))
+            stream_load_tables("127.0.0.1", srv.http_port, "ib", {"ix": data})
+            stream_load_tables("127.0.0.1", srv.http_port, "ib", {"ix_small": data},
+                               batch_rows=-(-rows // small_loads))
+
+            def timed(sql: str) -> float:
+                cur.execute(sql)
+                expected = cur.fetchall()
+                assert len(expected) == 1, (sql, expected)
+                times = []
+                for _ in range(runs):
+                    t0 = time.perf_counter()
+                    cur.execute(sql)
+                    cur.fetchall()
+                    times.append((time.perf_counter() - t0) * 1000)
+                return round(statistics.median(times), 2)
+
+            for name in ("ix", "ix_small"):
+                case = {
+                    "bloom_ms": timed(f"SELECT k, v FROM {name} WHERE s = '{value}'"),
+                    "no_bloom_ms": timed(f"SELECT k, v FROM {name} WHERE s2 = '{value}'"),
+                    "short_key_ms": timed(f"SELECT k, v FROM {name} WHERE k = {probe}"),
+                    "no_short_key_ms": timed(f"SELECT k, v FROM {name} WHERE k + 0 = {probe}"),
+                }
+                case["bloom_speedup"] = round(case["no_bloom_ms"] / case["bloom_ms"], 1)
+                case["short_key_speedup"] = round(case["no_short_key_ms"] / case["short_key_ms"], 1)
+                out[name] = case
+            conn.close()
+        finally:
+            srv.stop()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--wire-rows", type=int, default=1_000_000, help="0 skips the wire part")
+    ap.add_argument("--index-rows", type=int, default=2_400_000, help="0 skips indexes_win")
+    ap.add_argument("--small-loads", type=int, default=40)
+    ap.add_argument("--only-indexes", action="store_true", help="run only indexes_win")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    if args.only_indexes:
+        args.rows = 0
+        args.wire_rows = 0
+    result: dict = {"rows": args.rows, "buckets": BUCKETS}
+    if args.rows:
+        in_process(args.rows, result)
     if args.wire_rows:
         result["wire"] = wire(args.wire_rows)
         print("through the wire:", json.dumps(result["wire"]))
+    if args.index_rows:
+        result["indexes_win"] = indexes_win(args.index_rows, args.small_loads)
+        print("indexes must win:", json.dumps(result["indexes_win"]))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     return 0

@@ -12,9 +12,11 @@ from planner.explain import render
 from planner.explain_graph import render_graph
 from planner.fragments import FragmentContext, build_fragments
 from planner.naming import NameGen
+from planner.short_circuit import PointPlan, plan_point, shows_short_circuit
 from planner import statistics
 from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
+from server.parser.literals import split_literals
 from server.results import RowsResult, text_columns
 
 _SESSION_KEYS = ("enable_bucket_shuffle_join", "disable_colocate_plan",
@@ -44,6 +46,8 @@ def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
                                                       variables=ctx.session.variables.info_rows,
                                                       **hidden_column_flags(ctx)))
         fragments = build_fragments(plan, columns, fragment_context(ctx))
+    if _short_circuit(query, ctx):
+        _mark_short_circuit(fragments)
     summary: list[str] = []
     if stmt.level == "ANALYZE":
         summary = _analyze(plan, fragments, ctx)
@@ -52,6 +56,30 @@ def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     else:
         lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary
     return text_columns(["Explain String"], [(line,) for line in lines])
+
+
+def _short_circuit(query, ctx: StatementContext) -> bool:
+    """Whether the query is a lookup Doris answers by its short-circuit point query
+    (planner/short_circuit.py:shows_short_circuit) and the session lets it."""
+    variables = ctx.session.variables
+    if not variables.get("enable_short_circuit_query"):
+        return False
+    split = split_literals(query.sql(dialect="doris"))
+    if split is None:
+        return False
+    plan = plan_point(query, ctx.catalog, ctx.db, split[1])
+    return isinstance(plan, PointPlan) and shows_short_circuit(plan)
+
+
+def _mark_short_circuit(fragments: list) -> None:
+    """`SHORT-CIRCUIT` as the scan node's last line, as Doris's OlapScanNode prints it."""
+    def visit(node) -> None:
+        if node.name == "OlapScanNode":
+            node.details.append("SHORT-CIRCUIT")
+        for child in node.children:
+            visit(child)
+    for f in fragments:
+        visit(f.root)
 
 
 def _analyze(plan: object, fragments: list, ctx: StatementContext) -> list[str]:

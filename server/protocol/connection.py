@@ -81,7 +81,9 @@ class DorisConnection(Connection):
         with malformed_packet():
             com_query = packets.parse_com_query(
                 capabilities=self.capabilities, client_charset=self.client_charset, data=data)
-        results = await asyncio.to_thread(self.session.execute, com_query.sql)
+        results = self.session.short_circuit(com_query.sql)  # a key lookup: here, at once
+        if results is None:
+            results = await asyncio.to_thread(self.session.execute, com_query.sql)
         for i, result in enumerate(results):
             more = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(results) - 1 else 0
             if isinstance(result, Exception):  # DorisError or ExpressionError: code + message
@@ -158,7 +160,9 @@ class DorisConnection(Connection):
             _, use_cursor, values, stmt.types = read_params(
                 data, stmt.num_params, stmt.types, self.capabilities, "utf-8")
         sql = bind_sql(stmt.sql, stmt.spots, values)
-        results = await asyncio.to_thread(self.session.execute, sql)
+        results = self.session.short_circuit(sql)  # a key lookup: here, at once
+        if results is None:
+            results = await asyncio.to_thread(self.session.execute, sql)
         result = results[-1]
         if isinstance(result, Exception):
             await self.stream.write(self.error_packet(result))
@@ -179,9 +183,11 @@ class DorisConnection(Connection):
         if not self.deprecate_eof():
             header.append(self.eof())
         self.stream.write_many(header)
+        small = isinstance(result.batches, list) and \
+            sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
         while True:
-            try:
-                chunk = await asyncio.to_thread(next, rows, None)
+            try:  # a complete small result (a key lookup) is encoded here, without a hop
+                chunk = next(rows, None) if small else await asyncio.to_thread(next, rows, None)
             except Exception as e:  # noqa: BLE001 - reported to the client, see _report
                 await self.stream.write(self.error_packet(_report(e)))
                 return

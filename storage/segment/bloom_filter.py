@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -58,6 +59,18 @@ def _positions(hashes: np.ndarray, blocks: int) -> np.ndarray:
     return word * 32 + bit.astype(np.int64)
 
 
+@lru_cache(maxsize=4096)
+def _cached_positions(hashes: bytes, blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """(u32 word offset in a filter, bit mask in that word) of the 8 bits of each of a
+    predicate's few hashes (bytes of uint64), kept: every segment a scan tests asks again with
+    the same values and one of a few filter sizes."""
+    pos = _positions(np.frombuffer(hashes, np.uint64), blocks)
+    offsets = pos >> 5
+    bits = np.left_shift(np.uint32(1), (pos & 31).astype(np.uint32))
+    offsets.flags.writeable = bits.flags.writeable = False
+    return offsets, bits
+
+
 def build(distinct: np.ndarray, fpp: float) -> bytes:
     """The filter of one page from its distinct non-NULL hashes."""
     size = num_bytes(len(distinct), fpp)
@@ -81,18 +94,33 @@ class BloomFilters:
     def may_contain(self, hashes: np.ndarray) -> np.ndarray:
         """bool (pages,): which pages may hold at least one of the hashed values."""
         pages = len(self.sizes)
-        out = np.zeros(pages, dtype=bool)
         if not len(hashes):
-            return out
-        starts = (np.cumsum(self.sizes) - self.sizes) // 4  # in u32 words
-        words = self.data.view("<u4")
-        for size in np.unique(self.sizes).tolist():  # pages of one filter size at a time
-            which = np.flatnonzero(self.sizes == size)
-            pos = _positions(hashes, size // BYTES_PER_BLOCK)              # (values, 8)
-            word = starts[which][:, None, None] + (pos >> 5)[None, :, :]   # (pages, values, 8)
-            bit = (words[word] >> (pos & 31).astype(np.uint32)[None, :, :]) & np.uint32(1)
-            out[which] = bit.astype(bool).all(axis=2).any(axis=1)
+            return np.zeros(pages, dtype=bool)
+        words, groups = self._layout()
+        key = hashes.tobytes()
+        if len(groups) == 1:  # every page's filter has one size (the usual case)
+            size, _, starts = groups[0]
+            offsets, bits = _cached_positions(key, size // BYTES_PER_BLOCK)
+            return ((words[starts[:, None, None] + offsets] & bits) != 0).all(axis=2).any(axis=1)
+        out = np.zeros(pages, dtype=bool)
+        for size, which, starts in groups:  # pages of one filter size at a time
+            offsets, bits = _cached_positions(key, size // BYTES_PER_BLOCK)  # (values, 8) each
+            word = starts[:, None, None] + offsets                         # (pages, values, 8)
+            out[which] = ((words[word] & bits) != 0).all(axis=2).any(axis=1)
         return out
+
+    def _layout(self) -> tuple[np.ndarray, list]:
+        """The filters as u32 words and, per filter size, (size, its pages, their first
+        words): computed once (readers keep their columns' filters)."""
+        memo = self.__dict__.get("_layout_memo")
+        if memo is None:
+            starts = (np.cumsum(self.sizes) - self.sizes) // 4  # in u32 words
+            groups = []
+            for size in np.unique(self.sizes).tolist():
+                which = np.flatnonzero(self.sizes == size)
+                groups.append((size, which, starts[which]))
+            memo = self.__dict__["_layout_memo"] = (self.data.view("<u4"), groups)
+        return memo
 
 
 def compute(hashes: np.ndarray, valid: np.ndarray | None, starts: np.ndarray, ends: np.ndarray,

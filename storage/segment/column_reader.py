@@ -13,6 +13,7 @@ found in the process's page cache (storage/page_cache.py), which keeps decoded p
 from __future__ import annotations
 
 import base64
+import bisect
 import os
 import struct
 
@@ -197,6 +198,8 @@ class ColumnReader:
 
     def _read_ranges(self, io: SegmentIO, ranges: RowRanges) -> pa.ChunkedArray:
         locs = self.locations(io)
+        if len(ranges) == 1:  # a key lookup's rows: bisect in Python, no numpy set operations
+            return self._read_range(io, locs, int(ranges.starts[0]), int(ranges.ends[0]))
         ends = locs.ends
         first = locs.page_of_rows(ranges.starts)
         last = locs.page_of_rows(ranges.ends - 1)
@@ -210,6 +213,18 @@ class ColumnReader:
                 lo = max(start, int(locs.first_rows[p]))
                 hi = min(end, int(ends[p]))
                 chunks.append(pages[p].slice(lo - int(locs.first_rows[p]), hi - lo))
+        return pa.chunked_array(chunks, type=self.dtype.arrow())
+
+    def _read_range(self, io: SegmentIO, locs: ordinal.PageLocations, start: int,
+                    end: int) -> pa.ChunkedArray:
+        firsts, ends = locs.first_rows_list, locs.ends_list
+        a = bisect.bisect_right(firsts, start) - 1
+        b = bisect.bisect_right(firsts, end - 1) - 1
+        pages = self._decode_pages(io, np.arange(a, b + 1, dtype=np.int64))
+        chunks = []
+        for p in range(a, b + 1):
+            lo, hi = max(start, firsts[p]), min(end, ends[p])
+            chunks.append(pages[p].slice(lo - firsts[p], hi - lo))
         return pa.chunked_array(chunks, type=self.dtype.arrow())
 
     def read_rows(self, io: SegmentIO, rows: np.ndarray) -> pa.Array:

@@ -42,23 +42,44 @@ def _bloom_usable(reader: SegmentReader, pred: PreparedPredicate,
     return pred.op == "is_null" or (pred.key_values is not None and not pred.never_true)
 
 
+def _value_hashes(pred: PreparedPredicate, dtype) -> np.ndarray:
+    """The bloom hashes of the predicate's constants, computed once per prepared predicate
+    and column type (prepared predicates are shared by every segment a scan reads)."""
+    memo = pred.__dict__.setdefault("_bloom_hashes", {})
+    hashes = memo.get(dtype)
+    if hashes is None:
+        hashes = memo[dtype] = murmur.hash_values(pred.key_values, dtype)
+    return hashes
+
+
 def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
                         ranges: RowRanges, indexes: IndexOptions | None) -> RowRanges:
+    usable = [p for p in prepared if _bloom_usable(reader, p, indexes)]
+    if not usable:
+        return ranges
     before = ranges.count
-    for pred in prepared:
-        if ranges.is_empty or not _bloom_usable(reader, pred, indexes):
-            continue
+    for pred in usable:
+        if ranges.is_empty:
+            break
         col = reader.columns[pred.column]
         filters = col.bloom_filters(io)
         if pred.op == "is_null":
             keep = filters.has_null.copy()
         else:
-            keep = filters.may_contain(murmur.hash_values(pred.key_values, col.dtype))
+            keep = filters.may_contain(_value_hashes(pred, col.dtype))
         if keep.all():
             continue
         starts, ends = col.page_bounds(io)
-        alive = ranges.count_within(starts, ends) > 0
-        io.stats.pages_bloom_filter_filtered += int((alive & ~keep).sum())
+        if not keep.any():  # no page may hold the values: nothing of the segment is read
+            whole = len(ranges) == 1 and ranges.starts[0] <= starts[0] and \
+                ranges.ends[0] >= ends[-1]  # every page still holds live rows
+            io.stats.pages_bloom_filter_filtered += len(starts) if whole else \
+                int((ranges.count_within(starts, ends) > 0).sum())
+            ranges = RowRanges.empty()
+            continue
+        dropped = np.flatnonzero(~keep)
+        alive = ranges.count_within(starts[dropped], ends[dropped]) > 0
+        io.stats.pages_bloom_filter_filtered += int(alive.sum())
         ranges = ranges.intersect(col.page_ranges(io, keep))
     io.stats.rows_bloom_filter_filtered += before - ranges.count
     return ranges

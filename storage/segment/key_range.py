@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from storage.predicate import PreparedPredicate
 import numpy as np
 
-from storage.segment.short_key import encode_bounds
+from storage.segment.short_key import encode_bounds, encode_prefixes, fill_bounds
 from storage.types import DataType
 
 MAX_SCAN_KEYS = 48
@@ -112,11 +112,16 @@ def _build(prefixes: list[tuple], rng: _Range | None, types: list[DataType], wid
            total_width: int) -> KeyRanges:
     columns = [list(values) for values in zip(*prefixes)]  # the prefix values, per column
     n = len(prefixes)
+    shared: list = []  # the prefixes alone, encoded once for every bound that uses them
 
     def bound(with_value, fill: int, not_null_next: bool = False) -> np.ndarray:
         # (no column at all only for the empty prefix alone: one bound, as encode_bounds gives)
-        cols = columns if with_value is _NONE else columns + [[with_value] * n]
-        return encode_bounds(cols, types, widths, total_width, fill, not_null_next)
+        if with_value is _NONE:
+            if not shared:
+                shared.append(encode_prefixes(columns, types, widths))
+            return fill_bounds(shared[0], total_width, fill, not_null_next)
+        return encode_bounds(columns + [[with_value] * n], types, widths, total_width, fill,
+                             not_null_next)
 
     if rng is not None and rng.has_lower:
         # >= v: first row >= (prefix, v, 00..); > v: first row > (prefix, v, FF..)

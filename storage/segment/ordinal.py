@@ -15,6 +15,7 @@ Page i holds rows [first_row[i], first_row[i+1]) (the last page ends at the segm
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -31,9 +32,18 @@ class PageLocations:
     def num_pages(self) -> int:
         return len(self.first_rows)
 
-    @property
-    def ends(self) -> np.ndarray:
+    @cached_property
+    def ends(self) -> np.ndarray:  # computed once per reader (locations are immutable)
         return np.append(self.first_rows[1:], self.num_rows).astype(np.int64)
+
+    @cached_property
+    def first_rows_list(self) -> list[int]:
+        """`first_rows` as Python ints, for bisecting a single row without numpy calls."""
+        return self.first_rows.tolist()
+
+    @cached_property
+    def ends_list(self) -> list[int]:
+        return self.ends.tolist()
 
     def page_of_rows(self, rows: np.ndarray) -> np.ndarray:
         """Index of the page holding each (sorted or not) row id."""

@@ -42,6 +42,7 @@ from storage.segment.key_range import key_ranges
 from storage.segment.row_ranges import RowRanges
 from storage.stats import ScanStats
 
+SHORT_KEY_ROWS = "\x00short_key"  # page-cache "column" of a segment's encoded key windows
 DENSE_FRACTION = 16  # survivors >= 1/16 of the rows read: decode whole ranges, then filter
 
 
@@ -137,8 +138,12 @@ class SegmentReader:
                                     *(p.column for conj in live for p in conj)])
             stats.pages_total += sum(self.columns[c].num_pages for c in needed)
             ranges = self._short_key_ranges(io, prepared)
-            ranges = self._zone_map_ranges(io, prepared, ranges)
+            # bloom filters before page zone maps: on a selective equality they usually rule
+            # out the whole segment, and the page zone maps are then not looked at
             ranges = filters.bloom_filter_ranges(self, io, prepared, ranges, indexes)
+            if ranges.is_empty:
+                return self.empty(columns)
+            ranges = self._zone_map_ranges(io, prepared, ranges)
             if ranges.is_empty:
                 return self.empty(columns)
             ids, prepared = filters.bitmap_index_rows(self, io, prepared, ranges, indexes)
@@ -187,6 +192,8 @@ class SegmentReader:
         if meta is None or not prepared:
             return full
         names, widths = meta["columns"], meta["widths"]
+        if names[0] not in {p.column for p in prepared}:
+            return full  # the index orders by its first column: nothing to search without it
         types = [self.columns[n].dtype for n in names]
         total = sum(short_key.slot_width(t, w) for t, w in zip(types, widths))
         ranges = key_ranges(prepared, types, names, widths, total)
@@ -198,9 +205,18 @@ class SegmentReader:
         def load_keys(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
             key = (starts.tobytes(), ends.tobytes())
             if key not in loaded:
-                window = RowRanges.of(starts, ends)
-                arrays = [self.columns[n].read_ranges(io, window) for n in names]
-                loaded[key] = short_key.as_sortable(short_key.encode_keys(arrays, types, widths))
+                # the encoded keys of these rows stay in the page cache beside the pages:
+                # the next lookup in the same interval of the segment encodes nothing
+                cache_key = (io.owner, SHORT_KEY_ROWS, key)
+                keys = io.cache.get(cache_key) if io.cache.enabled else None
+                if keys is None:
+                    window = RowRanges.of(starts, ends)
+                    arrays = [self.columns[n].read_ranges(io, window) for n in names]
+                    keys = short_key.as_sortable(short_key.encode_keys(arrays, types, widths))
+                    keys.flags.writeable = False  # shared by every later lookup
+                    if io.cache.enabled:
+                        io.cache.put(cache_key, keys, keys.nbytes)
+                loaded[key] = keys
             return loaded[key]
 
         lo = index.first_rows(ranges.lower, ranges.lower_strict, load_keys)

@@ -20,7 +20,9 @@ class RowRanges:
 
     @staticmethod
     def full(num_rows: int) -> RowRanges:
-        return RowRanges.of([0], [num_rows])
+        if num_rows <= 0:
+            return RowRanges.empty()
+        return RowRanges(np.zeros(1, np.int64), np.full(1, num_rows, np.int64))
 
     @staticmethod
     def empty() -> RowRanges:
@@ -45,6 +47,9 @@ class RowRanges:
 
     @property
     def count(self) -> int:
+        n = len(self.starts)
+        if n <= 1:
+            return int(self.ends[0]) - int(self.starts[0]) if n else 0
         return int((self.ends - self.starts).sum())
 
     def __len__(self) -> int:
@@ -82,6 +87,9 @@ class RowRanges:
 
     def count_within(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """Rows of the set inside each interval [starts[i], ends[i])."""
+        if len(self.starts) == 1:  # one range (often the whole segment): overlap lengths
+            lo, hi = int(self.starts[0]), int(self.ends[0])
+            return np.maximum(np.minimum(ends, hi) - np.maximum(starts, lo), 0)
         return self.rows_before(ends) - self.rows_before(starts)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:

@@ -130,10 +130,23 @@ def encode_bounds(prefixes: list[list], types: list[DataType], widths: list[int]
     `not_null_next` starts the next slot with the value marker: with fill 0x00 that is the
     smallest non-NULL key after the prefix (a range predicate never matches NULL).
     """
+    return fill_bounds(encode_prefixes(prefixes, types, widths), total_width, fill,
+                       not_null_next)
+
+
+def encode_prefixes(prefixes: list[list], types: list[DataType], widths: list[int]) -> np.ndarray:
+    """The (count, w) matrix of the prefixes' slots (`encode_bounds` before the fill), to fill
+    more than once (a lookup's lower and upper bound share it)."""
     count = len(prefixes[0]) if prefixes else 1
     arrays = [pa.array(values, type=t.arrow()) for values, t in zip(prefixes, types)]
-    matrix = encode_keys(arrays, types[:len(arrays)], widths[:len(arrays)]) if arrays else \
+    return encode_keys(arrays, types[:len(arrays)], widths[:len(arrays)]) if arrays else \
         np.zeros((count, 0), np.uint8)
+
+
+def fill_bounds(matrix: np.ndarray, total_width: int, fill: int,
+                not_null_next: bool = False) -> np.ndarray:
+    """`encode_bounds` from the encoded prefixes: the remaining slots filled."""
+    count = matrix.shape[0]
     out = np.full((count, total_width), fill, dtype=np.uint8)
     out[:, :matrix.shape[1]] = matrix
     if not_null_next:
@@ -174,6 +187,8 @@ class ShortKeyIndex:
         """
         side = "right" if strict else "left"
         targets = keys.astype(f"S{self.width}", copy=False)
+        if len(targets) == 1:
+            return np.array([self._first_row(targets[0], side, load_keys)], dtype=np.int64)
         j = np.searchsorted(self.entries, targets, side=side).astype(np.int64)
         lo = np.maximum(j - 1, 0) * self.interval + 1
         hi = np.minimum(j * self.interval, self.num_rows)
@@ -191,3 +206,16 @@ class ShortKeyIndex:
         pos = np.searchsorted(loaded, targets[open_], side=side) - base[which]
         result[open_] = starts[which] + np.clip(pos, 0, (ends - starts)[which])
         return result
+
+    def _first_row(self, target: bytes, side: str,
+                   load_keys: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> int:
+        """`first_rows` for one key (a point lookup's bound), with scalar arithmetic."""
+        j = int(np.searchsorted(self.entries, target, side=side))
+        if j == 0:
+            return 0
+        lo, hi = (j - 1) * self.interval + 1, min(j * self.interval, self.num_rows)
+        if lo >= hi:
+            return hi
+        loaded = load_keys(np.array([lo], np.int64), np.array([hi], np.int64))
+        pos = int(np.searchsorted(loaded, target, side=side))
+        return lo + min(max(pos, 0), hi - lo)

@@ -214,7 +214,8 @@ def _arrow_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
 
     op = pred.op
     if op == "=":
-        return contains(pred.scalars[0])
+        found = _strings_contain(zm, pred)
+        return found if found is not None else contains(pred.scalars[0])
     if pred.value_set is not None:
         return _in_sorted(zm, pred.value_set.array, pred.value_set.numpy)
     if op == "in":  # values not of the column type: compare one by one in a common type
@@ -230,6 +231,28 @@ def _arrow_condition(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray:
     if op in ("<", "<="):
         return cmp(op, zm.mins, pred.scalars[0])
     return cmp(op, zm.maxs, pred.scalars[0])
+
+
+def _strings_contain(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray | None:
+    """`=` on a string column's zone maps, compared as numpy object arrays of Python strings
+    (Python's string order is UTF-8 byte order, as the kernels compare), kept on the zone maps
+    after the first use: no kernel calls per segment. NULL min/max keep the entry. None when
+    this does not apply."""
+    values = pred.key_values
+    if not values or not isinstance(values[0], str) or not pa.types.is_string(zm.mins.type):
+        return None
+    memo = zm.__dict__.get("_strings")
+    if memo is None:
+        lo, hi = zm.mins.to_pylist(), zm.maxs.to_pylist()
+        unknown = np.array([a is None or b is None for a, b in zip(lo, hi)], dtype=bool)
+        lo_arr = np.array(["" if a is None else a for a in lo] or [""], dtype=object)[:len(lo)]
+        hi_arr = np.array(["" if b is None else b for b in hi] or [""], dtype=object)[:len(hi)]
+        memo = zm.__dict__["_strings"] = (lo_arr, hi_arr, unknown)
+    lo_arr, hi_arr, unknown = memo
+    v = values[0]
+    if len(unknown) == 1:  # a segment zone map: one comparison, no array operations
+        return np.array([bool(unknown[0]) or lo_arr[0] <= v <= hi_arr[0]])
+    return unknown | ((lo_arr <= v) & (hi_arr >= v))
 
 
 def _in_sorted(zm: ZoneMaps, value_set: pa.Array, values: np.ndarray) -> np.ndarray:

@@ -123,3 +123,30 @@ def test_fixed_width_steps_match_zlib_for_every_width(width):
     start = rng.integers(0, 2**32, 500).astype(np.uint32)
     want = [zlib.crc32(matrix[i].tobytes(), int(start[i])) for i in range(500)]
     assert _crc_fixed(matrix, start).tolist() == want
+
+
+def test_bucket_of_one_row_equals_bucket_ids():
+    """The scalar form (a key lookup's bucket pruning) hashes the same bytes as the vectorised
+    one, for every type it covers; other types are left to bucket_ids (None)."""
+    import random
+
+    from storage.hashing import bucket_of
+    rnd = random.Random(7)
+    kinds = [("TINYINT", 7), ("SMALLINT", 15), ("INT", 31), ("BIGINT", 63), ("LARGEINT", 120)]
+    for _ in range(200):
+        types, values = [], []
+        for _ in range(rnd.randint(1, 3)):
+            if rnd.random() < 0.3:
+                t, v = DataType("VARCHAR", length=20), rnd.choice(["", "a", "é漢", "x" * 19])
+            else:
+                kind, bits = rnd.choice(kinds)
+                t = DataType(kind)
+                v = rnd.randint(-(1 << bits), (1 << bits) - 1) if bits < 120 else rnd.randint(-10**37, 10**37)
+            if rnd.random() < 0.1:
+                v = None
+            types.append(t)
+            values.append(v)
+        for num in (1, 3, 16, 1024):
+            arrays = [pa.array([v], t.arrow()) for v, t in zip(values, types)]
+            assert bucket_of(tuple(values), types, num) == int(bucket_ids(arrays, types, num)[0])
+    assert bucket_of((1.5,), [DataType("DOUBLE")], 4) is None

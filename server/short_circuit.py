@@ -1,0 +1,181 @@
+"""Statements answered on the protocol's event loop: no parse, no bind, no thread hop (issue 14
+item 4, Doris's short-circuit point query).
+
+    answer(session, sql)  [result], or None: the statement runs the general way
+                          (DorisSession.execute in a worker thread)
+
+Two kinds of statement qualify:
+
+- **Key lookups** (planner/short_circuit.py): the text is split into a template and its
+  literals (server/parser/literals.py); the template's light plan is cached per current
+  database, built from one real parse the first time, and kept while the catalog's
+  `ddl_epoch` is unchanged (any DDL, privilege or property change moves it; loads do not). Each
+  execution turns the literals into storage predicates, prunes partitions and buckets from
+  them, captures the tablet's snapshot and reads it here (executor/point_read.py). The caller's
+  SELECT privilege is checked once per session and template and again after any change of
+  the epoch; a refused check leaves the statement to the general path, which reports Doris's
+  error.
+- **Constant queries** (`SELECT 1`, what connection pools send to validate a connection): a
+  SELECT of literals only, without FROM, answered from the result the general path gave for
+  the same text (`is_constant` on the parse, `remember_constant` after the run); nothing in
+  it depends on the session or the data.
+
+Not here (the general path): enable_profile (SHOW QUERY PROFILE needs the operators),
+show_hidden_columns / skip_delete_sign, enable_short_circuit_query = false, a catalog lock
+held by someone else (never waited for on the event loop), a constant that is not exactly its
+comparison. A key lookup is read on the event loop: its cost is the rows matching the key
+(one per tablet on a Unique or Aggregate table, more on a Duplicate table with repeated keys).
+The statement counts in /metrics as any other; KILL and query_timeout have nothing to stop in a
+statement that never leaves the loop; PROCESSLIST does not see it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from datetime import datetime, timezone
+
+import pyarrow as pa
+from sqlglot import exp
+
+from executor.point_read import read_point
+from planner.short_circuit import BUSY, PointPlan, bind_point, plan_point
+from server.handlers.context import StatementContext
+from server.parser import query_cache
+from server.parser.literals import split_literals
+from server.parser.statement import parse_statement, split_statements
+from server.privileges import check_statement
+from server.results import ResultColumn, RowsResult
+
+CAPACITY = 1024  # light plans (and constant results) kept, least recently used dropped
+_OFF_VARIABLES = ("enable_profile", "is_report_success", "show_hidden_columns",
+                  "skip_delete_sign")
+_CONSTANT_NODES = (exp.Literal, exp.Alias, exp.Identifier, exp.Neg, exp.Paren)
+
+_plans: OrderedDict[tuple, tuple[int, PointPlan | None]] = OrderedDict()
+_constants: OrderedDict[str, tuple[list, list]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _get(store: OrderedDict, key):
+    with _lock:
+        found = store.get(key)
+        if found is not None:
+            store.move_to_end(key)
+        return found
+
+
+def _put(store: OrderedDict, key, value) -> None:
+    with _lock:
+        store[key] = value
+        while len(store) > CAPACITY:
+            store.popitem(last=False)
+
+
+def clear() -> None:
+    """Forget every cached plan and constant result (tests)."""
+    with _lock:
+        _plans.clear()
+        _constants.clear()
+
+
+def answer(session, sql: str) -> list | None:
+    variables = session.variables
+    if not variables.get("enable_short_circuit_query") or \
+            any(variables.get(v) for v in _OFF_VARIABLES):
+        return None
+    constant = _get(_constants, sql)
+    if constant is not None:
+        return _finish(session, time.time(), RowsResult(*constant))
+    split = split_literals(sql)
+    if split is None:
+        return None
+    template, values = split
+    started = time.time()
+    catalog = session.services.catalog
+    key = (session.database, template)
+    epoch = catalog.ddl_epoch
+    cached = _get(_plans, key)
+    if cached is None or cached[0] != epoch:
+        planned = _plan(session, sql, values)
+        if planned is BUSY:  # the catalog lock was held: the general path, no verdict kept
+            return None
+        cached = (epoch, planned)
+        _put(_plans, key, cached)
+    plan = cached[1]
+    if plan is None or not _allowed(session, key, plan, epoch, sql):
+        return None
+    bound = bind_point(plan, values, catalog)
+    if bound is None:
+        return None
+    predicates, tablets = bound
+    schema = pa.schema([pa.field(n, t.arrow()) for n, t in zip(plan.names, plan.types)])
+    table = read_point(tablets, plan.columns, predicates, schema)
+    columns = [ResultColumn(n, t) for n, t in zip(plan.names, plan.types)]
+    return _finish(session, started, RowsResult(columns, [table]))
+
+
+def _finish(session, started: float, result: RowsResult) -> list:
+    session.timer.disarm()  # the previous statement's timeout (it covered its streaming)
+    session.cancel.clear()
+    session.found_rows = sum(b.num_rows for b in result.batches)
+    metrics = getattr(session.services, "metrics", None)
+    if metrics is not None:
+        metrics.record(time.time() - started, False)
+    return [result]
+
+
+def _plan(session, sql: str, values: tuple[str, ...]) -> object:
+    """The light plan of `sql` from a real parse, None (not a key lookup, or not parsable
+    here: the general path reports the error), or BUSY (ask again later)."""
+    stmt = query_cache.cached(sql)
+    if stmt is None:
+        try:
+            statements = split_statements(sql)
+            if len(statements) != 1:
+                return None
+            stmt = parse_statement(*statements[0])
+        except Exception:  # noqa: BLE001 - a syntax error is the general path's to report
+            return None
+    return plan_point(stmt, session.services.catalog, session.database, values)
+
+
+def _allowed(session, key: tuple, plan: PointPlan, epoch: int, sql: str) -> bool:
+    """Whether the session may run `plan`: checked as the general path checks (SELECT on the
+    table), remembered per session and template until the catalog epoch or the account moves."""
+    access = getattr(session, "access", None)
+    checked = session.short_circuit_checked
+    if checked.get(key) == (epoch, id(access)):
+        return True
+    services = session.services
+    ctx = StatementContext(services.catalog, services.engine, services.pool, session,
+                           datetime.now(timezone.utc).astimezone(), sql)
+    if not services.catalog.lock.acquire(blocking=False):  # the account model's lock too
+        return False
+    try:
+        check_statement(plan.stmt, ctx)
+    except Exception:  # noqa: BLE001 - refused: the general path raises Doris's error
+        return False
+    finally:
+        services.catalog.lock.release()
+    checked[key] = (epoch, id(access))
+    return True
+
+
+def is_constant(stmt: object) -> bool:
+    """A SELECT of literals without FROM (its result depends on nothing), as parsed."""
+    if not isinstance(stmt, exp.Select) or stmt.meta:
+        return False
+    if any(v for k, v in stmt.args.items() if k != "expressions"):
+        return False
+    return all(isinstance(n, _CONSTANT_NODES) for item in stmt.expressions for n in item.walk())
+
+
+def remember_constant(sql: str, result: object) -> None:
+    """Keep the result of `sql`, a constant query (`is_constant` before it ran) that ran the
+    general way and produced one complete batch."""
+    if not isinstance(result, RowsResult) or not isinstance(result.batches, list) or \
+            len(result.batches) != 1 or len(sql) > 256:
+        return
+    _put(_constants, sql, (list(result.columns), list(result.batches)))
