@@ -1,0 +1,105 @@
+"""Hash join that spills (Doris's PartitionedHashJoinSink/ProbeOperator: a Grace hash join).
+
+Both sides stream in (executor/stream.py). The build (right) side is held while it stays under
+the query's spill threshold (executor/spill/space.py):
+
+- the build side fits: its keys become runtime filters on the probe side (as in memory), the
+  probe side is held up to what is left of the threshold; if it fits too, one in-memory join.
+  Otherwise, for joins whose result is the union of each probe batch's result against the
+  whole build side (inner, left outer/semi/anti, null-aware anti, cross) and a build side of
+  at most a quarter of the threshold (a dimension table), the probe side is joined in groups
+  of batches and nothing is written;
+- otherwise (or for right/full outer and right semi/anti joins), both sides are split by the
+  hash of their join keys - cast to one type per key pair, so equal keys meet - into
+  `spill_hash_join_partition_count` spill files each, and each partition pair is joined alone
+  (rows that can match share a partition; unmatched rows of outer and anti joins appear in
+  exactly one). The memory held is one partition pair, not the inputs.
+
+A cross join or a null-aware anti join (NOT IN) whose build side does not fit holds it whole:
+their results are not a union over key partitions.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import pyarrow as pa
+
+from executor.operators.join import run_join
+from executor.runtime_filter import apply_runtime_filters
+from executor.spill.hold import Held, concat, groups
+from executor.spill.partition import PartitionedSpill, common_keys
+from planner import logical as L
+
+# A build side probed batch by batch is at most this share of the threshold: its hash table
+# (several times its bytes) is built for every probe group, each group larger than it.
+_SMALL_BUILD = 4
+_PROBE_WISE = {"inner", "left outer", "left semi", "left anti", "null aware left anti", "cross"}
+
+
+def spill_join(node: L.Join, stream: Callable, env) -> Iterator[pa.Table]:
+    limit = env.spill.threshold()
+    right = Held(stream(node.right, env), limit, env)
+    partitionable = node.kind not in ("cross", "null aware left anti") and node.left_keys
+    if right.rest is None or not partitionable:
+        build = concat(list(right.all()))
+        left_node = apply_runtime_filters(node, build)
+        env.alias(left_node, node.left)
+        left = Held(stream(left_node, env), max(0, limit - build.nbytes), env)
+        if left.rest is None:
+            yield _join(left.table(), build, node, env)
+            return
+        if node.kind in _PROBE_WISE and build.nbytes * _SMALL_BUILD <= limit:
+            yield from _probe_wise(left, build, node, env, limit)
+            return
+        right = Held(iter([build]), 1 << 62, env)
+    else:
+        left = Held(stream(node.left, env), 0, env)
+    yield from _grace(left, right, node, env)
+
+
+def _join(left: pa.Table, right: pa.Table, node: L.Join, env) -> pa.Table:
+    from executor.run import check_memory
+    return check_memory(run_join(left, right, node, env.eval_ctx, env.mem_limit), env)
+
+
+def _probe_wise(left: Held, build: pa.Table, node: L.Join, env, limit: int) -> Iterator[pa.Table]:
+    """Groups of probe batches of about `limit` bytes with the build, each joined with it."""
+    for group in groups(left.all(), limit - build.nbytes, env):
+        yield _join(group, build, node, env)
+
+
+def _grace(left: Held, right: Held, node: L.Join, env) -> Iterator[pa.Table]:
+    spill = env.spill
+    n = spill.options.spill_hash_join_partition_count
+    probe = left.all()
+    first_left = next(probe)  # a stream yields at least one batch
+    first_right = right.batches[0]
+    types = common_keys(first_left.schema, first_right.schema, node.left_keys, node.right_keys)
+    lparts = PartitionedSpill(spill, n, node.left_keys, types)
+    rparts = PartitionedSpill(spill, n, node.right_keys, types)
+    try:
+        for batch in right.all():
+            env.check_cancelled()
+            rparts.add(batch)
+        lparts.add(first_left)
+        for batch in probe:
+            env.check_cancelled()
+            lparts.add(batch)
+        yielded = False
+        for i in range(n):
+            env.check_cancelled()
+            l_rows = lparts.read(i, first_left.schema)
+            r_rows = rparts.read(i, first_right.schema)
+            if l_rows.num_rows == 0 and r_rows.num_rows == 0:
+                continue
+            out = _join(l_rows, r_rows, node, env)
+            if out.num_rows or not yielded:
+                yielded = True
+                yield out
+        if not yielded:
+            yield _join(first_left.schema.empty_table(), first_right.schema.empty_table(),
+                        node, env)
+    finally:
+        lparts.remove()
+        rparts.remove()
