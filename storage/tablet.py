@@ -38,15 +38,17 @@ import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass
+from typing import Iterator
 
 import pyarrow as pa
 
 from storage import load_version, stale_sweeper
 from storage.arrays import contiguous
-from storage.compaction import merge_rows
+from storage.compaction import COMPACTION_BATCH_ROWS, merge_runs
 from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
+from storage.memtable import sort_by_key
 from storage.durable import fsync_path
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
@@ -292,19 +294,36 @@ class Tablet:
         purged: the output carries no predicate. `start_version` widens the output's range
         down to the versions before the first input that the tablet holds no rowset of."""
         schema = self.schema  # a schema change meanwhile makes the caller drop the output
-        names = schema.names
         stats = ScanStats()
         deletes = delete_conjunctions(inputs, schema)
-        tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
-                  for rs in inputs if rs.num_rows]
+        runs = [run for rs in inputs if rs.num_rows
+                for run in self.compaction_runs(schema, rs, deletes, stats)]
         published = self.rowsets()
         base = bool(published) and published[0].rowset_id == inputs[0].rowset_id
-        data = merge_rows(tables, schema, base) if tables else \
-            self.concat([], names)
-        meta = self.write_rowset(data, txn_id, schema)
+        writer = self.open_rowset_writer(txn_id, schema)
+        try:
+            for chunk in merge_runs(runs, schema, base):
+                writer.add_sorted(chunk)
+            meta = writer.finish()
+        except BaseException:
+            writer.abort()
+            raise
         meta.start_version = inputs[0].start_version if start_version is None else start_version
         meta.end_version = inputs[-1].end_version
         return meta
+
+    def compaction_runs(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
+                        stats: ScanStats) -> list[Iterator[pa.Table]]:
+        """A compaction input's rows as key-ordered runs of batches (storage/compaction.py)."""
+        names = schema.names
+        if rowset.load_file is not None or load_version.applies(schema, rowset, names, []) \
+                or needs_mapping(rowset_columns(schema, rowset), deletes):
+            whole = self.scan_rowset(schema, rowset, deletes, names, [], stats)
+            return [iter([sort_by_key(whole, schema.merge_order())])]
+        later = [conj for v, conj in deletes if v > rowset.end_version]
+        segments = [seg.scan_batches(names, stats, later, COMPACTION_BATCH_ROWS)
+                    for seg in self._segments(rowset)]
+        return segments if rowset.overlapping else [itertools.chain(*segments)]
 
     def discard_pending(self, meta: RowsetMeta) -> None:
         """Forget a pending rowset that will never be published (a compaction abandoned)."""

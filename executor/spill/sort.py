@@ -20,14 +20,13 @@ from __future__ import annotations
 import itertools
 from typing import Iterator
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from executor.operators.sort import run_sort, sort_indices
 from executor.spill.hold import Held, concat, groups
 from executor.spill.space import SpillFile
 from planner import logical as L
+from storage.sorted_runs import RunKey, merge_chunks
 
 
 def spill_sort(node: L.Sort, batches: Iterator[pa.Table], env) -> Iterator[pa.Table]:
@@ -99,62 +98,10 @@ def _batches(run: SpillFile) -> Iterator[pa.Table]:
 
 
 def merge_runs(runs: list[Iterator[pa.Table]], keys: list, env=None) -> Iterator[pa.Table]:
-    """The rows of sorted `runs` in one sorted stream (module docstring), batch by batch."""
-    buffers: list[pa.Table | None] = [None] * len(runs)
-    live = [True] * len(runs)  # the run may have more batches
-    schema = None
-    while True:
+    """The rows of sorted `runs` in one sorted stream (storage/sorted_runs.py: chunks of
+    consecutive key ranges, each sorted here), batch by batch."""
+    run_keys = [RunKey(k.name, k.descending, k.nulls_at_start()) for k in keys]
+    for chunk in merge_chunks(runs, run_keys):
         if env is not None:
             env.check_cancelled()
-        for i, run in enumerate(runs):  # refill the empty buffers of live runs
-            while live[i] and (buffers[i] is None or buffers[i].num_rows == 0):
-                batch = next(run, None)
-                if batch is None:
-                    live[i] = False
-                else:
-                    buffers[i], schema = batch, schema or batch.schema
-        waiting = [i for i in range(len(runs)) if buffers[i] is not None and buffers[i].num_rows]
-        if not waiting:
-            if schema is not None:
-                yield schema.empty_table()
-            return
-        open_runs = [i for i in waiting if live[i]]
-        if open_runs:
-            lasts = concat([buffers[i].slice(buffers[i].num_rows - 1) for i in open_runs])
-            first = int(sort_indices(lasts, keys)[0].as_py())
-            bound = lasts.slice(first, 1)
-            bound_run = open_runs[first]
-        taken = []
-        for i in waiting:
-            buf = buffers[i]
-            count = buf.num_rows if not open_runs or i == bound_run else \
-                int(np.count_nonzero(not_after(buf, bound, keys)))
-            taken.append(buf.slice(0, count))
-            buffers[i] = buf.slice(count)
-        chunk = concat(taken)
-        if chunk.num_rows:
-            yield chunk.take(sort_indices(chunk, keys))
-        if not open_runs:
-            return
-
-
-def not_after(table: pa.Table, bound: pa.Table, keys: list) -> np.ndarray:
-    """Rows of `table` that sort before or equal to the one row of `bound` under `keys`
-    (SortKey: name, descending, nulls_at_start()), vectorised: lexicographic, last key first."""
-    n = table.num_rows
-    result = np.ones(n, dtype=bool)
-    for k in reversed(keys):
-        col = table.column(k.name)
-        b = bound.column(k.name)[0]
-        nulls = np.asarray(col.is_null()) if col.null_count else np.zeros(n, dtype=bool)
-        if not b.is_valid:
-            before = np.zeros(n, dtype=bool) if k.nulls_at_start() else ~nulls
-            equal = nulls
-        else:
-            compare = pc.greater if k.descending else pc.less
-            before = np.asarray(pc.fill_null(compare(col, b), False))
-            if k.nulls_at_start():
-                before |= nulls
-            equal = np.asarray(pc.fill_null(pc.equal(col, b), False))
-        result = before | (equal & result)
-    return result
+        yield chunk.take(sort_indices(chunk, keys))
