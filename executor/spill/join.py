@@ -15,8 +15,9 @@ the query's spill threshold (executor/spill/space.py):
   (rows that can match share a partition; unmatched rows of outer and anti joins appear in
   exactly one). The memory held is one partition pair, not the inputs.
 
-A cross join or a null-aware anti join (NOT IN) whose build side does not fit holds it whole:
-their results are not a union over key partitions.
+A join without equi-keys (a cross join, a residual condition only) or a null-aware anti join
+(NOT IN) holds its build side whole and probes it batch by batch: their results are not a union
+over key partitions (a right or full outer one without keys runs in memory).
 """
 
 from __future__ import annotations
@@ -49,8 +50,12 @@ def spill_join(node: L.Join, stream: Callable, env) -> Iterator[pa.Table]:
         if left.rest is None:
             yield _join(left.table(), build, node, env)
             return
-        if node.kind in _PROBE_WISE and build.nbytes * _SMALL_BUILD <= limit:
+        if node.kind in _PROBE_WISE and (build.nbytes * _SMALL_BUILD <= limit
+                                         or not partitionable):
             yield from _probe_wise(left, build, node, env, limit)
+            return
+        if not partitionable:  # a right/full outer join without equi-keys: in memory
+            yield _join(concat(list(left.all())), build, node, env)
             return
         right = Held(iter([build]), 1 << 62, env)
     else:

@@ -102,9 +102,9 @@ class SpillFile:
     def finish(self) -> None:
         if self._writer is not None:
             self._writer.close()
+            self.spill.bytes_written += self._sink.tell()
             self._sink.close()
             self._writer = None
-            self.spill.bytes_written += os.path.getsize(self.path)
 
     def batches(self) -> Iterable[pa.RecordBatch]:
         self.finish()
