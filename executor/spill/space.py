@@ -13,8 +13,9 @@ sweeps the whole `spill/` directory at start-up (storage/engine.py: a crash leav
 When to spill (`threshold`): an operator holds its input in memory until the bytes held pass
 the threshold, then partitions (or sorts and writes) what it holds and everything after it.
 The threshold is the query's share of memory: a quarter of the headroom left under the
-process's `mem_limit` when the operator starts, at most half of `exec_mem_limit`, and never
-below Doris's `spill_min_revocable_mem` (spilling less is not worth a file). A query that holds
+process's `mem_limit` when the operator starts, not below Doris's `spill_min_revocable_mem`
+(spilling less is not worth a file), and at most half of `exec_mem_limit` (what is held is
+processed as one intermediate, which that limit checks). A query that holds
 less never touches the disk. `enable_force_spill` (Doris's testing switch) spills always.
 """
 
@@ -61,13 +62,13 @@ class QuerySpill:
         """Bytes an operator may hold before it spills (module docstring)."""
         if self.options.enable_force_spill:
             return 0
-        limits = []
-        if self.exec_mem_limit:
-            limits.append(self.exec_mem_limit // 2)
+        share = 1 << 62
         if self.process_mem_limit:
-            limits.append(max(0, self.process_mem_limit - resident_bytes()) // 4)
-        share = min(limits) if limits else 1 << 62
-        return max(share, self.options.spill_min_revocable_mem)
+            share = max(0, self.process_mem_limit - resident_bytes()) // 4
+        share = max(share, self.options.spill_min_revocable_mem)
+        if self.exec_mem_limit:  # what is held is checked against it when it is processed
+            share = min(share, self.exec_mem_limit // 2)
+        return share
 
     def new_file(self) -> str:
         if not self._created:

@@ -2,8 +2,8 @@
 large ORDER BY that fail with MEM_LIMIT_EXCEEDED in memory complete when they may spill, with
 the right results, and leave no spill file behind (also when KILLed while spilling).
 
-One server with mem_limit 512M (about 180 MB of it the idle server's own), 2M rows in four Stream Loads (a few seconds); the session's
-exec_mem_limit is 32 MB, so that every query's whole input is over its budget while each
+One server with mem_limit 512M (about 180 MB of it the idle server's own), 1M rows in two Stream Loads (a few seconds); the session's
+exec_mem_limit is 16 MB, so that every query's whole input is over its budget while each
 spilled partition is well under it (the process budget applies as well).
 """
 
@@ -18,8 +18,8 @@ import pytest
 
 from tests.clients.test_mem_limit import _server, _stream_load
 
-ROWS = 2_000_000
-LIMIT = "SET exec_mem_limit = 33554432"  # 32 MB
+ROWS = 1_000_000
+LIMIT = "SET exec_mem_limit = 16777216"  # 16 MB
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +32,8 @@ def srv(tmp_path_factory):
         made.append(ServerProcess(tmp / name, log_path=tmp / f"{name}.log", **kwargs))
         return made[-1]
     server = _server(factory, tmp, "512M")
-    step = ROWS // 4
-    for part in range(4):
+    step = ROWS // 2
+    for part in range(2):
         body = b"".join(b"%d\t%d\tsome_longer_text_%d\n" % (i, i % 1000, i)
                         for i in range(part * step, (part + 1) * step))
         assert _stream_load(server, body, len(body), f"p{part}")["Status"] == "Success"
@@ -91,15 +91,15 @@ def test_large_join_spills(srv):
     lengths = sum(len(f"some_longer_text_{i}") for i in range(ROWS))
     assert rows == ((ROWS, lengths, "some_longer_text_999999", int((V * V).sum())),)
     outer = _both_ways(srv, "SELECT count(*), count(b.k2), sum(b.v), max(a.s) FROM t a LEFT JOIN "
-                            "(SELECT k + 1000000 AS k2, v FROM t) b ON a.k = b.k2")
-    assert outer == ((ROWS, ROWS - 1_000_000, int(V[:ROWS - 1_000_000].sum()),
+                            "(SELECT k + 500000 AS k2, v FROM t) b ON a.k = b.k2")
+    assert outer == ((ROWS, ROWS - 500_000, int(V[:ROWS - 500_000].sum()),
                      "some_longer_text_999999"),)
 
 
 def test_large_order_by_spills(srv):
-    rows = _both_ways(srv, "SELECT k, s FROM t ORDER BY s DESC, k LIMIT 3 OFFSET 1999990")
+    rows = _both_ways(srv, "SELECT k, s FROM t ORDER BY s DESC, k LIMIT 3 OFFSET 999990")
     names = sorted((f"some_longer_text_{i}" for i in range(ROWS)), reverse=True)
-    assert [r[1] for r in rows] == names[1999990:1999993]
+    assert [r[1] for r in rows] == names[999990:999993]
     assert all(r[1] == f"some_longer_text_{r[0]}" for r in rows)
 
 
