@@ -10,7 +10,8 @@
                                      the keys whose merged delete sign is 1
     merge_rows(tables, schema, base) the same over whole tables (one chunk)
 
-The runs (`Tablet.compaction_runs`): a non-overlapping rowset is one run, its segments read in
+The runs (`Tablet.compaction_runs`; inputs of at most `COMPACTION_WHOLE_ROWS` rows in all are
+read whole as one run): a non-overlapping rowset is one run, its segments read in
 order; an overlapping one (several flushes of one load) is one run per segment; each segment is
 read `COMPACTION_BATCH_ROWS` rows at a time (SegmentReader.scan_batches), minus the rows of
 DELETE versions among the inputs. Rowsets read through a column mapping (a schema change) or a
@@ -37,6 +38,9 @@ from storage.schema import DELETE_SIGN, TabletSchema
 from storage.sorted_runs import RunKey, merge_chunks
 
 COMPACTION_BATCH_ROWS = 65536
+# Inputs of at most this many rows in all are merged as one run read whole: bounded anyway, and
+# a merge of hundreds of small runs costs a few array calls per run and chunk.
+COMPACTION_WHOLE_ROWS = 1 << 20
 COMPACTION_SEGMENT_BYTES = 64 << 20  # at most max_segment_size
 
 

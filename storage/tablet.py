@@ -44,7 +44,7 @@ import pyarrow as pa
 
 from storage import load_version, stale_sweeper
 from storage.arrays import contiguous
-from storage.compaction import COMPACTION_BATCH_ROWS, merge_runs
+from storage.compaction import COMPACTION_BATCH_ROWS, COMPACTION_WHOLE_ROWS, merge_runs
 from storage.compaction_policy import CompactionState
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
@@ -296,8 +296,14 @@ class Tablet:
         schema = self.schema  # a schema change meanwhile makes the caller drop the output
         stats = ScanStats()
         deletes = delete_conjunctions(inputs, schema)
-        runs = [run for rs in inputs if rs.num_rows
-                for run in self.compaction_runs(schema, rs, deletes, stats)]
+        if sum(rs.num_rows for rs in inputs) <= COMPACTION_WHOLE_ROWS:
+            # small inputs (many small loads): one merge of everything, fewer calls per run
+            whole = self.concat([self.scan_rowset(schema, rs, deletes, schema.names, [], stats)
+                                 for rs in inputs if rs.num_rows], schema.names)
+            runs = [iter([sort_by_key(whole, schema.merge_order())])]
+        else:
+            runs = [run for rs in inputs if rs.num_rows
+                    for run in self.compaction_runs(schema, rs, deletes, stats)]
         published = self.rowsets()
         base = bool(published) and published[0].rowset_id == inputs[0].rowset_id
         writer = self.open_rowset_writer(txn_id, schema)

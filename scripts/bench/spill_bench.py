@@ -179,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compaction-rows", type=int, default=1_500_000)
     ap.add_argument("--compaction-rowsets", type=int, default=4)
     ap.add_argument("--skip-queries", action="store_true")
+    ap.add_argument("--skip-compaction", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--old", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--dir", help=argparse.SUPPRESS)
@@ -192,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"load average: {os.getloadavg()}")
         if not args.skip_queries:
             bench_queries(args, tmp)
-        bench_compaction(args, tmp)
+        if not args.skip_compaction:
+            bench_compaction(args, tmp)
         print(f"load average: {os.getloadavg()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

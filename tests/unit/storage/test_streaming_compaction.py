@@ -85,10 +85,12 @@ def test_chunks_keep_every_key_whole():
 
 
 @pytest.mark.parametrize("model", ["agg", "unique", "dup"])
-def test_tablet_compaction_in_small_batches(tmp_path, monkeypatch, model):
-    """A tablet's compaction read in batches of 5 rows, with an overlapping rowset (a load of
+@pytest.mark.parametrize("whole", [False, True])
+def test_tablet_compaction_in_small_batches(tmp_path, monkeypatch, model, whole):
+    """A tablet's compaction read in batches of 5 rows (or whole: small inputs), with an overlapping rowset (a load of
     several flushes) and a DELETE among its inputs, reads as before and as merging at once."""
     monkeypatch.setattr(tablet_module, "COMPACTION_BATCH_ROWS", 5)
+    monkeypatch.setattr(tablet_module, "COMPACTION_WHOLE_ROWS", 1 << 20 if whole else 0)
     schema = schemas()[model]
     tablet = StorageEngine(str(tmp_path)).create_tablet(1, schema)
     metas = []
