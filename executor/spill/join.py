@@ -3,8 +3,10 @@
 Both sides stream in (executor/stream.py). The build (right) side is held while it stays under
 the query's spill threshold (executor/spill/space.py):
 
-- the build side fits: its keys become runtime filters on the probe side (as in memory), the
-  probe side is held up to what is left of the threshold; if it fits too, one in-memory join.
+- the build side fits: the probe side is held up to what is left of the threshold; if it fits
+  too, one in-memory join. A build side of at most a quarter of the threshold (a dimension
+  table) also becomes runtime filters on the probe side, as in memory (a larger one's key set
+  would cost about what it saves).
   Otherwise, for joins whose result is the union of each probe batch's result against the
   whole build side (inner, left outer/semi/anti, null-aware anti, cross) and a build side of
   at most a quarter of the threshold (a dimension table), the probe side is joined in groups
@@ -44,14 +46,16 @@ def spill_join(node: L.Join, stream: Callable, env) -> Iterator[pa.Table]:
     partitionable = node.kind not in ("cross", "null aware left anti") and node.left_keys
     if right.rest is None or not partitionable:
         build = concat(list(right.all()))
-        left_node = apply_runtime_filters(node, build)
-        env.alias(left_node, node.left)
+        small = build.nbytes * _SMALL_BUILD <= limit or not partitionable
+        left_node = node.left
+        if small:  # a large build's key set would cost about what it saves
+            left_node = apply_runtime_filters(node, build)
+            env.alias(left_node, node.left)
         left = Held(stream(left_node, env), max(0, limit - build.nbytes), env)
         if left.rest is None:
             yield _join(left.table(), build, node, env)
             return
-        if node.kind in _PROBE_WISE and (build.nbytes * _SMALL_BUILD <= limit
-                                         or not partitionable):
+        if node.kind in _PROBE_WISE and small:
             yield from _probe_wise(left, build, node, env, limit)
             return
         if not partitionable:  # a right/full outer join without equi-keys: in memory
