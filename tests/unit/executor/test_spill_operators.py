@@ -190,3 +190,14 @@ def test_top_n_past_the_threshold_sorts_externally(env):
     want = run_sort(table, keys, 1500)
     assert got.select(["s", "k", "v"]).to_pylist() == want.select(["s", "k", "v"]).to_pylist()
     assert env.spill.bytes_written > 0
+
+
+def test_start_up_sweeps_spill_files_left_by_a_crash(tmp_path):
+    from storage import StorageEngine
+    left = tmp_path / "spill" / "0123-4567"
+    left.mkdir(parents=True)
+    (left / "0.arrow").write_bytes(b"partial")
+    engine = StorageEngine(str(tmp_path))
+    assert engine.spill_dir == str(tmp_path / "spill")
+    assert not (tmp_path / "spill").exists()
+    assert (tmp_path / "data").is_dir()
