@@ -10,7 +10,8 @@ under the query's spill threshold (executor/spill/space.py) nothing is written a
 is the in-memory one; past it, the held states and every later batch are split by the hash of
 the group keys into `spill_aggregation_partition_count` spill files, then each partition is
 read back and merged alone: all states of a group are in one partition, so the memory held is
-about one partition's states, not the input's. Groups come out partition by partition.
+about one partition's states, not the input's; a partition still over the threshold is split
+again by another hash (partition.py, up to MAX_LEVEL). Groups come out partition by partition.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pyarrow as pa
 from executor.operators.aggregate import AggInput, run_aggregate
 from executor.operators.aggregate_scan import REDUCTION, SAMPLE_ROWS, as_states, split_calls
 from executor.spill.hold import concat
-from executor.spill.partition import PartitionedSpill
+from executor.spill.partition import MAX_LEVEL, PartitionedSpill
 from planner import logical as L
 
 
@@ -81,17 +82,33 @@ def spill_aggregate(node: L.Aggregate, batches: Iterator[pa.Table], env) -> Iter
             yield pre.finish(concat(held))
             return
         yielded = False
-        for i in range(parts.n):
-            env.check_cancelled()
-            rows = parts.read(i, schema)
-            if rows.num_rows:
-                yielded = True
-                yield pre.finish(rows)
+        deepest = max(limit, spill.options.spill_min_revocable_mem)
+        for out in _merge_partitions(parts, schema, pre, deepest, env):
+            yielded = True
+            yield out
         if not yielded:
             yield pre.finish(schema.empty_table())
     finally:
         if parts is not None:
             parts.remove()
+
+
+def _merge_partitions(parts: PartitionedSpill, schema: pa.Schema, pre: _PreAggregate,
+                      limit: int, env) -> Iterator[pa.Table]:
+    """Each partition's groups merged; a partition over `limit` bytes (skew, or an input over
+    n x the threshold) is split again by another hash of the keys, down to MAX_LEVEL."""
+    for i in range(parts.n):
+        env.check_cancelled()
+        if parts.nbytes(i) > limit and parts.level < MAX_LEVEL:
+            deeper = parts.split_again(i)
+            try:
+                yield from _merge_partitions(deeper, schema, pre, limit, env)
+            finally:
+                deeper.remove()
+            continue
+        rows = parts.read(i, schema)
+        if rows.num_rows:
+            yield pre.finish(rows)
 
 
 def _chain(first: pa.Table, rest: Iterator[pa.Table]) -> Iterator[pa.Table]:

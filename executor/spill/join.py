@@ -15,7 +15,8 @@ the query's spill threshold (executor/spill/space.py):
   hash of their join keys - cast to one type per key pair, so equal keys meet - into
   `spill_hash_join_partition_count` spill files each, and each partition pair is joined alone
   (rows that can match share a partition; unmatched rows of outer and anti joins appear in
-  exactly one). The memory held is one partition pair, not the inputs.
+  exactly one). The memory held is one partition pair, not the inputs; a pair still over the
+  threshold is split again by another hash (partition.py, up to MAX_LEVEL).
 
 A join without equi-keys (a cross join, a residual condition only) or a null-aware anti join
 (NOT IN) holds its build side whole and probes it batch by batch: their results are not a union
@@ -31,7 +32,7 @@ import pyarrow as pa
 from executor.operators.join import run_join
 from executor.runtime_filter import apply_runtime_filters
 from executor.spill.hold import Held, concat, groups
-from executor.spill.partition import PartitionedSpill, common_keys
+from executor.spill.partition import MAX_LEVEL, PartitionedSpill, common_keys
 from planner import logical as L
 
 # A build side probed batch by batch is at most this share of the threshold: its hash table
@@ -64,7 +65,7 @@ def spill_join(node: L.Join, stream: Callable, env) -> Iterator[pa.Table]:
         right = Held(iter([build]), 1 << 62, env)
     else:
         left = Held(stream(node.left, env), 0, env)
-    yield from _grace(left, right, node, env)
+    yield from _grace(left, right, node, env, limit)
 
 
 def _join(left: pa.Table, right: pa.Table, node: L.Join, env) -> pa.Table:
@@ -78,7 +79,7 @@ def _probe_wise(left: Held, build: pa.Table, node: L.Join, env, limit: int) -> I
         yield _join(group, build, node, env)
 
 
-def _grace(left: Held, right: Held, node: L.Join, env) -> Iterator[pa.Table]:
+def _grace(left: Held, right: Held, node: L.Join, env, limit: int) -> Iterator[pa.Table]:
     spill = env.spill
     n = spill.options.spill_hash_join_partition_count
     probe = left.all()
@@ -96,19 +97,35 @@ def _grace(left: Held, right: Held, node: L.Join, env) -> Iterator[pa.Table]:
             env.check_cancelled()
             lparts.add(batch)
         yielded = False
-        for i in range(n):
-            env.check_cancelled()
-            l_rows = lparts.read(i, first_left.schema)
-            r_rows = rparts.read(i, first_right.schema)
-            if l_rows.num_rows == 0 and r_rows.num_rows == 0:
-                continue
-            out = _join(l_rows, r_rows, node, env)
-            if out.num_rows or not yielded:
-                yielded = True
-                yield out
+        deepest = max(limit, spill.options.spill_min_revocable_mem)
+        for out in _join_partitions(lparts, rparts, first_left.schema, first_right.schema,
+                                    node, env, deepest):
+            yielded = True
+            yield out
         if not yielded:
             yield _join(first_left.schema.empty_table(), first_right.schema.empty_table(),
                         node, env)
     finally:
         lparts.remove()
         rparts.remove()
+
+
+def _join_partitions(lparts: PartitionedSpill, rparts: PartitionedSpill, lschema: pa.Schema,
+                     rschema: pa.Schema, node: L.Join, env, limit: int) -> Iterator[pa.Table]:
+    """Each partition pair joined; a pair over `limit` bytes is split again by another hash
+    of the keys (both sides alike), down to MAX_LEVEL."""
+    for i in range(lparts.n):
+        env.check_cancelled()
+        if lparts.nbytes(i) + rparts.nbytes(i) > limit and lparts.level < MAX_LEVEL:
+            left, right = lparts.split_again(i), rparts.split_again(i)
+            try:
+                yield from _join_partitions(left, right, lschema, rschema, node, env, limit)
+            finally:
+                left.remove()
+                right.remove()
+            continue
+        l_rows, r_rows = lparts.read(i, lschema), rparts.read(i, rschema)
+        if l_rows.num_rows or r_rows.num_rows:
+            out = _join(l_rows, r_rows, node, env)
+            if out.num_rows:
+                yield out

@@ -18,7 +18,10 @@ from executor.spill.space import QuerySpill, SpillFile
 from storage.hashing import crc32_rows
 from storage.types import from_arrow
 
-_GOLDEN = np.uint64(0x9E3779B1)
+# One multiplier per partitioning level: a partition split again (it was too large) spreads
+# over new partitions instead of landing in one (its rows share their level-0 partition).
+_MIXERS = (np.uint64(0x9E3779B1), np.uint64(0x85EBCA6B), np.uint64(0xC2B2AE35))
+MAX_LEVEL = len(_MIXERS) - 1
 
 
 def _hashable(col: pa.ChunkedArray | pa.Array):
@@ -34,11 +37,12 @@ def _hashable(col: pa.ChunkedArray | pa.Array):
     return text, from_arrow(pa.string())
 
 
-def partition_ids(columns: list, n: int) -> np.ndarray:
-    """Each row's partition (int64 in [0, n)) by the values of `columns`."""
+def partition_ids(columns: list, n: int, level: int = 0) -> np.ndarray:
+    """Each row's partition (int64 in [0, n)) by the values of `columns`, at a partitioning
+    level (0, or deeper when a partition is split again)."""
     pairs = [_hashable(c) for c in columns]
     h = crc32_rows([c for c, _ in pairs], [t for _, t in pairs]).astype(np.uint64)
-    mixed = ((h * _GOLDEN) & np.uint64(0xFFFFFFFF)) >> np.uint64(8)
+    mixed = ((h * _MIXERS[level]) & np.uint64(0xFFFFFFFF)) >> np.uint64(8 + 4 * level)
     return (mixed % np.uint64(n)).astype(np.int64)
 
 
@@ -70,8 +74,9 @@ class PartitionedSpill:
     """n spill files, one per partition; `add` splits a batch by its keys' partitions."""
 
     def __init__(self, spill: QuerySpill, n: int, keys: list[str],
-                 key_types: list[pa.DataType] | None = None):
+                 key_types: list[pa.DataType] | None = None, level: int = 0):
         self.spill, self.n, self.keys, self.key_types = spill, n, keys, key_types
+        self.level = level
         self.files: list[SpillFile] | None = None
 
     def add(self, table: pa.Table) -> None:
@@ -79,9 +84,27 @@ class PartitionedSpill:
             return
         if self.files is None:
             self.files = [SpillFile(self.spill, table.schema) for _ in range(self.n)]
-        ids = partition_ids(key_columns(table, self.keys, self.key_types), self.n)
+        ids = partition_ids(key_columns(table, self.keys, self.key_types), self.n, self.level)
         for f, part in zip(self.files, split(table, ids, self.n)):
             f.write(part)
+
+    def nbytes(self, i: int) -> int:
+        return 0 if self.files is None else self.files[i].nbytes
+
+    def split_again(self, i: int) -> PartitionedSpill:
+        """Partition i split into n partitions one level deeper (its file removed); call
+        below MAX_LEVEL only."""
+        deeper = PartitionedSpill(self.spill, self.n, self.keys, self.key_types, self.level + 1)
+        if self.files is None:
+            return deeper
+        try:
+            for table in self.files[i].tables():
+                deeper.add(table)
+        except BaseException:
+            deeper.remove()
+            raise
+        self.files[i].remove()
+        return deeper
 
     def read(self, i: int, schema: pa.Schema) -> pa.Table:
         """Partition i's rows (removing its file); an empty table of `schema` if none."""

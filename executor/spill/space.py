@@ -51,6 +51,7 @@ class QuerySpill:
         self.root, self.query_id, self.options = root, query_id, options
         self.exec_mem_limit, self.process_mem_limit = exec_mem_limit, process_mem_limit
         self._names = itertools.count()
+        self.files = 0  # spill files created (profiles, tests)
         self._created = False
         self.bytes_written = 0  # compressed bytes of every spill file (profiles, tests)
 
@@ -74,6 +75,7 @@ class QuerySpill:
         if not self._created:
             os.makedirs(self.path, exist_ok=True)
             self._created = True
+        self.files += 1
         return os.path.join(self.path, f"{next(self._names)}.arrow")
 
     def cleanup(self) -> None:
@@ -89,6 +91,7 @@ class SpillFile:
         self.spill, self.schema = spill, schema
         self.path = spill.new_file()
         self.num_rows = 0
+        self.nbytes = 0  # the rows' bytes in memory (before compression)
         self._sink = pa.OSFile(self.path, "wb")
         self._writer = pa.ipc.new_stream(self._sink, schema, options=_IPC)
 
@@ -99,6 +102,7 @@ class SpillFile:
             table = table.cast(self.schema)
         self._writer.write_table(table, max_chunksize=max_chunksize)
         self.num_rows += table.num_rows
+        self.nbytes += table.nbytes
 
     def finish(self) -> None:
         if self._writer is not None:
@@ -111,6 +115,10 @@ class SpillFile:
         self.finish()
         with pa.OSFile(self.path, "rb") as source:
             yield from pa.ipc.open_stream(source)
+
+    def tables(self) -> Iterable[pa.Table]:
+        for batch in self.batches():
+            yield pa.Table.from_batches([batch])
 
     def read_all(self) -> pa.Table:
         self.finish()

@@ -201,3 +201,27 @@ def test_start_up_sweeps_spill_files_left_by_a_crash(tmp_path):
     assert engine.spill_dir == str(tmp_path / "spill")
     assert not (tmp_path / "spill").exists()
     assert (tmp_path / "data").is_dir()
+
+
+def test_partitions_over_the_threshold_are_split_again(env):
+    """Partitions still larger than the threshold are split by another hash, recursively;
+    results stay exact (aggregate and join)."""
+    env.spill.options = SpillOptions(enable_force_spill=True, spill_min_revocable_mem=3000,
+                                     spill_aggregation_partition_count=3,
+                                     spill_hash_join_partition_count=3)
+    table = data(3000, seed=7)
+    node = L.Aggregate(L.InlineTable(table, "t"), ["k", "s"], CALLS)
+    got = pa.concat_tables(list(spill_aggregate(node, iter(batches(table)), env)))
+    assert canonical(got) == canonical(run_aggregate(table, ["k", "s"], CALLS))
+    assert env.spill.files > 3 + 9  # two levels below the first
+    files = env.spill.files
+    left = data(2000, seed=8).rename_columns(["lk", "ls", "ld", "lv", "lf"])
+    right = data(1500, seed=9).rename_columns(["rk", "rs", "rd", "rv", "rf"])
+    join = L.Join(L.InlineTable(left, "l"), L.InlineTable(right, "r"), "full outer",
+                  ["lk"], ["rk"])
+    got = pa.concat_tables(list(spill_join(join, _stream_in_batches, env)),
+                           promote_options="permissive")
+    want = run_join(left, right, join, env.eval_ctx)
+    assert canonical(got.select(want.column_names)) == canonical(want)
+    assert env.spill.files > files + 2 * (3 + 9)
+    assert spill_files(env) == []
