@@ -23,6 +23,7 @@ class ExecEnv:
     cancel: threading.Event | None = None  # set by KILL QUERY: stop at the next operator/batch
     progress: "ScanProgress" = field(default_factory=lambda: ScanProgress())  # the web UI's
     aliases: dict = field(default_factory=dict)  # id(copied node) -> id(planned node)
+    spill: object | None = None  # executor.spill.QuerySpill when enable_spill is set
 
     def check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():

@@ -29,6 +29,16 @@ from storage.process_memory import over_limit
 
 
 def execute(node: object, env: ExecEnv) -> pa.Table:
+    if env.spill is not None and type(node) in _SPILLING:
+        # enable_spill: the operator runs as a stream that may spill (executor/spill/)
+        from executor.spill.hold import concat
+        from executor.stream import stream
+        return check_memory(concat(list(stream(node, env))), env)
+    return execute_in_memory(node, env)
+
+
+def execute_in_memory(node: object, env: ExecEnv) -> pa.Table:
+    """The node run over its whole (materialised) input."""
     if env.profile is None:
         return check_memory(_HANDLERS[type(node)](node, env), env)
     start = time.perf_counter()
@@ -107,6 +117,8 @@ def _rename(node: L.Rename, env: ExecEnv) -> pa.Table:
     table = execute(node.input, env)
     return pa.Table.from_arrays([table.column(n) for n in node.names], names=node.aliases)
 
+
+_SPILLING = (L.Aggregate, L.Join, L.Sort)  # executor/stream.py streams them under enable_spill
 
 _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.OlapScan: run_scan,

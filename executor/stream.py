@@ -5,7 +5,10 @@ shape of every plain SELECT ... WHERE) is run as a generator: each tablet's rows
 projected and handed to the connection before the next tablet is read (the next one is read
 ahead in the pool meanwhile), so a large result never sits in memory whole and its first rows
 reach the client early. Blocking operators (sort, aggregate, join, window, set operations)
-materialise their input through `executor.run.execute` and yield their result once.
+materialise their input through `executor.run.execute` and yield their result once, except
+under `enable_spill` (`env.spill` set): hash aggregations, hash joins and sorts then consume
+their inputs as streams and yield their result partition by partition or run by run
+(executor/spill/), so that neither their input nor their output is ever whole in memory.
 A stream always yields at least one (possibly empty) batch, so result types are known.
 """
 
@@ -21,7 +24,8 @@ from executor.env import ExecEnv
 from executor.operators.filter import run_filter
 from executor.operators.project import run_project
 from executor.operators.scan import read_unit, scan_schema, scan_units
-from executor.run import check_memory, execute
+from executor.run import check_memory, execute, execute_in_memory
+from executor.spill import spill_aggregate, spill_join, spill_sort
 from planner import logical as L
 
 READ_AHEAD = 2
@@ -29,6 +33,8 @@ READ_AHEAD = 2
 
 def stream(node: object, env: ExecEnv) -> Iterator[pa.Table]:
     handler = _STREAMERS.get(type(node))
+    if handler is None and env.spill is not None:
+        handler = _SPILLERS.get(type(node))
     if handler is None:
         yield execute(node, env)
         return
@@ -116,4 +122,25 @@ _STREAMERS: dict[type, Callable[[object, ExecEnv], Iterator[pa.Table]]] = {
                               for b in stream(n.input, env)),
     L.Extend: _extend,
     L.Limit: _limit,
+}
+
+
+def _spill_aggregate(node: L.Aggregate, env: ExecEnv) -> Iterator[pa.Table]:
+    if node.grouping_sets is not None:
+        yield execute_in_memory(node, env)
+        return
+    for batch in spill_aggregate(node, stream(node.input, env), env):
+        yield check_memory(batch, env)
+
+
+def _spill_sort(node: L.Sort, env: ExecEnv) -> Iterator[pa.Table]:
+    for batch in spill_sort(node, stream(node.input, env), env):
+        yield check_memory(batch, env)
+
+
+# Blocking operators that stream (and may spill) under enable_spill (executor/spill/)
+_SPILLERS: dict[type, Callable[[object, ExecEnv], Iterator[pa.Table]]] = {
+    L.Aggregate: _spill_aggregate,
+    L.Join: lambda n, env: spill_join(n, stream, env),
+    L.Sort: _spill_sort,
 }

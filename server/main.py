@@ -85,16 +85,28 @@ class Services:
     prepared_txns: PreparedTxns | None = None  # pre-committed two-phase Stream Loads
 
 
+PAGE_CACHE_SHARE = 20  # Doris's storage_page_cache_limit default: 20% of mem_limit
+
+
+def page_cache_bytes(cfg: Config, mem_limit: int) -> int:
+    """storage_page_cache_limit, at most Doris's default share of mem_limit (a cache that
+    refills during a query would otherwise take a small budget from the query itself)."""
+    if not mem_limit:
+        return cfg.storage_page_cache_limit
+    return min(cfg.storage_page_cache_limit, mem_limit * PAGE_CACHE_SHARE // 100)
+
+
 def open_services(cfg: Config) -> Services:
     Path(cfg.data_dir).mkdir(parents=True, exist_ok=True)
     data_dir_lock = lock_data_dir(Path(cfg.data_dir))  # before anything reads the journal
+    mem_limit = parse_mem_limit(cfg.mem_limit, physical_bytes())
     engine = StorageEngine(cfg.path("storage_root_path"), page_size=cfg.data_page_size,
                            short_key_interval=cfg.short_key_index_interval,
                            max_segment_size=cfg.max_segment_size,
-                           page_cache_bytes=cfg.storage_page_cache_limit)
+                           page_cache_bytes=page_cache_bytes(cfg, mem_limit))
     engine.write_buffer_size = cfg.write_buffer_size
     engine.memtables = MemTableLimiter(load_soft_limit(cfg))
-    engine.process_memory = ProcessMemory(parse_mem_limit(cfg.mem_limit, physical_bytes()))
+    engine.process_memory = ProcessMemory(mem_limit)
     tune_allocator()
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)

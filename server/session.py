@@ -83,6 +83,9 @@ class DorisSession(BaseSession):
         for held in list(self.snapshots):
             for snapshot in held:
                 snapshot.release()
+            spill = getattr(held, "spill", None)  # server/handlers/query.py:_Held
+            if spill is not None:
+                spill.cleanup()
         self.snapshots.clear()
         sessions = getattr(self.services, "sessions", None)
         if sessions is not None and sessions.get(self.connection_id) is self:

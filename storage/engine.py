@@ -4,6 +4,8 @@ Owns the directory layout and the tablet registry:
 
     <root_dir>/data/<tablet_id>/<rowset_id>_<segment_no>.dat
     <root_dir>/data/loads/<txn_id>_<index_id>.arrow     small loads' rows (load_file.py)
+    <root_dir>/spill/<query_id>/<n>.arrow               queries' spill files (executor/spill/),
+                                                        all removed when the engine starts
 
 Identifiers in paths are integers only, never user strings. The engine keeps no metadata of its
 own: the catalog journals tablet schemas and published rowsets, and at start-up calls
@@ -29,6 +31,9 @@ from storage.segment.writer import DEFAULT_PAGE_SIZE, DEFAULT_SHORT_KEY_INTERVAL
 from storage.tablet import Tablet, TabletOptions
 
 
+SPILL_DIRECTORY = "spill"
+
+
 class StorageEngine:
     def __init__(self, root_dir: str, page_size: int = DEFAULT_PAGE_SIZE,
                  short_key_interval: int = DEFAULT_SHORT_KEY_INTERVAL,
@@ -38,6 +43,8 @@ class StorageEngine:
         self.root_dir = root_dir
         self.data_dir = os.path.join(root_dir, "data")
         os.makedirs(self.data_dir, exist_ok=True)
+        self.spill_dir = os.path.join(root_dir, SPILL_DIRECTORY)
+        shutil.rmtree(self.spill_dir, ignore_errors=True)  # a crashed query's spill files
         self.page_cache = PageCache(page_cache_bytes)  # 0: no page cache
         self.load_files = LoadFiles(os.path.join(self.data_dir, load_file.DIRECTORY))
         self.options = TabletOptions(SegmentOptions(page_size, short_key_interval),

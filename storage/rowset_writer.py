@@ -6,8 +6,9 @@ pre-aggregates one memtable (memtable.flush) and appends its segments to the row
 and returns the pending `RowsetMeta`. A rowset written by more than one flush is *overlapping*
 (Doris's OVERLAPPING segments): its segments are each sorted, but keys may repeat across them,
 so readers of AGGREGATE/UNIQUE tables merge its segments as they merge rowsets
-(storage/tablet_reader.py), in segment order (a later flush holds later rows). `abort()`
-removes every file written so far.
+(storage/tablet_reader.py), in segment order (a later flush holds later rows). A compaction
+hands its merged rows in key order instead (`add_sorted`): written as they come, a segment at a
+time, non-overlapping. `abort()` removes every file written so far.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Callable
 
 import pyarrow as pa
 
+from storage.compaction import COMPACTION_SEGMENT_BYTES
 from storage.durable import fsync_path
 from storage.memtable import flush
 from storage.rowset import RowsetMeta, write_segments
@@ -36,10 +38,31 @@ class RowsetWriter:
         self.segment_rows: list[int] = []
         self.data_size = 0
         self.flushes = 0
+        self._sorted: list[pa.Table] = []  # add_sorted's rows not yet written
+        self._sorted_bytes = 0
 
     def flush(self, rows: pa.Table) -> None:
         """Sort, pre-aggregate and write `rows` as the rowset's next segment(s)."""
-        table = flush(rows, self.schema)
+        if self._write(flush(rows, self.schema)):
+            self.flushes += 1
+
+    def add_sorted(self, rows: pa.Table) -> None:
+        """Rows already flushed, each call's keys after the previous call's (a compaction's
+        merged chunks): held until they make a segment of `COMPACTION_SEGMENT_BYTES` (at most
+        max_segment_size), then written. The rowset stays non-overlapping."""
+        self._sorted.append(rows)
+        self._sorted_bytes += rows.nbytes
+        if self._sorted_bytes >= min(COMPACTION_SEGMENT_BYTES, self.max_segment_size):
+            self._write_sorted()
+
+    def _write_sorted(self) -> None:
+        if self._sorted:
+            table = pa.concat_tables(self._sorted) if len(self._sorted) > 1 else self._sorted[0]
+            self._sorted, self._sorted_bytes = [], 0
+            self._write(table)
+
+    def _write(self, table: pa.Table) -> bool:
+        """Write flushed rows as the next segment(s); False if there were none."""
         try:
             names, counts, size = write_segments(self.directory, self.rowset_id, table,
                                                  self.schema, self.options,
@@ -47,14 +70,14 @@ class RowsetWriter:
         except BaseException:
             self.abort()
             raise
-        if names:
-            self.flushes += 1
         self.segments += names
         self.segment_rows += counts
         self.data_size += size
+        return bool(names)
 
     def finish(self) -> RowsetMeta:
         """The pending rowset (files fsynced with their directory); not yet visible."""
+        self._write_sorted()
         try:
             fsync_path(self.directory)
         except BaseException:

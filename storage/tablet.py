@@ -43,16 +43,18 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass
 from functools import partial
+from typing import Iterator
 
 import pyarrow as pa
 
 from storage import load_version, mow_tablet, stale_sweeper
 from storage.arrays import contiguous
-from storage.compaction import merge_rows
+from storage.compaction import COMPACTION_BATCH_ROWS, COMPACTION_WHOLE_ROWS, merge_runs
 from storage.delete_bitmap import DeleteBitmap, DeleteBitmapView, decode_entries
 from storage.compaction_policy import CompactionState, RowsetInfo, extend_view, tablet_view
 from storage.errors import StorageError
 from storage.load_file import LoadFileReader, LoadFiles
+from storage.memtable import sort_by_key
 from storage.durable import fsync_path
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
@@ -334,28 +336,57 @@ class Tablet:
         purged: the output carries no predicate. `start_version` widens the output's range
         down to the versions before the first input that the tablet holds no rowset of."""
         schema = self.schema  # a schema change meanwhile makes the caller drop the output
-        names = schema.names
         stats = ScanStats()
         published = self.rowsets()
         base = bool(published) and published[0].rowset_id == inputs[0].rowset_id
-        source = None
         if schema.merge_on_write:  # live rows only; their rowid conversion kept for the swap
             data, source = mow_tablet.compact_rows(self, schema, inputs, base)
-        else:
-            deletes = delete_conjunctions(inputs, schema)
-            tables = [self.scan_rowset(schema, rs, deletes, names, [], stats)
-                      for rs in inputs if rs.num_rows]
-            data = merge_rows(tables, schema, base) if tables else self.concat([], names)
-        meta = self.write_rowset(data, txn_id, schema)
-        if source is not None:
+            meta = self.write_rowset(data, txn_id, schema)
             if meta.num_rows != len(source):
                 self.discard_pending(meta)
                 raise StorageError(f"Tablet {self.tablet_id}: a merge-on-write compaction "
                                    f"found a key twice among its inputs' live rows")
             self.conversions[meta.rowset_id] = source
+        else:
+            meta = self._compact_streaming(schema, inputs, txn_id, base, stats)
         meta.start_version = inputs[0].start_version if start_version is None else start_version
         meta.end_version = inputs[-1].end_version
         return meta
+
+    def _compact_streaming(self, schema: TabletSchema, inputs: list[RowsetMeta], txn_id: int,
+                           base: bool, stats: ScanStats) -> RowsetMeta:
+        """The inputs merged as key-ordered runs, written a segment at a time (storage/
+        compaction.py; small inputs in one merge)."""
+        deletes = delete_conjunctions(inputs, schema)
+        if sum(rs.num_rows for rs in inputs) <= COMPACTION_WHOLE_ROWS:
+            # small inputs (many small loads): one merge of everything, fewer calls per run
+            whole = self.concat([self.scan_rowset(schema, rs, deletes, schema.names, [], stats)
+                                 for rs in inputs if rs.num_rows], schema.names)
+            runs = [iter([sort_by_key(whole, schema.merge_order())])]
+        else:
+            runs = [run for rs in inputs if rs.num_rows
+                    for run in self.compaction_runs(schema, rs, deletes, stats)]
+        writer = self.open_rowset_writer(txn_id, schema)
+        try:
+            for chunk in merge_runs(runs, schema, base):
+                writer.add_sorted(chunk)
+            return writer.finish()
+        except BaseException:
+            writer.abort()
+            raise
+
+    def compaction_runs(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
+                        stats: ScanStats) -> list[Iterator[pa.Table]]:
+        """A compaction input's rows as key-ordered runs of batches (storage/compaction.py)."""
+        names = schema.names
+        if rowset.load_file is not None or load_version.applies(schema, rowset, names, []) \
+                or needs_mapping(rowset_columns(schema, rowset), deletes):
+            whole = self.scan_rowset(schema, rowset, deletes, names, [], stats)
+            return [iter([sort_by_key(whole, schema.merge_order())])]
+        later = [conj for v, conj in deletes if v > rowset.end_version]
+        segments = [seg.scan_batches(names, stats, later, COMPACTION_BATCH_ROWS)
+                    for seg in self._segments(rowset)]
+        return segments if rowset.overlapping else [itertools.chain(*segments)]
 
     def discard_pending(self, meta: RowsetMeta) -> None:
         """Forget a pending rowset that will never be published (a compaction abandoned)."""

@@ -41,9 +41,9 @@ from executor.operators.scan import read_unit, scan_schema, scan_units
 from planner import logical as L
 
 # A tablet whose partial aggregate keeps more than this share of its rows (sampled on the first
-# tablet of at least _SAMPLE_ROWS rows) makes the later tablets pass their rows on as states.
-_REDUCTION = 0.5
-_SAMPLE_ROWS = 10_000
+# tablet of at least SAMPLE_ROWS rows) makes the later tablets pass their rows on as states.
+REDUCTION = 0.5
+SAMPLE_ROWS = 10_000
 
 
 def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Table | None:
@@ -66,7 +66,7 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
                      for e, n in zip(project.exprs, project.names)}
         except ExpressionError:
             return None  # the one-pass path reports it with the data
-        split = _split(node, types)
+        split = split_calls(node, types)
         if split is None:
             return None
         unit_calls, finish = split
@@ -84,11 +84,11 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
         inp = project_for_aggregate(table, project.exprs, project.names, env.eval_ctx)
         read = time.perf_counter()
         if finish is not None and few_groups[0] is False:
-            part = _as_states(inp, node.group_names, unit_calls)
+            part = as_states(inp, node.group_names, unit_calls)
         else:
             part = run_aggregate(inp, node.group_names, unit_calls)
-            if finish is not None and inp.num_rows >= _SAMPLE_ROWS:
-                few_groups[0] = part.num_rows <= inp.num_rows * _REDUCTION
+            if finish is not None and inp.num_rows >= SAMPLE_ROWS:
+                few_groups[0] = part.num_rows <= inp.num_rows * REDUCTION
         timing[0] += read - began
         timing[1] += time.perf_counter() - read
         return part, stats, rows
@@ -109,7 +109,7 @@ def run_scan_aggregate(node: L.Aggregate, env: ExecEnv, check_memory) -> pa.Tabl
     return parts if finish is None else finish(parts)
 
 
-def _as_states(inp: AggInput, keys: list[str], calls: list[L.AggCall]) -> pa.Table:
+def as_states(inp: AggInput, keys: list[str], calls: list[L.AggCall]) -> pa.Table:
     """Each row as its own partial state (as `run_aggregate(inp, keys, calls)` would give it
     for a group of that one row): what a tablet hands to the merge when aggregating it would
     hardly reduce its rows (Doris's streaming pre-aggregation passes rows through likewise)."""
@@ -158,7 +158,7 @@ def _one_tablet_per_group(node: L.Aggregate, project: L.Project, scan: L.OlapSca
     return all(scan.output[scan.columns.index(c)] in keys for c in dist)
 
 
-def _split(node: L.Aggregate, types: dict[str, pa.DataType]):
+def split_calls(node: L.Aggregate, types: dict[str, pa.DataType]):
     """(per-tablet calls, merge-and-finish function), or None if a call does not split."""
     unit: list[L.AggCall] = []
     merge: list[L.AggCall] = []

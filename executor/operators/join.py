@@ -31,7 +31,7 @@ def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: li
         lt, rt = left.schema.field(lk).type, right.schema.field(rk).type
         if lt == rt:
             continue
-        common = _common_type(lt, rt)
+        common = common_type(lt, rt)
         if lt != common:
             left = left.set_column(left.schema.get_field_index(lk), lk, left.column(lk).cast(common))
         if rt != common:
@@ -39,7 +39,7 @@ def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: li
     return left, right
 
 
-def _common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
+def common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
     if pa.types.is_integer(a) and pa.types.is_integer(b):
         return pa.int64()
     if pa.types.is_decimal(a) or pa.types.is_decimal(b):

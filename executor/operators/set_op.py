@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from executor.operators.join import _common_type
+from executor.operators.join import common_type
 
 
 def _align(left: pa.Table, right: pa.Table) -> tuple[pa.Table, pa.Table]:
@@ -22,7 +22,7 @@ def _align(left: pa.Table, right: pa.Table) -> tuple[pa.Table, pa.Table]:
         elif pa.types.is_null(lf.type):
             fields.append(pa.field(lf.name, rf.type))
         else:
-            fields.append(pa.field(lf.name, _common_type(lf.type, rf.type)))
+            fields.append(pa.field(lf.name, common_type(lf.type, rf.type)))
     schema = pa.schema(fields)
     return left.cast(schema), right.rename_columns(left.column_names).cast(schema)
 

@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 from catalog.errors import AnalysisError
 from executor.env import ExecEnv
 from executor.expressions import EvalContext
+from executor.spill import QuerySpill, SpillOptions
 from executor.stream import stream
 from planner.binder import BindContext, bind_query
 from planner import logical as L
@@ -22,9 +23,11 @@ from planner.naming import NameGen
 from planner.views import view_query
 from server.handlers import profile
 from server.handlers.context import StatementContext
+from server.handlers.profile import new_query_id
 from server.handlers.explain import fragment_context, hidden_column_flags
 from server.handlers.session_values import inline_session_values
 from server.results import ResultColumn, RowsResult
+from server.system_variables import bool_value
 from storage.types import DataType, from_arrow
 
 
@@ -55,8 +58,9 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool,
                   mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0),
                   cancel=ctx.session.cancel, profile={} if profiling else None)
+    env.spill = query_spill(ctx, env.mem_limit)
     ctx.session.progress = env.progress  # the web UI's progress page
-    return plan, columns, env, bind_ctx.snapshots
+    return plan, columns, env, _Held(bind_ctx.snapshots, env.spill)
 
 
 _ONE_INPUT = (L.Filter, L.Project, L.Extend, L.Window, L.Aggregate, L.Sort, L.Limit, L.Distinct,
@@ -70,9 +74,38 @@ def _single_relation(plan: object) -> bool:
     return isinstance(plan, (L.OlapScan, L.InlineTable, L.OneRow))
 
 
+class _Held(list):
+    """What a running query holds until it ends: its tablet snapshots and its spill files."""
+
+    def __init__(self, snapshots: list, spill: QuerySpill | None = None):
+        super().__init__(snapshots)
+        self.spill = spill
+
+
 def _release(snapshots: list) -> None:
     for snapshot in snapshots:
         snapshot.release()
+    spill = getattr(snapshots, "spill", None)
+    if spill is not None:  # the query ended, failed or was killed: its spill files go
+        spill.cleanup()
+
+
+_SPILL_VARIABLES = ("enable_force_spill", "spill_min_revocable_mem", "spill_sort_batch_bytes",
+                    "spill_aggregation_partition_count", "spill_hash_join_partition_count")
+
+
+def query_spill(ctx: StatementContext, exec_mem_limit: int) -> QuerySpill | None:
+    """The query's spill space when the session sets `enable_spill` (executor/spill/)."""
+    variables = ctx.session.variables
+    if not bool_value(variables.get("enable_spill") or False):
+        return None
+    values = {n: variables.get(n) for n in _SPILL_VARIABLES}
+    options = SpillOptions(
+        enable_force_spill=bool_value(values["enable_force_spill"] or False),
+        **{n: max(1, int(values[n])) if "count" in n else max(0, int(values[n]))
+           for n in _SPILL_VARIABLES[1:]})
+    return QuerySpill(ctx.engine.spill_dir, new_query_id(), options, exec_mem_limit,
+                      ctx.engine.process_memory.mem_limit)
 
 
 def _released(batches, snapshots: list, session):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -157,6 +158,27 @@ class SegmentReader:
         prepared = [prepare(p, self.columns[p.column].dtype) for p in predicates]
         with SegmentIO(self.path, self.tablet_id, stats, self.cache, self.owner) as io:
             return self._segment_may_match(io, prepared)
+
+    def scan_batches(self, columns: list[str], stats: ScanStats,
+                     deletes: list[list[ColumnPredicate]] = (),
+                     batch_rows: int = 65536) -> Iterator[pa.Table]:
+        """The segment's rows in their (key) order, `batch_rows` rows at a time, minus the rows
+        matching `deletes`: how compaction reads its inputs (storage/compaction.py), decoding
+        only the pages of the batch at hand."""
+        for name in [*columns, *(p.column for conj in deletes for p in conj)]:
+            if name not in self.columns:
+                raise StorageError(f"Column {name} is not stored in segment {self.path}")
+        live = [[prepare(p, self.columns[p.column].dtype) for p in conj] for conj in deletes]
+        stats.segments_total += 1
+        stats.segments_read += 1
+        stats.rows_total += self.num_rows
+        for start in range(0, self.num_rows, batch_rows):
+            end = min(start + batch_rows, self.num_rows)
+            with SegmentIO(self.path, self.tablet_id, stats, self.cache, self.owner) as io:
+                table = self._materialize(io, columns, [], live,
+                                          _Rows(RowRanges.of([start], [end])))
+            if table.num_rows:
+                yield table
 
     def empty(self, columns: list[str]) -> pa.Table:
         key = tuple(columns)

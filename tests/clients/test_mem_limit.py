@@ -116,8 +116,10 @@ def test_a_query_over_mem_limit_fails_and_the_server_keeps_serving(server_factor
     with conn.cursor() as cur:
         cur.execute("SET exec_mem_limit = 68719476736")  # only the process budget applies
         with pytest.raises(pymysql.err.OperationalError) as err:
-            cur.execute("SELECT s, k, v, count(*) FROM t GROUP BY s, k, v ORDER BY s DESC, k "
-                        "LIMIT 3")
+            # (a key of 3M strings of ~110 bytes: ~330 MB of input to group, whatever the
+            # allocator returns in time)
+            cur.execute("SELECT s, k, v, concat(s, s, s, s, s) AS s5, count(*) FROM t "
+                        "GROUP BY s, k, v, concat(s, s, s, s, s) ORDER BY s DESC, k LIMIT 3")
         assert "[MEM_LIMIT_EXCEEDED]process memory used " in err.value.args[1]
         assert " exceed limit 400.00 MB " in err.value.args[1]
         cur.execute("SELECT count(*), sum(v) FROM t WHERE k < 1000")

@@ -110,7 +110,7 @@ def test_failed_compaction_leaves_the_tablet_readable_and_is_retried_after_the_b
     import time
 
     from catalog.compaction_scheduler import CompactionScheduler, SchedulerConfig
-    from storage.tablet import Tablet
+    from storage import rowset_writer
     cat = open_catalog(tmp_path)
     cat.create_database("db")
     cat.create_table("db", parse_create_table(TokenCursor(DDL.format(model="UNIQUE"))))
@@ -118,11 +118,11 @@ def test_failed_compaction_leaves_the_tablet_readable_and_is_retried_after_the_b
         load(cat, [1, 2, 3, 10 + i], [i, i, i, i])
     before, counts = rows(cat), rowset_counts(cat)
     scheduler = CompactionScheduler(cat, NOW, SchedulerConfig(min_failure_interval_sec=600))
-    real_write = Tablet.write_rowset
+    real_write = rowset_writer.write_segments
 
-    def disk_full(self, data, txn_id):
+    def disk_full(*args, **kwargs):  # the compaction's output segments cannot be written
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(Tablet, "write_rowset", disk_full)
+    monkeypatch.setattr(rowset_writer, "write_segments", disk_full)
     produced, _ = scheduler.produce_round(now=time.time())
     _drain(scheduler)
     assert produced >= 1
@@ -130,7 +130,7 @@ def test_failed_compaction_leaves_the_tablet_readable_and_is_retried_after_the_b
     failed = [cat.engine.get_tablet(t) for t in cat.engine.tablet_ids()
               if cat.engine.get_tablet(t).compaction.last_cumu_failure]
     assert failed
-    monkeypatch.setattr(Tablet, "write_rowset", real_write)
+    monkeypatch.setattr(rowset_writer, "write_segments", real_write)
     # within min_compaction_failure_interval_sec the failed tablets are not picked again
     produced, _ = scheduler.produce_round(now=time.time() + 10)
     _drain(scheduler)

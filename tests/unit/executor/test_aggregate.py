@@ -13,7 +13,7 @@ import pytest
 from executor.expressions import decimal_int64
 from executor.operators import aggregate, aggregate_numpy
 from executor.operators.aggregate import AggInput, run_aggregate
-from executor.operators.aggregate_scan import _as_states, _split
+from executor.operators.aggregate_scan import as_states, split_calls
 from planner import logical as L
 
 
@@ -141,16 +141,16 @@ def test_sorted_keys_take_the_runs_path(monkeypatch):
 
 @pytest.mark.parametrize("keys", [["flag", "status"], ["k"], []])
 def test_partials_merge_to_the_one_pass_result(keys):
-    """Tablet-by-tablet partial states merged (aggregate_scan._split) equal one pass."""
+    """Tablet-by-tablet partial states merged (aggregate_scan.split_calls) equal one pass."""
     rng = np.random.default_rng(11)
     table = _table(rng, 4000)
     calls = [c for c in _calls(["price", "i"]) if not (c.func == "mean" and c.arg != "price")]
     calls += [L.AggCall(f, "d", f"{f}_d") for f in ("count", "min", "max")]
     node = L.Aggregate(None, keys, calls)
-    unit_calls, finish = _split(node, {n: table.schema.field(n).type for n in table.column_names})
+    unit_calls, finish = split_calls(node, {n: table.schema.field(n).type for n in table.column_names})
     # Tablets aggregated, and tablets passing their rows on as states (little reduction).
     parts = [run_aggregate(table.slice(i, 700), keys, unit_calls) if i % 1400 else
-             _as_states(AggInput.of(table.slice(i, 700)), keys, unit_calls)
+             as_states(AggInput.of(table.slice(i, 700)), keys, unit_calls)
              for i in range(0, 4000, 700)]
     got = finish(pa.concat_tables(parts))
     expected = reference(table, keys, calls)
