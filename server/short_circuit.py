@@ -88,6 +88,8 @@ def answer(session, sql: str) -> list | None:
     constant = _get(_constants, sql)
     if constant is not None:
         return _finish(session, time.time(), RowsResult(*constant))
+    if sql[:16].lstrip()[:6].upper() != "SELECT":
+        return None  # only a SELECT is a key lookup: no second parse of anything else
     split = split_literals(sql)
     if split is None:
         return None
