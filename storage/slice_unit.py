@@ -1,16 +1,17 @@
-"""Slice units: many tablets whose rows are each one slice of a load file, read as one table.
+"""Slice units: many tablets whose rows are slices of load files, read as one table.
 
 After small loads and slice compaction (storage/slice_compaction.py) a table of hundreds of
 tablets holds, per tablet, one slice of a shared load file. Reading them tablet by tablet costs a
 predicate evaluation and a filter per tablet; a slice unit does each once (as storage/scan_unit.py
 does for small segments):
 
-    eligible(snapshot)     one data rowset, a slice written under the tablet's current schema,
-                           no DELETE version, not a Unique tablet (its delete sign and bitmap)
+    eligible(snapshot)     every data rowset a slice written under the tablet's current schema,
+                           one of them or a Duplicate tablet (nothing to merge), no DELETE
+                           version
     read_slices(snapshots, columns, predicates, stats) -> (rows, rows per snapshot)
-        every slice's row positions gathered from its memory-mapped file (one `take` per
-        file), the predicates evaluated once over them, the rows filtered once, the count of
-        rows each snapshot gave (callers slice per tablet)
+        every slice's rows gathered from the memory-mapped files (one `take`; the gathered
+        columns kept in the page cache), the predicates evaluated once over them, the rows
+        filtered once, the count of rows each snapshot gave (callers slice per tablet)
 
 The rows are exactly those `TabletSnapshot.read` returns for each snapshot, in snapshot order.
 """
@@ -23,21 +24,23 @@ import pyarrow as pa
 from storage.errors import StorageError
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import row_mask
-from storage.schema import UNIQUE_KEYS
+from storage.schema import DUP_KEYS, UNIQUE_KEYS
 from storage.snapshot import TabletSnapshot
 from storage.stats import ScanStats
 
 
 def eligible(snapshot: TabletSnapshot) -> bool:
     schema = snapshot.schema
-    if schema.keys_type == UNIQUE_KEYS:
+    if schema.keys_type == UNIQUE_KEYS:  # the delete sign, merge-on-write's bitmap
         return False
     data = [r for r in snapshot.rowsets if r.num_rows]
-    if len(data) != 1 or any(r.is_delete for r in snapshot.rowsets):
+    if not data or any(r.is_delete for r in snapshot.rowsets):
         return False
-    rowset = data[0]
-    return rowset.load_file is not None and not rowset.segments and \
-        rowset.column_ids == schema.column_ids()
+    if len(data) > 1 and schema.keys_type != DUP_KEYS:
+        return False
+    ids = schema.column_ids()
+    return all(r.load_file is not None and not r.segments and r.column_ids == ids
+               for r in data)
 
 
 def read_slices(snapshots: list[TabletSnapshot], columns: list[str],
@@ -47,48 +50,57 @@ def read_slices(snapshots: list[TabletSnapshot], columns: list[str],
     and how many rows each gave; every snapshot must be `eligible`. None (nothing read) when
     the files store a column in different types: read them one by one."""
     needed = list(dict.fromkeys([*columns, *(p.column for p in predicates)]))
-    slices = []
-    for snap in snapshots:
+    slices, owners = [], []
+    for i, snap in enumerate(snapshots):
         if snap.released:
             raise StorageError(f"Snapshot of tablet {snap.tablet.tablet_id} at version "
                                f"{snap.version} was released")
         for name in needed:
             if not snap.schema.has_column(name):
                 raise StorageError(f"Unknown column '{name}' in tablet {snap.tablet.tablet_id}")
-        slices.append(next(r for r in snap.rowsets if r.num_rows))
+        data = [r for r in snap.rowsets if r.num_rows]
+        slices.extend(data)
+        owners.extend([i] * len(data))
     files = snapshots[0].tablet.options.load_files
+    cache = snapshots[0].tablet.options.page_cache
     names = list(dict.fromkeys(r.load_file for r in slices))
-    tables = [files.table(n).select(needed) for n in names]
+    tables = [files.table(n) for n in names]
     if any(not t.schema.equals(tables[0].schema) for t in tables[1:]):
         return None
-    base = dict(zip(names, np.cumsum([0] + [t.num_rows for t in tables[:-1]]).tolist()))
-    source = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
     lengths = np.fromiter((r.num_rows for r in slices), np.int64, len(slices))
-    starts = np.fromiter((base[r.load_file] + r.load_offset for r in slices), np.int64,
-                         len(slices))
     total = int(lengths.sum())
-    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-    rows = source.take(pa.array(offsets + np.arange(total, dtype=np.int64)))
+    # the gathered columns are kept in the page cache under the slices' identity (load files
+    # are immutable and never reused), as scan_unit keeps a unit's concatenated columns
+    key = ("slices", tuple((r.load_file, r.load_offset, r.num_rows) for r in slices))
+    gathered = {n: cache.get((*key, n)) for n in needed}
+    missing = [n for n, arr in gathered.items() if arr is None]
+    if missing:
+        base = dict(zip(names, np.cumsum([0] + [t.num_rows for t in tables[:-1]]).tolist()))
+        source = pa.concat_tables([t.select(missing) for t in tables])
+        starts = np.fromiter((base[r.load_file] + r.load_offset for r in slices), np.int64,
+                             len(slices))
+        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+        taken = source.take(pa.array(offsets + np.arange(total, dtype=np.int64)))
+        for name in missing:
+            gathered[name] = taken.column(name).combine_chunks()
+            cache.put((*key, name), gathered[name])
+    rows = pa.Table.from_arrays([gathered[n] for n in needed], names=needed)
     stats.rowsets_read += len(slices)
     stats.segments_total += len(slices)
     stats.segments_read += len(slices)
     stats.rows_total += total
     stats.rows_read += total
-    out_rows = lengths
+    owner = np.repeat(np.asarray(owners, dtype=np.int64), lengths)
+    out_rows = np.bincount(owner, minlength=len(snapshots)).astype(np.int64)
     if predicates and total:
         schema = snapshots[0].schema
-        arrays: dict[str, pa.Array] = {}
-
         def column(name: str) -> pa.Array:
-            if name not in arrays:
-                arrays[name] = rows.column(name).combine_chunks()
-            return arrays[name]
+            return gathered[name]
 
         prepared = [prepare(p, schema.column(p.column).type) for p in predicates]
         mask = row_mask(prepared, column, total)
         stats.rows_conditions_filtered += total - int(np.count_nonzero(mask))
-        owner = np.repeat(np.arange(len(slices)), lengths)
-        out_rows = np.bincount(owner[mask], minlength=len(slices)).astype(np.int64)
+        out_rows = np.bincount(owner[mask], minlength=len(snapshots)).astype(np.int64)
         rows = rows.filter(pa.array(mask))
     table = rows.select(list(columns)) if columns else \
         pa.table({"_": pa.nulls(int(out_rows.sum()))}).select([])

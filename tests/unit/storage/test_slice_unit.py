@@ -24,8 +24,9 @@ def _catalog(path: Path, model: str) -> Catalog:
     cat = Catalog(path / "meta", StorageEngine(str(path / "storage")), backend_num=1)
     cat.open()
     cat.create_database("db")
+    value = " SUM" if model == "AGGREGATE" else ""
     cat.create_table("db", parse_create_table(TokenCursor(
-        f"CREATE TABLE t (k INT, s VARCHAR(8), v BIGINT) {model} KEY(k) "
+        f"CREATE TABLE t (k INT, s VARCHAR(8), v BIGINT{value}) {model} KEY(k, s) "
         "PARTITION BY RANGE(k) (PARTITION p1 VALUES LESS THAN (500), PARTITION p2 VALUES "
         "LESS THAN (1000)) DISTRIBUTED BY HASH(k) BUCKETS 10 "
         "PROPERTIES ('replication_num' = '1')")))
@@ -68,8 +69,14 @@ def test_slices_of_several_files_and_what_is_not_eligible(tmp_path):
     rng = random.Random(2)
     _load(cat, rng)
     first = _snapshots(cat)
-    _load(cat, rng)  # every tablet now has two rowsets
-    assert not any(eligible(s) for s in _snapshots(cat))
+    _load(cat, rng)  # every tablet now has two slices, of two files: read in version order
+    both = _snapshots(cat)
+    assert all(eligible(s) for s in both)
+    table, rows = read_slices(both, ["k", "v"], [ColumnPredicate("v", ">", (20,))], ScanStats())
+    one_by_one = [s.read(["k", "v"], [ColumnPredicate("v", ">", (20,))], ScanStats())
+                  for s in both]
+    assert rows.tolist() == [t.num_rows for t in one_by_one]
+    assert table.equals(pa.concat_tables(one_by_one))
     # snapshots of the first version still read one slice each, of the first file
     table, rows = read_slices(first, ["k", "v"], [], ScanStats())
     assert table.equals(pa.concat_tables([s.read(["k", "v"], [], ScanStats()) for s in first]))
@@ -78,3 +85,9 @@ def test_slices_of_several_files_and_what_is_not_eligible(tmp_path):
     _load(unique, rng)
     assert not any(eligible(s) for s in _snapshots(unique))
     unique.close()
+    agg = _catalog(tmp_path / "a", "AGGREGATE")
+    _load(agg, rng)
+    assert all(eligible(s) for s in _snapshots(agg))  # one slice each: nothing to merge
+    _load(agg, rng)
+    assert not any(eligible(s) for s in _snapshots(agg))  # two: the merge-on-read path
+    agg.close()
