@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Callable
 
 from catalog.compaction import (BASE, CUMULATIVE, CompactionError, CompactionTask, TabletRef,
                                 execute_task, prepare_task, tablet_refs)
-from catalog.slice_compaction import SLICE_ROUND_SECONDS, run_slice_compaction, slice_tasks
+from catalog.slice_compaction import (SLICE_ROUND_SECONDS, run_slice_compaction, settle_task,
+                                      slice_tasks)
 from storage.compaction_policy import (CompactionConfig, base_score, calculate_cumulative_point,
                                        cumulative_score, promotion_size)
 from storage.errors import StorageError
@@ -186,6 +187,13 @@ class CompactionScheduler:
             task = prepare_task(self.cat, ref, kind, self.policy, now)
             if task is not None:
                 return task
+        if kind == CUMULATIVE:  # nothing by score: a quiet tablet's slices become a segment
+            for ref in refs:
+                if ref.tablet_id in submitted:
+                    continue
+                task = settle_task(self.cat, ref, self.policy, now)
+                if task is not None and not self._table_disabled(ref):
+                    return task
         return None
 
     def _slice_round(self, refs: list[TabletRef], now: float) -> int:

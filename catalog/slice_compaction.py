@@ -16,7 +16,12 @@ most every SLICE_ROUND_SECONDS:
     compact_slices  {txn_id, items: [the per-tablet `compact` entry: db, table, partition,
                      tablet, kind, inputs, meta], ...}
 
-and each tablet's CompactionState moves as after a per-tablet cumulative compaction. A tablet
+and each tablet's CompactionState moves as after a per-tablet cumulative compaction.
+
+Slices are the transient form of a tablet under a stream of small loads: `settle_task` gives the
+producer, for a tablet that has had no new rowset for SLICE_SETTLE_SECONDS, its trailing
+slices as one per-tablet cumulative task (even a single slice), which writes them as a segment
+with every index; reads after a burst of loads then find segments, as after one large load. A tablet
 whose inputs changed meanwhile (a DROP, an ADMIN COMPACT) is left out of the entry and its output
 slice dropped; a failure leaves every tablet as it was (the output file goes with its last
 reference) and sets the tablets' cumulative failure time (the back-off), unless a tablet of the
@@ -33,7 +38,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Callable
 
 from catalog.compaction import CUMULATIVE, CompactionTask, TabletRef, prepare_task
-from storage.compaction_policy import CompactionConfig, update_cumulative_point
+from storage.compaction_policy import CompactionConfig, promotion_size, update_cumulative_point
+from storage.schema import UNIQUE_KEYS
 from storage.errors import StorageError
 from storage.slice_compaction import SliceInputs, compact_slices, eligible, group_key
 
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SLICE_ROUND_SECONDS = 1.0  # the producer looks for slice compactions at most this often
+SLICE_SETTLE_SECONDS = 10.0  # a tablet this long without a new rowset has its slices settled
 
 
 def slice_tasks(cat: Catalog, refs: list[TabletRef], cfg: CompactionConfig, now: float,
@@ -138,3 +145,32 @@ def _swap(cat: Catalog, tasks: list[CompactionTask], schemas: list, outputs: lis
         if items:
             cat.log_compaction({"txn_id": txn_id, "items": items}, op="compact_slices")
     return done
+
+
+def settle_task(cat: Catalog, ref: TabletRef, cfg: CompactionConfig,
+                now: float) -> CompactionTask | None:
+    """A quiet tablet's trailing slices (after the cumulative point, no DELETE among them) as
+    one cumulative task, even a single slice: the per-tablet compaction writes them as a
+    segment with every index. Slices are the form of a table under a stream of small loads;
+    once the loads stop, reads deserve segments (scan units, short key, zone maps)."""
+    try:
+        tablet = cat.engine.get_tablet(ref.tablet_id)
+    except StorageError:
+        return None
+    if tablet.schema.keys_type == UNIQUE_KEYS or tablet.compaction.running:
+        return None
+    view = tablet.compaction_view()
+    if not view or view[-1].meta is None or view[-1].meta.load_file is None or \
+            now - view[-1].created < SLICE_SETTLE_SECONDS:
+        return None
+    point = tablet.compaction.cumulative_point
+    inputs = []
+    for info in reversed(view):
+        meta = info.meta
+        if meta is None or meta.load_file is None or meta.is_delete or info.start < point:
+            break
+        inputs.append(info)
+    if not inputs:
+        return None
+    inputs.reverse()
+    return CompactionTask(ref, tablet, CUMULATIVE, inputs, -1, promotion_size(view, cfg))
