@@ -31,9 +31,7 @@ statement that never leaves the loop; PROCESSLIST does not see it.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from datetime import datetime, timezone
 
 import pyarrow as pa
@@ -42,6 +40,7 @@ from sqlglot import exp
 from executor.point_read import read_point
 from planner.short_circuit import BUSY, PointPlan, bind_point, plan_point
 from server.handlers.context import StatementContext
+from server.lru import Lru
 from server.parser import query_cache
 from server.parser.literals import split_literals
 from server.parser.statement import parse_statement, split_statements
@@ -53,31 +52,14 @@ _OFF_VARIABLES = ("enable_profile", "is_report_success", "show_hidden_columns",
                   "skip_delete_sign")
 _CONSTANT_NODES = (exp.Literal, exp.Alias, exp.Identifier, exp.Neg, exp.Paren)
 
-_plans: OrderedDict[tuple, tuple[int, PointPlan | None]] = OrderedDict()
-_constants: OrderedDict[str, tuple[list, list]] = OrderedDict()
-_lock = threading.Lock()
-
-
-def _get(store: OrderedDict, key):
-    with _lock:
-        found = store.get(key)
-        if found is not None:
-            store.move_to_end(key)
-        return found
-
-
-def _put(store: OrderedDict, key, value) -> None:
-    with _lock:
-        store[key] = value
-        while len(store) > CAPACITY:
-            store.popitem(last=False)
+_plans = Lru(CAPACITY)  # (database, template) -> (ddl epoch, PointPlan or None)
+_constants = Lru(CAPACITY)  # text -> (columns, batches)
 
 
 def clear() -> None:
     """Forget every cached plan and constant result (tests)."""
-    with _lock:
-        _plans.clear()
-        _constants.clear()
+    _plans.clear()
+    _constants.clear()
 
 
 def answer(session, sql: str) -> list | None:
@@ -85,7 +67,7 @@ def answer(session, sql: str) -> list | None:
     if not variables.get("enable_short_circuit_query") or \
             any(variables.get(v) for v in _OFF_VARIABLES):
         return None
-    constant = _get(_constants, sql)
+    constant = _constants.get(sql)
     if constant is not None:
         return _finish(session, time.time(), RowsResult(*constant))
     if sql[:16].lstrip()[:6].upper() != "SELECT":
@@ -98,13 +80,13 @@ def answer(session, sql: str) -> list | None:
     catalog = session.services.catalog
     key = (session.database, template)
     epoch = catalog.ddl_epoch
-    cached = _get(_plans, key)
+    cached = _plans.get(key)
     if cached is None or cached[0] != epoch:
         planned = _plan(session, sql, values)
         if planned is BUSY:  # the catalog lock was held: the general path, no verdict kept
             return None
         cached = (epoch, planned)
-        _put(_plans, key, cached)
+        _plans.put(key, cached)
     plan = cached[1]
     if plan is None or not _allowed(session, key, plan, epoch, sql):
         return None
@@ -180,4 +162,4 @@ def remember_constant(sql: str, result: object) -> None:
     if not isinstance(result, RowsResult) or not isinstance(result.batches, list) or \
             len(result.batches) != 1 or len(sql) > 256:
         return
-    _put(_constants, sql, (list(result.columns), list(result.batches)))
+    _constants.put(sql, (list(result.columns), list(result.batches)))

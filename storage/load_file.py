@@ -30,6 +30,7 @@ from storage.durable import fsync_path
 from storage.errors import StorageError
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import row_mask
+from storage.rowset import RowsetMeta
 from storage.schema import TabletSchema
 from storage.types import DataType, from_arrow
 from storage.stats import ScanStats
@@ -118,6 +119,22 @@ class LoadFiles:
         if removed:
             fsync_path(self.directory)
         return removed
+
+
+def gather_slices(files: LoadFiles, slices: list[RowsetMeta], columns: list[str]) -> pa.Table:
+    """The rows of load-file slices (rowsets with `load_file`), slice after slice, `columns` in
+    order: one `take` over the memory-mapped files (storage/slice_compaction.py,
+    storage/slice_unit.py). The files must store the columns in one type (callers check)."""
+    names = list(dict.fromkeys(r.load_file for r in slices))
+    tables = [files.table(n).select(columns) for n in names]
+    base = dict(zip(names, np.cumsum([0] + [t.num_rows for t in tables[:-1]]).tolist()))
+    source = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+    starts = np.fromiter((base[r.load_file] + r.load_offset for r in slices), np.int64,
+                         len(slices))
+    lengths = np.fromiter((r.num_rows for r in slices), np.int64, len(slices))
+    # each slice's positions: its start + 0 .. length - 1, slice after slice
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return source.take(pa.array(offsets + np.arange(int(lengths.sum()), dtype=np.int64)))
 
 
 class LoadFileReader:

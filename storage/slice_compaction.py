@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from storage.load_file import LoadFiles
+from storage.load_file import LoadFiles, gather_slices
 from storage.memtable import flush_grouped
 from storage.rowset import RowsetMeta
 from storage.schema import UNIQUE_KEYS, TabletSchema
@@ -75,17 +75,7 @@ def compact_slices(files: LoadFiles, schema: TabletSchema, work: list[SliceInput
                    txn_id: int) -> list[RowsetMeta]:
     """Merge every tablet's input slices into one new load file `name`; the pending output
     rowset of each tablet of `work`, in order (the inputs stay published until the swap)."""
-    names = list(dict.fromkeys(m.load_file for w in work for m in w.inputs))
-    tables = [files.table(n) for n in names]
-    base = dict(zip(names, np.cumsum([0] + [t.num_rows for t in tables[:-1]]).tolist()))
-    source = pa.concat_tables([t.select(schema.names) for t in tables])
-    starts = np.fromiter((base[m.load_file] + m.load_offset for w in work for m in w.inputs),
-                         np.int64)
-    lengths = np.fromiter((m.num_rows for w in work for m in w.inputs), np.int64)
-    total = int(lengths.sum())
-    # every slice's row positions, slice after slice: start + (0 .. length - 1)
-    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-    rows = source.take(pa.array(offsets + np.arange(total, dtype=np.int64)))
+    rows = gather_slices(files, [m for w in work for m in w.inputs], schema.names)
     per_tablet = np.fromiter((sum(m.num_rows for m in w.inputs) for w in work), np.int64)
     groups = np.repeat(np.arange(len(work), dtype=np.int64), per_tablet)
     merged, group_col = flush_grouped(rows, schema, pa.array(groups))

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from storage.errors import StorageError
+from storage.load_file import gather_slices
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import row_mask
 from storage.schema import DUP_KEYS, UNIQUE_KEYS
@@ -75,12 +76,7 @@ def read_slices(snapshots: list[TabletSnapshot], columns: list[str],
     gathered = {n: cache.get((*key, n)) for n in needed}
     missing = [n for n, arr in gathered.items() if arr is None]
     if missing:
-        base = dict(zip(names, np.cumsum([0] + [t.num_rows for t in tables[:-1]]).tolist()))
-        source = pa.concat_tables([t.select(missing) for t in tables])
-        starts = np.fromiter((base[r.load_file] + r.load_offset for r in slices), np.int64,
-                             len(slices))
-        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-        taken = source.take(pa.array(offsets + np.arange(total, dtype=np.int64)))
+        taken = gather_slices(files, slices, missing)
         for name in missing:
             gathered[name] = taken.column(name).combine_chunks()
             cache.put((*key, name), gathered[name])

@@ -21,38 +21,21 @@ hints, included).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from sqlglot import exp
 from sqlglot.tokens import TokenType
+
+from server.lru import Lru
 
 CAPACITY = 512  # entries per level
 MAX_TEXT = 4096  # longer texts (generated queries) are rarely repeated
 _SENTINEL = 7_390_000_000_000_001  # sentinel i is _SENTINEL + i
 
-_texts: OrderedDict[str, exp.Expression] = OrderedDict()
-_templates: OrderedDict[tuple, tuple[exp.Expression, int]] = OrderedDict()
-_lock = threading.Lock()
-
-
-def _get(store: OrderedDict, key):
-    with _lock:
-        found = store.get(key)
-        if found is not None:
-            store.move_to_end(key)
-        return found
-
-
-def _put(store: OrderedDict, key, value) -> None:
-    with _lock:
-        store[key] = value
-        while len(store) > CAPACITY:
-            store.popitem(last=False)
+_texts = Lru(CAPACITY)  # text -> tree
+_templates = Lru(CAPACITY)  # token template -> (tree with sentinels, number count)
 
 
 def cached(sql: str) -> exp.Expression | None:
-    stmt = _get(_texts, sql)
+    stmt = _texts.get(sql)
     return stmt.copy() if stmt is not None else None
 
 
@@ -81,7 +64,7 @@ def _fill(tree: exp.Expression, numbers: list[str]) -> exp.Expression | None:
 def lookup(tokens: list) -> exp.Expression | None:
     if not tokens:
         return None
-    found = _get(_templates, _key(tokens))
+    found = _templates.get(_key(tokens))
     if found is None:
         return None
     template, count = found
@@ -95,12 +78,12 @@ def remember(sql: str, text: str, tokens: list, stmt: object) -> None:
         return
     if any(True for _ in stmt.find_all(exp.Placeholder, exp.Parameter)):
         return
-    _put(_texts, sql, stmt.copy())
+    _texts.put(sql, stmt.copy())
     numbers = [t for t in tokens if t.token_type == TokenType.NUMBER]
     if not numbers:
         return
     key = _key(tokens)
-    if _get(_templates, key) is not None:
+    if _templates.get(key) is not None:
         return
     from server.parser.statement import parse_statement, tokenize
     parts, pos = [], 0
@@ -117,4 +100,4 @@ def remember(sql: str, text: str, tokens: list, stmt: object) -> None:
         return
     check = _fill(template.copy(), [t.text for t in numbers])
     if check is not None and check == stmt:
-        _put(_templates, key, (template, len(numbers)))
+        _templates.put(key, (template, len(numbers)))
