@@ -383,8 +383,7 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
                 rng = format_list(types, p.values or [])
             else:
                 rng = ""
-            size = sum(ctx.engine.get_tablet(t).data_size() for t in p.tablets) \
-                if hasattr(ctx.engine.get_tablet(next(iter(p.tablets))), "data_size") else 0
+            size = sum(meta.data_size() for meta in p.tablets.values())  # as SHOW TABLETS
             rows.append((p.partition_id, p.name, p.visible_version,
                          datetime.fromtimestamp(p.visible_version_time).strftime("%Y-%m-%d %H:%M:%S"),
                          "NORMAL", ", ".join(info.columns), rng, dist, p.buckets,

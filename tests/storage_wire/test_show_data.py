@@ -44,3 +44,18 @@ def test_show_data_and_tablets(server, fresh_db):
     assert all(len(v) == 1 for v in per_tablet.values())
     assert sum(next(iter(v)) for v in per_tablet.values()) == 3001
     assert {len({r[2] for r in tablets if r[0] == t}) for t in per_tablet} == {2}
+
+
+def test_show_partitions_data_size(server, fresh_db):
+    """SHOW PARTITIONS' DataSize is the partition's tablets' published data (it read 0 always)."""
+    conn = server.connect(fresh_db)
+    _rows(conn, "CREATE TABLE p (d DATE, k INT) DUPLICATE KEY(d) PARTITION BY RANGE(d) "
+                "(PARTITION p1 VALUES LESS THAN ('2024-02-01'), PARTITION p2 VALUES LESS THAN "
+                "('2024-03-01')) DISTRIBUTED BY HASH(k) BUCKETS 4 "
+                "PROPERTIES ('replication_num' = '1')")
+    _rows(conn, "INSERT INTO p VALUES " + ", ".join(f"('2024-01-{1 + i % 28:02d}', {i})"
+                                                   for i in range(2000)))
+    sizes = {r[1]: _bytes(r[14]) for r in _rows(conn, "SHOW PARTITIONS FROM p")}
+    assert sizes["p1"] > 0 and sizes["p2"] == 0
+    total = {r[0]: _bytes(r[1]) for r in _rows(conn, "SHOW DATA")}["p"]
+    assert abs(sizes["p1"] - total) < 0.01 * total + 1
