@@ -44,6 +44,9 @@ from catalog.rename import APPLY as RENAME_APPLY
 from catalog import precommit
 from catalog.global_variables import APPLY as GLOBAL_VARIABLE_APPLY
 from catalog.schema_change import APPLY as SCHEMA_CHANGE_APPLY
+from catalog.enable_feature import APPLY as ENABLE_FEATURE_APPLY
+from catalog.recycle_bin import RecycleBin
+from catalog import recycle_ops
 from catalog.statements import CreateTableStmt
 from storage import RowsetMeta, StorageEngine
 
@@ -68,6 +71,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
         self.column_stats: dict[str, dict] = {}  # ANALYZE TABLE (catalog/column_stats.py)
+        self.recycle_bin = RecycleBin()  # dropped, recoverable objects (catalog/recycle_bin.py)
         self.restored_precommits: list = []  # their PreparedLoads after a restart
         self._init_cluster(backend_num)
         self.edit_log_roll_num = edit_log_roll_num
@@ -101,6 +105,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         for table in self.all_tables():
             self._restore_tablets(table)
             known |= {tid for p in table.all_partitions() for tid in p.tablets}
+        known |= self._restore_recycled_tablets()  # files stay until the bin erases them
         self.engine.remove_unknown_tablets(known)
         self.restored_precommits = precommit.restore(self)  # held before the orphan sweep
         for tid in known:
@@ -127,6 +132,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.global_variables = dict(state.get("global_variables", {}))
         self.precommitted = {int(k): v for k, v in state.get("precommitted", {}).items()}
         self.column_stats = dict(state.get("column_stats", {}))
+        self.recycle_bin = RecycleBin.from_dict(state.get("recycle_bin"))
 
     def _restore_tablets(self, table: OlapTable) -> None:
         for p in table.all_partitions():
@@ -136,6 +142,28 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                     published = [(RowsetMeta.from_dict(r["meta"]), r["version"])
                                  for r in p.tablets[tid].rowsets]
                     self.engine.restore_tablet(tid, schema, published)
+
+    def _restore_recycled_tablets(self) -> set[int]:
+        tables = {r.table.table_id: r.table for r in self.recycle_bin.tables.values()}
+        tables.update({t.table_id: t for t in self.all_tables()})
+        known: set[int] = set()
+        for r in self.recycle_bin.tables.values():
+            self._restore_tablets(r.table)
+            known |= {tid for p in r.table.all_partitions() for tid in p.tablets}
+        for r in self.recycle_bin.partitions.values():
+            table = tables.get(r.table_id)
+            if table is None:
+                continue  # its table was erased: so are its files
+            for index_id, tablet_ids in r.partition.tablets_by_index.items():
+                if index_id not in table.indexes:
+                    continue  # an index dropped since: nothing can read these tablets
+                schema = table.tablet_schema(index_id)
+                for tid in tablet_ids:
+                    published = [(RowsetMeta.from_dict(x["meta"]), x["version"])
+                                 for x in r.partition.tablets[tid].rowsets]
+                    self.engine.restore_tablet(tid, schema, published)
+                    known.add(tid)
+        return known
 
     def state(self) -> dict:
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
@@ -148,7 +176,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
                 "global_variables": self.global_variables,
                 "precommitted": {str(k): v for k, v in self.precommitted.items()},
-                "column_stats": self.column_stats}
+                "column_stats": self.column_stats,
+                "recycle_bin": self.recycle_bin.to_dict()}
 
     def close(self) -> None:
         self.journal.close()
@@ -239,13 +268,17 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             self._log("create_db", {"db_id": self._alloc_id(), "name": name,
                                     "next_id": self.next_id})
 
-    def drop_database(self, name: str, if_exists: bool = False) -> None:
+    def drop_database(self, name: str, if_exists: bool = False, force: bool = False) -> None:
+        """Without FORCE the database and its tables go to the recycle bin (RECOVER)."""
         with self.lock:
             if name not in self.dbs:
                 if if_exists:
                     return
                 raise DatabaseDropNotExists(name)
-            self._log("drop_db", {"name": name})
+            if not force:
+                for table in self.dbs[name].tables.values():
+                    _check_droppable(self, table)
+            self._log("drop_db", _drop_data({"name": name}, force, self.clock()))
 
     # -- tables --------------------------------------------------------------------------------
     def create_table(self, db_name: str | None, stmt: CreateTableStmt, *,
@@ -325,14 +358,19 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             p.tablets_by_index[index_id] = tablet_ids
         return p
 
-    def drop_table(self, db_name: str | None, name: str, if_exists: bool = False) -> None:
+    def drop_table(self, db_name: str | None, name: str, if_exists: bool = False,
+                   force: bool = False) -> None:
+        """Without FORCE the table goes to the recycle bin (RECOVER TABLE)."""
         with self.lock:
             db = self.get_db(db_name)
             if name not in db.tables:
                 if if_exists:
                     return
                 raise UnknownTableToDrop(name, db.name)
-            self._log("drop_table", {"db": db.name, "name": name})
+            if not force:
+                _check_droppable(self, db.tables[name])
+            self._log("drop_table", _drop_data({"db": db.name, "name": name}, force,
+                                               self.clock()))
 
     # -- loads ---------------------------------------------------------------------------------
     def publish(self, db_name: str, table_name: str, txn_id: int,
@@ -393,6 +431,22 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self._log(op, data)
 
 
+def _drop_data(data: dict, force: bool, time: float) -> dict:
+    """A drop entry: `recycle` (with the drop time) unless FORCE; entries written before the
+    recycle bin existed have neither and erase at once, as they did."""
+    return data if force else {**data, "recycle": True, "time": time}
+
+
+def _check_droppable(cat: Catalog, table: OlapTable) -> None:
+    """Doris refuses a recoverable drop of a table under an ALTER job."""
+    job = rollup_job.running_job(cat, table.table_id)
+    if job is not None:
+        state = "SCHEMA_CHANGE" if job.kind == "SCHEMA_CHANGE" else "ROLLUP"
+        raise DdlError(f"The table [{table.name}]'s state is {state}, cannot be dropped. please "
+                       "cancel the operation on olap table firstly. If you want to forcibly "
+                       "drop(cannot be recovered), please use \"DROP table FORCE\".")
+
+
 # -- apply functions: the only code that changes catalog state ---------------------------------
 def _apply_create_db(cat: Catalog, data: dict) -> None:
     cat.dbs[data["name"]] = Database(data["db_id"], data["name"])
@@ -403,7 +457,9 @@ def _apply_drop_db(cat: Catalog, data: dict) -> None:
     db = cat.dbs.pop(data["name"], None)
     for txn in cat.labels.pop(data["name"], {}).values():
         cat.txn_info.pop(txn, None)
-    if db is not None:
+    if db is not None and data.get("recycle"):
+        recycle_ops.recycle_database(cat, db, data["time"])
+    elif db is not None:
         for table in db.tables.values():
             colocation.remove_table(cat, table.table_id)
             _drop_tablets(cat, table)
@@ -433,7 +489,11 @@ def _drop_tablets(cat: Catalog, table: OlapTable) -> None:
 
 
 def _apply_drop_table(cat: Catalog, data: dict) -> None:
-    table = cat.dbs[data["db"]].tables.pop(data["name"])
+    db = cat.dbs[data["db"]]
+    table = db.tables.pop(data["name"])
+    if data.get("recycle"):
+        recycle_ops.recycle_table(cat, db.db_id, table, data["time"])
+        return
     colocation.remove_table(cat, table.table_id)
     _drop_tablets(cat, table)
 
@@ -484,5 +544,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
     **GLOBAL_VARIABLE_APPLY,  # SET GLOBAL values
     **SCHEMA_CHANGE_APPLY,  # light schema change: a table's new columns (catalog/schema_change.py)
+    **ENABLE_FEATURE_APPLY,  # ENABLE FEATURE: hidden columns added (catalog/enable_feature.py)
     **precommit.APPLY,  # two-phase Stream Loads pre-committed (catalog/precommit.py)
+    **recycle_ops.APPLY,  # RECOVER DATABASE/TABLE/PARTITION, recycle bin erasure
 }

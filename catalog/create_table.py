@@ -33,7 +33,7 @@ from storage.types import DataType
 
 MAX_BUCKET_NUM_PER_PARTITION = 768  # Doris's FE config of that name, default 768
 DEFAULT_BUCKETS = 10  # BUCKETS AUTO: Doris sizes by data volume; an empty table gets this.
-_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL")
+_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL", "ARRAY", "JSON")
 
 
 def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
@@ -64,8 +64,12 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
                 raise AnalysisError(f"Key column[{c.name}] should not specify aggregate type.")
             if c.type.kind in ("FLOAT", "DOUBLE"):  # Nereids ColumnDefinition.validate
                 raise AnalysisError("Float or double can not used as a key, use decimal instead.")
+            if c.type.is_array:
+                raise AnalysisError(ARRAY_KEY_ERROR)
             if c.type.is_object:
                 raise AnalysisError(f"Key column can not set complex type:{c.name}")
+            if c.type.is_json:
+                raise AnalysisError(json_key_error(c.name))
             if c.type.kind in _NO_KEY_KINDS:
                 raise AnalysisError(f"String Type should not be used in key column[{c.name}]")
         elif keys_type == AGG_KEYS and not c.aggregation:
@@ -73,10 +77,15 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
         elif keys_type != AGG_KEYS and c.aggregation:
             raise AnalysisError(f"{keys_type} table should not specify aggregate type for non-key column[{c.name}]")
         _check_aggregation_type(c)
+        if c.type.is_array:
+            check_array_column(c)
+        if c.type.is_json and c.has_default and c.default is not None:
+            raise AnalysisError(JSON_DEFAULT_ERROR)
         aggregation = c.aggregation
         if keys_type == UNIQUE_KEYS and not is_key:
             aggregation = "REPLACE"
-        if c.has_default and c.default is not None and c.default != "CURRENT_TIMESTAMP":
+        if c.has_default and c.default is not None and c.default != "CURRENT_TIMESTAMP" \
+                and not c.type.is_array:
             try:
                 parse_value(c.type, c.default)
             except DdlError:
@@ -85,6 +94,24 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
         columns.append(Column(c.name, c.type, is_key, aggregation, nullable, c.default,
                               c.comment, c.auto_increment))
     return keys_type, columns
+
+
+ARRAY_KEY_ERROR = "Array can only be used in the non-key column of the duplicate table at present."
+JSON_DEFAULT_ERROR = "Json type column default value just support null"
+
+
+def json_key_error(name: str) -> str:
+    """Nereids ColumnDefinition.validate's text for a JSON key column."""
+    return f"JsonType type should not be used in key column[{name}]."
+
+
+def check_array_column(c) -> None:
+    """Nereids ColumnDefinition.validate for an ARRAY column: nesting depth and default (only
+    NULL or `[]`); its aggregation type is checked by `_check_aggregation_type`."""
+    if c.type.depth > 9:
+        raise AnalysisError("Type exceeds the maximum nesting depth of 9")
+    if c.has_default and c.default is not None and c.default != "[]":
+        raise AnalysisError("Array type column default value only support null or []")
 
 
 # AggregateType.checkCompatibility: which aggregation each object type takes, and back.
@@ -97,8 +124,8 @@ def _check_aggregation_type(c) -> None:
         return
     fits = _OBJECT_AGGREGATION.get(c.type.kind) == agg if c.type.is_object or \
         agg in _OBJECT_AGGREGATION.values() else agg in ("SUM", "MAX", "MIN")
-    if agg in ("SUM",) and not c.type.is_numeric:
-        fits = False
+    if agg in ("SUM",) and not c.type.is_numeric or c.type.is_array or c.type.is_json:
+        fits = False  # ARRAY and JSON take REPLACE / REPLACE_IF_NOT_NULL only
     if not fits:
         raise AnalysisError(f"Aggregate type {agg} is not compatible with primitive type "
                             f"{c.type.desc_sql()}")
@@ -157,6 +184,11 @@ def analyze_distribution(stmt: CreateTableStmt, keys_type: str,
             raise AnalysisError(f"Distribution column[{col.name}] is not key column")
         if col.type.is_float:
             raise AnalysisError(f"Float or double can not used as a distribution column: {col.name}")
+        if col.type.is_array:
+            raise AnalysisError(f"Array Type should not be used in distribution column[{col.name}].")
+        if col.type.is_json:
+            raise AnalysisError(f"JsonType type should not be used in distribution column"
+                                f"[{col.name}].")
         names.append(col.name)
     if len(set(n.lower() for n in names)) != len(names):
         raise AnalysisError("Duplicated distribution column")
@@ -197,9 +229,11 @@ def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> Part
             raise AnalysisError("The partition column could not be aggregated column")
         if col.type.is_float:
             raise AnalysisError("Floating point type column can not be partition column")
+        if col.type.is_array:
+            raise AnalysisError(f"Complex type column can't be partition column: {col.type.sql()}")
         if col.type.kind == "STRING":
             raise AnalysisError(f"String Type should not be used in partition column[{col.name}].")
-        if col.type.kind == "DECIMAL":
+        if col.type.kind in ("DECIMAL", "JSON"):
             raise AnalysisError(f"Invalid partition column type: {col.type.sql()}")
         if col.name in names:
             raise AnalysisError(f"Duplicated partition column {col.name}")

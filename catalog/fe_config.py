@@ -42,6 +42,8 @@ FE_CONFIGS: tuple[ConfigSpec, ...] = (
     ConfigSpec("disable_colocate_relocate", "boolean", True, True),
     ConfigSpec("disable_colocate_balance", "boolean", True, True),
     ConfigSpec("tablet_schedule_interval_ms", "long", False, True),
+    ConfigSpec("catalog_trash_expire_second", "long", True, True),
+    ConfigSpec("max_same_name_catalog_trash_num", "int", True, True),
     ConfigSpec("alter_table_timeout_second", "int", True, True),
     ConfigSpec("enable_outfile_to_local", "boolean", False, False),
     ConfigSpec("enable_stream_load_record", "boolean", True, False,

@@ -17,13 +17,20 @@ concatenated and loaded as one transaction (`load_table` with the group's label
 touched tablet for the whole group. Each load's rows are completed and cast on submit, so bad
 values fail the statement that sent them, never the group.
 
-WAL (async_mode), `<storage root>/wal/<label>.<n>.arrow`: an Arrow IPC file of the load's
-completed rows, its schema metadata naming db, table, table id, label and transaction id;
-written, fsynced (file and directory) before the load is acknowledged, deleted once the group's
-publish is journaled. At start-up (`recover`, before the server accepts connections) the WAL
-files are grouped by label: a label the catalog already knows was published (the crash came
-before the deletion), so its files go; any other group is loaded again with its own label and
-transaction id. A group whose publish fails keeps its WAL files for the next start.
+WAL (async_mode), `<storage root>/wal/<label>.<n>.wal`, as Doris keeps one WAL per group:
+an Arrow IPC stream whose schema metadata names db, table, table id, label and transaction id,
+created (file and directory fsynced) by the group's first async load; every async load appends
+its completed rows as record batches and fdatasyncs the file before it is acknowledged (one
+sync per load, no file to create or rename; concurrent loads' syncs overlap). A new file is
+started only if the rows' schema changes within a group. The files are closed when the group
+commits and deleted once its publish is journaled. At start-up (`recover`, before the server
+accepts connections) each file is read up to its last complete batch (a torn tail was never
+acknowledged) and the files are grouped by label: a label the catalog already knows was
+published (the crash came before the deletion), so its files go; any other group is loaded
+again with its own label and transaction id. A group whose publish fails keeps its WAL files
+for the next start. A load whose append fails gets an error; if its bytes reached the disk
+anyway, a crash before the group commits replays them (Doris's WAL has the same window).
+Files of the earlier format (`<label>.<n>.arrow`, one IPC file per load) are still replayed.
 
 Not grouped, as in Doris: loads with a label, INSERT ... SELECT, VALUES with expressions.
 """
@@ -96,6 +103,41 @@ def new_label() -> str:
     return f"group_commit_{secrets.token_hex(8)}_{secrets.token_hex(8)}"
 
 
+class _WalFile:
+    """One group's write-ahead log file: an Arrow IPC stream, record batches appended."""
+
+    def __init__(self, path: str, schema: pa.Schema):
+        self.path, self.schema = path, schema
+        self.lock = threading.Lock()
+        self.file = open(path, "wb")
+        try:
+            self.writer = ipc.new_stream(self.file, schema)
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            fsync_path(os.path.dirname(path))  # the new file's name is durable too
+        except BaseException:
+            self.file.close()
+            raise
+
+    def fits(self, rows: pa.Table) -> bool:
+        return rows.schema.equals(self.schema, check_metadata=False)
+
+    def append(self, rows: pa.Table) -> None:
+        """Durable when this returns: the batches written, then the file fdatasynced (outside
+        the lock, so that another load's write can go on meanwhile)."""
+        with self.lock:
+            self.writer.write_table(rows.replace_schema_metadata(self.schema.metadata))
+            self.file.flush()
+        os.fdatasync(self.file.fileno())
+
+    def close(self) -> None:
+        with self.lock:
+            try:
+                self.writer.close()
+            finally:
+                self.file.close()
+
+
 @dataclass
 class _Group:
     db: str
@@ -108,7 +150,8 @@ class _Group:
     parts: list[pa.Table] = field(default_factory=list)
     bytes: int = 0
     wal_files: list[str] = field(default_factory=list)
-    written: int = 0  # WAL files of wal_files already durable
+    wal: _WalFile | None = None  # the file async loads append to now
+    pending: int = 0  # async loads registered whose rows are not durable yet
     done: threading.Event = field(default_factory=threading.Event)
     error: Exception | None = None
     closed: bool = False
@@ -157,29 +200,25 @@ class GroupCommitManager:
                 group = _Group(db_name, table.name, table.table_id, new_label(),
                                self.catalog.begin_txn(), self.clock() + interval, max_bytes)
                 self._groups[table.table_id] = group
-            if mode == "async_mode":
-                self._wal_seq += 1
-                name = f"{group.label}.{self._wal_seq}.arrow"
             group.parts.append(full)
             group.bytes += full.nbytes
             if mode == "async_mode":
-                group.wal_files.append(name)
-                pending_wal = name
+                group.pending += 1
             self._cond.notify_all()
         if mode == "async_mode":
-            # Written outside the lock: the group cannot commit before it is durable, because
-            # the committer waits for every registered WAL file to be written (see _commit).
+            # Appended outside the manager's lock: the group cannot commit before the rows
+            # are durable, because the committer waits for `pending` to reach 0 (see _run).
             try:
-                self._write_wal(pending_wal, group, full)
+                self._wal_for(group, full).append(full)
             except BaseException:
                 with self._cond:  # the load failed: its rows leave the group
                     group.parts = [p for p in group.parts if p is not full]
-                    group.wal_files.remove(pending_wal)
                     group.bytes -= full.nbytes
+                    group.pending -= 1
                     self._cond.notify_all()
                 raise
             with self._cond:
-                group.written += 1
+                group.pending -= 1
                 self._cond.notify_all()
             return Submitted(full.num_rows, group.label, group.txn_id)
         group.done.wait()
@@ -187,19 +226,24 @@ class GroupCommitManager:
             raise group.error
         return Submitted(full.num_rows, group.label, group.txn_id)
 
-    def _write_wal(self, name: str, group: _Group, rows: pa.Table) -> None:
-        meta = {b"db": group.db.encode(), b"table": group.table.encode(),
-                b"table_id": str(group.table_id).encode(), b"label": group.label.encode(),
-                b"txn_id": str(group.txn_id).encode()}
-        table = rows.replace_schema_metadata(meta)
-        tmp = os.path.join(self.wal_dir, name + ".tmp")
-        with open(tmp, "wb") as f:
-            with ipc.new_file(f, table.schema) as writer:
-                writer.write_table(table)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, os.path.join(self.wal_dir, name))
-        fsync_path(self.wal_dir)
+    def _wal_for(self, group: _Group, rows: pa.Table) -> _WalFile:
+        """The group's WAL file for rows of this schema, created on first use."""
+        with self._cond:
+            wal = group.wal
+            if wal is not None and wal.fits(rows):
+                return wal
+            self._wal_seq += 1
+            name = f"{group.label}.{self._wal_seq}.wal"
+            meta = {b"db": group.db.encode(), b"table": group.table.encode(),
+                    b"table_id": str(group.table_id).encode(), b"label": group.label.encode(),
+                    b"txn_id": str(group.txn_id).encode()}
+            wal = _WalFile(os.path.join(self.wal_dir, name),
+                           rows.schema.with_metadata(meta))
+            group.wal_files.append(name)
+            if group.wal is not None:
+                group.wal.close()  # no load appends to it any more: its schema is gone
+            group.wal = wal
+            return wal
 
     # -- committing ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -235,8 +279,10 @@ class GroupCommitManager:
                 group.closed = True
                 if self._groups.get(group.table_id) is group:
                     del self._groups[group.table_id]
-                while group.written < len(group.wal_files):
+                while group.pending:
                     self._cond.wait(timeout=1)
+                if group.wal is not None:
+                    group.wal.close()
             self._commit(group)
 
     def _due(self) -> _Group | None:
@@ -283,10 +329,8 @@ class GroupCommitManager:
             if name.endswith(".tmp"):
                 os.remove(path)  # never acknowledged
                 continue
-            try:
-                with pa.memory_map(path, "r") as source:
-                    table = ipc.open_file(source).read_all()
-            except (OSError, pa.ArrowInvalid):
+            table = _read_wal(path)
+            if table is None:
                 log.warning("unreadable WAL file %s removed", name)
                 os.remove(path)
                 continue
@@ -315,6 +359,25 @@ class GroupCommitManager:
         if loaded:
             log.info("group commit: %d rows replayed from the WAL", loaded)
         return loaded
+
+
+def _read_wal(path: str) -> pa.Table | None:
+    """A WAL file's rows: a stream up to its last complete batch (a torn tail was never
+    acknowledged), or a file of the earlier one-file-per-load format; None if unreadable."""
+    try:
+        with pa.memory_map(path, "r") as source:
+            if path.endswith(".arrow"):
+                return ipc.open_file(source).read_all()
+            reader = ipc.open_stream(source)
+            batches = []
+            try:
+                for batch in reader:
+                    batches.append(batch)
+            except (pa.ArrowInvalid, OSError):
+                pass  # the torn tail of a crash mid-append
+            return pa.Table.from_batches(batches, schema=reader.schema)
+    except (OSError, pa.ArrowInvalid):
+        return None
 
 
 def _wal_order(name: str) -> tuple:

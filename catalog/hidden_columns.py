@@ -24,7 +24,8 @@ delete.").
     merge   storage merges the sequence column first (TabletSchema.sequence_column) and a base
             compaction drops rows whose merged sign is 1 (storage/compaction.py)
 
-Not modelled: ALTER TABLE ... ENABLE FEATURE "BATCH_DELETE" for older tables.
+ALTER TABLE ... ENABLE FEATURE "BATCH_DELETE" | "SEQUENCE_LOAD" adds them to an existing table
+(catalog/enable_feature.py).
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ _COLUMNS = {
                                       "DEFAULT_VALUE:v1024", "CHANGED:v4"),
     "SESSION_VARIABLES": typed_columns("VARIABLE_NAME", "VARIABLE_VALUE:v1024",
                                        "DEFAULT_VALUE:v1024", "CHANGED:v4"),
-    # HISTOGRAM is jsonb in Doris; minidoris has no JSON type and reports it as text
+    # HISTOGRAM is jsonb in Doris; reported as text here (the histograms are JSON text)
     "COLUMN_STATISTICS": typed_columns("SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM:s"),
 }
 

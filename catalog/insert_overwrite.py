@@ -1,6 +1,6 @@
 """INSERT OVERWRITE's partition swap, as Doris's InsertOverwriteUtil does it.
 
-    INSERT OVERWRITE TABLE t [PARTITION (p1, ...)] [(cols)] SELECT ... | VALUES ...
+    INSERT OVERWRITE TABLE t [PARTITION (p1, ...) | PARTITION (*)] [(cols)] SELECT ... | VALUES ...
 
 `begin` adds, for every target partition (the named ones, else every formal partition of the
 table), a temporary partition with the same range or values, buckets and replicas (one
@@ -8,7 +8,13 @@ table), a temporary partition with the same range or values, buckets and replica
 those temporary partitions only (a row that belongs to none fails the load as any strict
 INSERT). `commit` replaces the targets by them in one `replace_partitions` entry (the
 temporary ones take the old names), so a reader or a restart sees the old data or the new,
-never a mix; `abort` drops them. Temporary partitions an interrupted overwrite left behind
+never a mix; `abort` drops them.
+
+`PARTITION (*)` (Doris 2.1.3's auto-detect overwrite) targets every partition, and `commit`
+replaces only those whose temporary copy received rows (its visible version moved); the other
+copies are dropped and their partitions keep their data. As in Doris 2.1 (before 3.0.3's
+`enable_auto_create_when_overwrite`), a row with no partition fails the statement, also on an
+AUTO PARTITION table. Temporary partitions an interrupted overwrite left behind
 (named `OVERWRITE_PREFIX...`) are dropped at start-up (`drop_leftovers`).
 """
 
@@ -34,10 +40,11 @@ class Overwrite:
     table: str
     targets: list[int]      # formal partition ids replaced
     temps: list[int]        # their temporary partitions, in the same order
+    auto_detect: bool = False  # PARTITION (*): replace only the partitions that got rows
 
 
 def begin(cat: Catalog, db_name: str | None, table_name: str,
-          partition_names: list[str] | None) -> Overwrite:
+          partition_names: list[str] | None, auto_detect: bool = False) -> Overwrite:
     with locked_table(cat, db_name, table_name) as table:
         if partition_names is None:
             targets = table.sorted_partitions()
@@ -59,7 +66,7 @@ def begin(cat: Catalog, db_name: str | None, table_name: str,
                                     "partitions": [p.to_dict() for p in temps],
                                     "next_id": cat.next_id, "temporary": True})
         return Overwrite(db, table.name, [p.partition_id for p in targets],
-                         [p.partition_id for p in temps])
+                         [p.partition_id for p in temps], auto_detect)
 
 
 def commit(cat: Catalog, ow: Overwrite) -> None:
@@ -69,9 +76,19 @@ def commit(cat: Catalog, ow: Overwrite) -> None:
         if missing or any(pid not in table.temp_partitions for pid in ow.temps):
             raise DdlError(f"partitions of table {table.name} changed during INSERT OVERWRITE; "
                            f"nothing was overwritten")
+        pairs = list(zip(ow.targets, ow.temps))
+        if ow.auto_detect:
+            untouched = [t for _, t in pairs if table.temp_partitions[t].visible_version <= 1]
+            if untouched:
+                cat._log("drop_partitions", {"db": ow.db, "table": table.name,
+                                             "partition_ids": untouched, "temporary": True})
+            pairs = [(o, t) for o, t in pairs if t not in untouched]
+            if not pairs:
+                return
         cat._log("replace_partitions", {
-            "db": ow.db, "table": table.name, "drop": ow.targets, "promote": ow.temps,
-            "rename": {str(t): table.partitions[o].name for o, t in zip(ow.targets, ow.temps)}})
+            "db": ow.db, "table": table.name, "drop": [o for o, _ in pairs],
+            "promote": [t for _, t in pairs],
+            "rename": {str(t): table.partitions[o].name for o, t in pairs}})
 
 
 def abort(cat: Catalog, ow: Overwrite) -> None:

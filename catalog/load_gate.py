@@ -4,12 +4,13 @@
 A load writes the indexes the table had when it began (catalog/load_sink.py) and is refused at
 its publish if the shape changed meanwhile ("Table t changed during the load"). Doris lets such
 loads finish: its ALTER job waits for the transactions begun before it (WAITING_TXN). ADD ROLLUP
-and CREATE MATERIALIZED VIEW jobs do so here too, in their own thread while SHOW ALTER shows
-them WAITING_TXN (catalog/rollup_job.py); schema change and index changes wait in the ALTER
-statement. Either way `exclusive()` stops new loads of the table at the gate and
-waits for those in flight to publish or abort (at most `timeout` seconds; a load still running
-then, e.g. a two-phase Stream Load never committed, is refused at its publish as before), then
-the DDL runs and the gate opens. A load enters when its sink opens and leaves when its
+and CREATE MATERIALIZED VIEW jobs and heavy schema change jobs do so here too, in their own
+thread while SHOW ALTER shows them WAITING_TXN (catalog/rollup_job.py); light schema changes
+and index changes wait in the ALTER statement. Either way `exclusive()` stops new loads of
+the table at the gate and waits for those in flight to publish or abort (at most `timeout`
+seconds; a load still running then, e.g. a two-phase Stream Load never committed, is refused at
+its publish as before), then the DDL runs and the gate opens. Shortcut: Doris lets new loads
+begin during WAITING_TXN (they write the shadow index it created up front); here they wait. A load enters when its sink opens and leaves when its
 PreparedLoad is published or aborted (`PreparedLoad.leave_gate`).
 """
 
@@ -18,9 +19,11 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from contextlib import contextmanager
 
 DDL_WAIT_SECONDS = 30.0
+GIVE_UP_POLL_SECONDS = 0.1
 
 
 class LoadGate:
@@ -42,13 +45,18 @@ class LoadGate:
             self._cond.notify_all()
 
     @contextmanager
-    def exclusive(self, timeout: float = DDL_WAIT_SECONDS):
-        """No new load of the table begins; those in flight finish first (or `timeout`)."""
+    def exclusive(self, timeout: float = DDL_WAIT_SECONDS,
+                  give_up: Callable[[], bool] | None = None):
+        """No new load of the table begins; those in flight finish first (or `timeout`, or
+        as soon as `give_up()` says the DDL no longer needs to wait: a cancelled job)."""
         deadline = time.monotonic() + timeout
         with self._cond:
             self._ddl += 1
             while self._loads and time.monotonic() < deadline:
-                self._cond.wait(max(deadline - time.monotonic(), 0.0))
+                if give_up is not None and give_up():
+                    break
+                wait = deadline - time.monotonic()
+                self._cond.wait(max(min(wait, GIVE_UP_POLL_SECONDS) if give_up else wait, 0.0))
         try:
             yield
         finally:

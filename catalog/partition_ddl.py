@@ -99,9 +99,9 @@ def db_of(cat: Catalog, table: OlapTable) -> str:
 
 # -- DROP PARTITION -----------------------------------------------------------------------------
 def drop_partition(cat: Catalog, db_name: str | None, table_name: str, name: str,
-                   if_exists: bool = False) -> None:
-    """DROP PARTITION [IF EXISTS] p [FORCE]: there is no recycle bin, so FORCE changes
-    nothing; the partition's tablets leave the disk once the drop is journaled."""
+                   if_exists: bool = False, force: bool = False) -> None:
+    """DROP PARTITION [IF EXISTS] p [FORCE]: without FORCE the partition goes to the recycle
+    bin (RECOVER PARTITION); with it its tablets leave the disk once the drop is journaled."""
     with locked_table(cat, db_name, table_name) as table:
         check_alter_allowed(table)
         p = table.partition_by_name(name)
@@ -111,14 +111,18 @@ def drop_partition(cat: Catalog, db_name: str | None, table_name: str, name: str
             raise CodedDdlError(f"Error in list of partitions to {name}", 1507, "HY000")
         if table.partition_info.kind not in ("RANGE", "LIST"):
             raise DdlError(f"Alter table [{table.name}] failed. Not a partitioned table")
-        drop_partitions(cat, table, [p])
+        drop_partitions(cat, table, [p], recycle=not force)
 
 
-def drop_partitions(cat: Catalog, table: OlapTable, parts: list[Partition]) -> None:
-    """Journal the drop of `parts` (caller holds the locks)."""
+def drop_partitions(cat: Catalog, table: OlapTable, parts: list[Partition],
+                    recycle: bool) -> None:
+    """Journal the drop of `parts` (caller holds the locks); `recycle`: into the recycle bin."""
     if parts:
-        cat._log("drop_partitions", {"db": db_of(cat, table), "table": table.name,
-                                     "partition_ids": [p.partition_id for p in parts]})
+        data = {"db": db_of(cat, table), "table": table.name,
+                "partition_ids": [p.partition_id for p in parts]}
+        if recycle:
+            data.update(recycle=True, time=cat.clock())
+        cat._log("drop_partitions", data)
 
 
 # -- TRUNCATE -----------------------------------------------------------------------------------
@@ -157,8 +161,10 @@ def set_dynamic_properties(cat: Catalog, db_name: str | None, table_name: str,
 
 
 def apply_plan(cat: Catalog, table: OlapTable, prop: DynamicProperty, plan: DynamicPlan) -> None:
-    """Drop, then add, what a dynamic partition plan says (caller holds the locks)."""
-    drop_partitions(cat, table, [table.partition_by_name(n) for n in plan.drop])
+    """Drop, then add, what a dynamic partition plan says (caller holds the locks). The drops
+    go to the recycle bin: Doris's DynamicPartitionScheduler drops without FORCE "for safe
+    reason"."""
+    drop_partitions(cat, table, [table.partition_by_name(n) for n in plan.drop], recycle=True)
     if not plan.add:
         return
     replicas = prop.replication_num or int(table.properties.get("replication_num", "3"))

@@ -8,7 +8,7 @@ left alone (`Catalog.replaying`): the catalog restores tablets once from its fin
 
     op                        data
     add_partitions            {db, table, partitions: [Partition dict], next_id, [temporary]}
-    drop_partitions           {db, table, partition_ids: [id], [temporary]}
+    drop_partitions           {db, table, partition_ids: [id], [temporary], [recycle, time]}
     truncate                  {db, table, replace: [{old: id, partition: Partition dict}], next_id}
     modify_table_properties   {db, table, set: {k: v}, remove: [k]}
 """
@@ -55,11 +55,17 @@ def apply_add_partitions(cat: Catalog, data: dict) -> None:
 
 
 def apply_drop_partitions(cat: Catalog, data: dict) -> None:
+    """`recycle`: the partitions go to the recycle bin with their tablets (DROP PARTITION
+    without FORCE, catalog/recycle_ops.py); otherwise their tablets are dropped."""
+    from catalog.recycle_ops import recycle_partition  # noqa: PLC0415 - a sibling apply module
+
     table = _table(cat, data)
     source = table.temp_partitions if data.get("temporary") else table.partitions
     for pid in data["partition_ids"]:
         p = source.pop(pid, None)
-        if p is not None and _storage(cat):
+        if p is not None and data.get("recycle"):
+            recycle_partition(cat, cat.dbs[data["db"]].db_id, table, p, data["time"])
+        elif p is not None and _storage(cat):
             _drop_tablets(cat, p)
 
 

@@ -29,12 +29,7 @@ def resolve(cat: Catalog, db: str | None, table: str) -> tuple[str, int]:
         return cat.get_db(db).name, cat.get_table(db, table).table_id
 
 
-def check_normal(cat: Catalog, table) -> None:
-    job = rollup_job.running_job(cat, table.table_id)
-    if job is not None:
-        state = "SCHEMA_CHANGE" if job.kind == "SCHEMA_CHANGE" else "ROLLUP"
-        raise DdlError(f"Table[{table.name}]'s state({state}) is not NORMAL. Do not allow doing "
-                       f"ALTER ops")
+check_normal = rollup_job.check_normal
 
 
 def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollup_job.RollupJob]:

@@ -4,8 +4,9 @@ The life of a job:
  0. `create_pending` (the ALTER statement): the job is journaled in state WAITING_TXN with its
     analysed index (`rollup_job_pending`) and the statement returns. The job's thread then
     waits for the loads of the table in flight to publish or abort (catalog/load_gate.py: new
-    loads wait meanwhile), as Doris's job waits for the transactions begun before it, and
-    `activate` does step 1 for it.
+    loads wait meanwhile), as Doris's job waits for the transactions begun before its
+    watershed transaction, and `activate` does step 1 for it (for all the jobs of a schema
+    change statement at once: catalog/schema_change_job.py). A CANCEL meanwhile ends the wait.
  1. `create_jobs` (under the table's load lock, so no load is half-way): the new index is added
     to the table in state SHADOW with a tablet per bucket of every partition (placed like the
     base bucket's), and the partitions' visible versions are recorded as the job's *watershed*
@@ -18,7 +19,8 @@ The life of a job:
     Compaction leaves the table's tablets alone while a job runs (catalog/compaction.py), so
     the versions up to the watershed stay readable.
  3. One journal entry `rollup_job_finish` publishes every converted rowset and turns the index
-    NORMAL: queries see the complete rollup or none of it.
+    NORMAL: queries see the complete rollup or none of it (a schema change's last job swaps
+    the new indexes in, after the loads in flight: `_finish`).
 A crash before 3 leaves the job RUNNING in the journal: the converted files are unpublished
 orphans (removed at start-up) and `resume_jobs` runs the conversion again; the shadow tablets
 kept the loads that arrived meanwhile. `cancel` (CANCEL ALTER TABLE ROLLUP, a timeout, a
@@ -99,24 +101,47 @@ def running_job(cat: Catalog, table_id: int) -> RollupJob | None:
                  if j.table_id == table_id and j.state in ACTIVE), None)
 
 
+def check_normal(cat: Catalog, table: OlapTable) -> None:
+    """Doris's SchemaChangeHandler / MaterializedViewHandler: a table under an ALTER job
+    (WAITING_TXN or RUNNING) takes no other ALTER (a schema change's swap would also undo it:
+    it installs the schema the job was analysed with)."""
+    job = running_job(cat, table.table_id)
+    if job is not None:
+        state = "SCHEMA_CHANGE" if job.kind == "SCHEMA_CHANGE" else "ROLLUP"
+        raise DdlError(f"Table[{table.name}]'s state({state}) is not NORMAL. Do not allow doing "
+                       f"ALTER ops")
+
+
 # -- waiting for the loads in flight -----------------------------------------------------------
 def create_pending(cat: Catalog, db: str, table: OlapTable, index: MaterializedIndexMeta,
-                   base_index_id: int, timeout_s: int = DEFAULT_TIMEOUT_S) -> RollupJob:
-    """Journal a WAITING_TXN job that will add `index` (analysed; its id allocated); the
-    caller holds cat.lock. `start` runs it."""
+                   base_index_id: int, timeout_s: int = DEFAULT_TIMEOUT_S, kind: str = "ROLLUP",
+                   new_schema: dict | None = None, group: int = 0,
+                   txn_id: int | None = None) -> RollupJob:
+    """Journal a WAITING_TXN job that will add `index` (analysed; its id allocated; for a
+    schema change the shadow index rebuilding `base_index_id`); the caller holds cat.lock.
+    `start` runs it. The jobs of one schema change share their group and watershed `txn_id`."""
     job = RollupJob(cat._alloc_id(), db, table.table_id, table.name, base_index_id,
                     table.indexes[base_index_id].name, index.index_id, index.name,
-                    cat.begin_txn(), cat.clock(), timeout_s, index.is_mv, state=WAITING_TXN,
-                    pending_index=index.to_dict())
+                    cat.begin_txn() if txn_id is None else txn_id, cat.clock(), timeout_s,
+                    index.is_mv, state=WAITING_TXN, kind=kind, new_schema=new_schema,
+                    group=group, pending_index=index.to_dict())
     cat._log("rollup_job_pending", {"db": db, "table": table.name, "job": job.to_dict(),
                                     "next_id": cat.next_id})
     return cat.alter_jobs[job.job_id]
 
 
+def _siblings(cat: Catalog, job: RollupJob) -> list[RollupJob]:
+    """The job and the other jobs of its schema change statement (its group)."""
+    if not job.group:
+        return [job]
+    return [j for j in cat.alter_jobs.values() if j.group == job.group]
+
+
 def activate(cat: Catalog, job_id: int) -> bool:
     """WAITING_TXN -> RUNNING: once the table's loads in flight are done (new ones wait at the
-    gate meanwhile), the shadow index and its watershed are journaled (`create_jobs`). False
-    when the job was cancelled meanwhile or its table is gone (then it is cancelled)."""
+    gate meanwhile), the shadow index and its watershed are journaled (`create_jobs`), for
+    every job of the group at once. False when the job was cancelled meanwhile or its table
+    is gone (then it is cancelled)."""
     from catalog.load import table_lock
     from catalog.load_gate import load_gate
 
@@ -125,20 +150,26 @@ def activate(cat: Catalog, job_id: int) -> bool:
         if job is None or job.state != WAITING_TXN:
             return job is not None and job.state == RUNNING
         table_id = job.table_id
-    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
+
+    def given_up() -> bool:  # cancelled while waiting: let the loads in again at once
+        return job.state != WAITING_TXN
+
+    with load_gate(table_id).exclusive(give_up=given_up), table_lock(table_id), cat.lock:
         job = cat.alter_jobs[job_id]
         if job.state != WAITING_TXN:
-            return False
+            return job.state == RUNNING  # a job of its group activated it
         try:
             _, table = cat.find_table_by_id(job.table_id)
         except DdlError:
             table = None
-        if table is None or job.base_index_id not in table.indexes:
+        waiting = [j for j in _siblings(cat, job) if j.state == WAITING_TXN]
+        if table is None or any(j.base_index_id not in table.indexes for j in waiting):
             cat._log("rollup_job_cancel", {"job_id": job_id, "time": cat.clock(),
                                            "msg": "table or base index was dropped"})
             return False
-        index = MaterializedIndexMeta.from_dict(job.pending_index)
-        create_jobs(cat, job.db, table, [index], job.base_index_id, job.timeout_s, job=job)
+        for j in waiting:
+            index = MaterializedIndexMeta.from_dict(j.pending_index)
+            create_jobs(cat, j.db, table, [index], j.base_index_id, j.timeout_s, job=j)
     return True
 
 
@@ -227,9 +258,26 @@ def _convert(cat: Catalog, job_id: int) -> None:
                     rowsets.append({"partition": pid, "tablet": rollup_tid,
                                     "meta": meta.to_dict(), "version": version})
             job.done_tablets += 1
-    with cat.lock:
+    _finish(cat, job, rowsets)
+
+
+def _finish(cat: Catalog, job: RollupJob, rowsets: list[dict]) -> None:
+    """Journal `rollup_job_finish`. A schema change's swap drops the old indexes, so it waits
+    at the load gate for the loads in flight (they write old and new indexes: refused at their
+    publish once the old ones are gone) as it does in WAITING_TXN."""
+    from catalog.load import table_lock
+    from catalog.load_gate import load_gate
+
+    if job.kind != "SCHEMA_CHANGE":
+        with cat.lock:
+            if job.state == RUNNING:
+                cat._log("rollup_job_finish", {"job_id": job.job_id, "time": cat.clock(),
+                                               "rowsets": rowsets})
+        return
+    with load_gate(job.table_id).exclusive(give_up=lambda: job.state != RUNNING), \
+            table_lock(job.table_id), cat.lock:
         if job.state == RUNNING:
-            cat._log("rollup_job_finish", {"job_id": job_id, "time": cat.clock(),
+            cat._log("rollup_job_finish", {"job_id": job.job_id, "time": cat.clock(),
                                            "rowsets": rowsets})
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from catalog.errors import DdlError
+from catalog.create_table import ARRAY_KEY_ERROR, JSON_DEFAULT_ERROR, json_key_error
 from catalog.index_journal import update_tablet_schemas
 from catalog.model import AGG_KEYS, UNIQUE_KEYS, Column, OlapTable, TableIndex
 from catalog.statements import (AddColumnClause, ColumnDef, ColumnPosition, DropColumnClause,
@@ -163,6 +164,16 @@ def _new_column(plan: _Plan, cdef: ColumnDef) -> Column:
             raise DdlError(f"Can not assign aggregation method on column in Duplicate data "
                            f"model table: {name}")
         agg = None
+    if cdef.type.is_array and is_key:  # ColumnDef.checkKeyColumnType
+        raise DdlError(ARRAY_KEY_ERROR)
+    if cdef.type.is_json and is_key:
+        raise DdlError(json_key_error(name))
+    if cdef.type.is_json and cdef.default is not None:
+        raise DdlError(JSON_DEFAULT_ERROR)
+    if (cdef.type.is_array or cdef.type.is_json) and \
+            agg not in (None, "REPLACE", "REPLACE_IF_NOT_NULL"):
+        raise DdlError(f"Aggregate type {agg} is not compatible with primitive type "
+                       f"{cdef.type.desc_sql()}")
     if cdef.type.kind == "HLL" and keys_type != AGG_KEYS:
         raise DdlError(f"HLL type column can only be in Aggregation data model table: {name}")
     if agg == "BITMAP_UNION" and keys_type != AGG_KEYS:
@@ -482,11 +493,20 @@ def alter_columns(cat: Catalog, db: str | None, stmt: SchemaChangeStmt) -> None:
     from catalog.load_gate import load_gate
 
     db_name, table_id = rollup_ddl.resolve(cat, stmt.db or db, stmt.table)
-    jobs = []
-    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
+    with cat.lock:  # a heavy change is a job: journaled WAITING_TXN, the statement returns
         table = cat.get_table(db_name, stmt.table)
         rollup_ddl.check_normal(cat, table)
         plan = analyze(table, stmt)
+        jobs = schema_change_job.create_job(cat, db_name, table, plan, stmt.properties) \
+            if plan.heavy else []
+    if jobs:
+        schema_change_job.start(cat, jobs)
+        return
+    # a light change swaps the tablets' schema: loads in flight finish first
+    with load_gate(table_id).exclusive(), table_lock(table_id), cat.lock:
+        table = cat.get_table(db_name, stmt.table)
+        rollup_ddl.check_normal(cat, table)
+        plan = analyze(table, stmt)  # again: the table may have changed meanwhile
         if plan.heavy:
             jobs = schema_change_job.create_job(cat, db_name, table, plan, stmt.properties)
         else:

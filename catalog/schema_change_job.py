@@ -3,13 +3,18 @@
 A change that alters how rows are stored (a key column added or dropped, a column's type
 changed, columns reordered) rewrites the base index into new tablets:
 
- 1. `create_job` (under the table's load lock): a SHADOW index `__doris_shadow_<table>` with the
-    new column definitions (`MaterializedIndexMeta.schema`) and a tablet per bucket of every
-    partition, journaled with the partitions' visible versions as the watershed
-    (`rollup_job_create`, kind SCHEMA_CHANGE, the table's new schema in the job). Loads from
-    then on write the shadow index too, their rows converted (catalog/index_rows.py: columns
-    cast to the new types, new columns filled with their DEFAULT); queries keep reading the
-    old index.
+ 0. `create_job` (the ALTER statement, under the catalog lock only): one job per changed index
+    is journaled WAITING_TXN (`rollup_job_pending`, kind SCHEMA_CHANGE, the table's new schema
+    and the analysed shadow index in the job, one watershed transaction for the statement) and
+    the statement returns at once, as Doris's SchemaChangeJobV2. SHOW ALTER TABLE COLUMN shows
+    the jobs WAITING_TXN while loads begun before are in flight.
+ 1. The jobs' thread (catalog/rollup_job.py:activate), once those loads published or aborted:
+    a SHADOW index `__doris_shadow_<table>` with the new column definitions
+    (`MaterializedIndexMeta.schema`) and a tablet per bucket of every partition, journaled
+    with the partitions' visible versions as the watershed (`rollup_job_create`, RUNNING),
+    for every job of the statement under one hold of the load gate. Loads from then on write
+    the shadow index too, their rows converted (catalog/index_rows.py: columns cast to the new
+    types, new columns filled with their DEFAULT); queries keep reading the old index.
  2. The job's thread (catalog/rollup_job.py:run_job) reads each old tablet at the watershed,
     converts its rows the same way and writes them into the shadow tablet.
  3. `rollup_job_finish` publishes them and `swap` makes the shadow index the base: the table
@@ -17,8 +22,9 @@ changed, columns reordered) rewrites the base index into new tablets:
     A rollup whose columns change is rebuilt the same way, by a job of its own; the jobs of
     one statement form a group (`RollupJob.group`) and the swap waits for the last of them.
 
-CANCEL ALTER TABLE COLUMN, a timeout or a failure drop the shadow indexes of the whole group
-(`rollup_job_cancel`); a restart resumes RUNNING jobs. Refused: changes of a materialized
+CANCEL ALTER TABLE COLUMN (WAITING_TXN or RUNNING), a timeout or a failure drop the shadow
+indexes of the whole group (`rollup_job_cancel`); a restart resumes WAITING_TXN and RUNNING
+jobs (the old schema stays readable until the swap). Refused: changes of a materialized
 view's computed columns, and tables with temporary partitions (as Doris).
 """
 
@@ -47,18 +53,20 @@ SHOW_COLUMNS = ["JobId", "TableName", "CreateTime", "FinishTime", "IndexName", "
 
 def create_job(cat: Catalog, db: str, table: OlapTable, plan: _Plan,
                properties: dict[str, str]) -> list[rollup_job.RollupJob]:
-    """Journal one job per changed index (base and rollups, one group); the caller holds the
-    table's load lock and cat.lock."""
+    """Journal one WAITING_TXN job per changed index (base and rollups, one group, one
+    watershed transaction); the caller holds cat.lock. Every shadow index is analysed first,
+    so a refused change journals nothing."""
     from catalog.rollup_ddl import _timeout
 
     if table.temp_partitions:
         raise DdlError("Can not alter table when there are temp partitions in table")
-    timeout, group, jobs = _timeout(cat, properties), cat._alloc_id(), []
-    for origin_id in sorted(plan.changed_indexes, key=lambda i: i != table.base_index_id):
-        index = _shadow_index(cat, table, plan, table.indexes[origin_id])
-        jobs += rollup_job.create_jobs(cat, db, table, [index], origin_id, timeout, kind=KIND,
-                                       new_schema=plan.schema(), group=group)
-    return jobs
+    timeout = _timeout(cat, properties)
+    origins = sorted(plan.changed_indexes, key=lambda i: i != table.base_index_id)
+    shadows = [(_shadow_index(cat, table, plan, table.indexes[i]), i) for i in origins]
+    group, txn_id, schema = cat._alloc_id(), cat.begin_txn(), plan.schema()
+    return [rollup_job.create_pending(cat, db, table, index, origin_id, timeout, kind=KIND,
+                                      new_schema=schema, group=group, txn_id=txn_id)
+            for index, origin_id in shadows]
 
 
 def _shadow_index(cat: Catalog, table: OlapTable, plan: _Plan,

@@ -25,6 +25,7 @@ from catalog.index_rules import (BF_COLUMNS, BF_FPP, analyze_bloom_filter, check
 from catalog.load import table_lock
 from catalog.load_gate import load_gate
 from catalog.partition_ddl import db_of, locked_table
+from catalog.rollup_job import check_normal
 from catalog.model import OlapTable, TableIndex
 from catalog.statements import IndexDef
 
@@ -36,10 +37,12 @@ def add_index(cat: Catalog, db_name: str | None, table_name: str, d: IndexDef,
               if_not_exists: bool = False) -> None:
     with cat.lock:
         db = cat.get_db(db_name).name
+        check_normal(cat, cat.get_table(db, table_name))  # before waiting for loads
         table_id = cat.get_table(db, table_name).table_id
     with load_gate(table_id).exclusive(), table_lock(table_id):
         with cat.lock:
             table = cat.get_table(db, table_name)
+            check_normal(cat, table)
             if if_not_exists and any(i.name.lower() == d.name.lower()
                                      for i in table.table_indexes):
                 return
@@ -58,10 +61,12 @@ def drop_index(cat: Catalog, db_name: str | None, table_name: str, name: str,
                if_exists: bool = False) -> None:
     with cat.lock:
         db = cat.get_db(db_name).name
+        check_normal(cat, cat.get_table(db, table_name))  # before waiting for loads
         table_id = cat.get_table(db, table_name).table_id
     with load_gate(table_id).exclusive(), table_lock(table_id):
         with cat.lock:
             table = cat.get_table(db, table_name)
+            check_normal(cat, table)
             index = next((i for i in table.table_indexes if i.name.lower() == name.lower()), None)
             if index is None:
                 if if_exists:
@@ -91,6 +96,7 @@ def set_bloom_filter_properties(cat: Catalog, db_name: str | None, table_name: s
     An empty column list removes the bloom filters.
     """
     with locked_table(cat, db_name, table_name) as table:
+        check_normal(cat, table)
         merged = {k: v for k, v in table.properties.items() if k in (BF_COLUMNS, BF_FPP)}
         merged.update(given)
         analyze_bloom_filter(merged, table.columns, table.keys_type)

@@ -30,11 +30,11 @@ scheduler stopped.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from catalog import backend as be
 from catalog.colocation import ColocateGroup
+from catalog.daemon import Daemon
 
 if TYPE_CHECKING:
     from catalog.catalog import Catalog
@@ -86,13 +86,14 @@ def _balance_once(seq: list[list[int]], available: list[int], c: dict[int, int])
     return False
 
 
-class TabletScheduler:
+class TabletScheduler(Daemon):
+    NAME = "tablet-scheduler"
+
     def __init__(self, catalog: Catalog, config: ConfigGetter | None = None, batch: int = 10):
+        super().__init__()
         self.catalog = catalog
         self.config = config or (lambda name: False)
         self.batch = batch
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     # -- one round -------------------------------------------------------------------------------
     def step(self) -> bool:
@@ -168,25 +169,3 @@ class TabletScheduler:
             return False
         cat._log("move_replicas", {"moves": moves})
         return True
-
-    # -- background thread -------------------------------------------------------------------------
-    def start(self, interval_s: float) -> None:
-        if self._thread is not None:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, args=(interval_s,),
-                                        name="tablet-scheduler", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
-
-    def _run(self, interval_s: float) -> None:
-        while not self._stop.wait(interval_s):
-            try:
-                self.step()
-            except Exception:  # a daemon's boundary: log and keep scheduling (as Doris's daemons)
-                log.exception("tablet scheduler step failed")

@@ -24,6 +24,7 @@ from executor.operators.scan import run_scan
 from executor.operators.set_op import run_set_op
 from executor.operators.sort import run_sort
 from executor.operators.window import run_window
+from executor.operators.table_function import run_table_function
 from planner import logical as L
 from storage.process_memory import over_limit
 
@@ -135,6 +136,7 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.Rename: _rename,
     L.Window: lambda n, env: run_window(execute(n.input, env), n.calls),
     L.Extend: lambda n, env: _extend(execute(n.input, env), n, env),
+    L.TableFunction: lambda n, env: run_table_function(execute(n.input, env), n, env.eval_ctx),
     L.ScalarSubquery: _scalar_subquery,
     L.SetOp: lambda n, env: run_set_op(execute(n.left, env), execute(n.right, env), n.kind, n.distinct),
 }

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from executor.env import ExecEnv
 from executor.operators.filter import run_filter
+from executor.operators.table_function import run_table_function
 from executor.operators.project import run_project
 from executor.operators.scan import read_unit, scan_schema, scan_units
 from executor.run import check_memory, execute, execute_in_memory
@@ -121,6 +122,8 @@ _STREAMERS: dict[type, Callable[[object, ExecEnv], Iterator[pa.Table]]] = {
     L.Rename: lambda n, env: (pa.Table.from_arrays([b.column(x) for x in n.names], names=n.aliases)
                               for b in stream(n.input, env)),
     L.Extend: _extend,
+    L.TableFunction: lambda n, env: (run_table_function(b, n, env.eval_ctx)
+                                     for b in stream(n.input, env)),
     L.Limit: _limit,
 }
 

@@ -46,6 +46,7 @@ from storage.types import from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
 from planner.split_aggregation import split_aggregation
 from planner.subquery_columns import subqueries_as_columns
+from planner.lateral_view import bind_lateral_views
 from planner.table_functions import table_function
 from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
@@ -115,6 +116,12 @@ def _bind_select_body(select: exp.Select, ctx: BindContext,
                       force: bool = False) -> tuple[object, list[L.ResultColumnInfo]]:
     select = subqueries_out_of_on(subqueries_as_columns(select))
     plan, scope, null_supplied = _bind_from(select, ctx)
+    if select.args.get("laterals"):  # LATERAL VIEW: over the joined FROM, before WHERE
+        if isinstance(plan, _Flat):
+            bare = select.copy()
+            bare.set("where", None)
+            plan = _reorder_where(bare, plan, scope, ctx)
+        plan = bind_lateral_views(select, plan, scope, ctx.names)
     select, joins, after_aggregate = plan_scalar_subqueries(select, scope, ctx, force)
     plan = _join_subqueries(plan, joins)
     # A subquery's relation is never filtered below its join: a filter under a ScalarSubquery
@@ -589,8 +596,8 @@ def _capture_snapshots(scan: L.OlapScan, ctx: BindContext) -> None:
             rollups = {i: engine.get_tablet(p.tablets_by_index[i][t.bucket]).capture(version)
                        for i in rollup_ids if i in p.tablets_by_index} or None
             ctx.snapshots += (rollups or {}).values()
-            captured.append(replace(t, version=version, snapshot=snapshot,
-                                    rollup_snapshots=rollups))
+            captured.append(L.ScanTablet(t.tablet_id, version, t.partition_id, t.backend_id,
+                                         t.bucket, snapshot, rollups))
         scan.tablets = captured
 
 

@@ -14,10 +14,18 @@ window detection treat them as aggregates; `agg_call` gives their `AggCall`.
                                           `DorisPercentile`: the p-quantile
                                           (executor/operators/aggregate_lists.py)
     count_if(c)                           COUNT(IF(c, 1, NULL))
-    covar_pop(x, y), covar_samp(x, y), corr(x, y)
+    covar_pop(x, y), covar_samp(x, y), corr(x, y), covar(x, y) (= covar_pop)
                                           arithmetic over COUNT and SUMs of the pairs where
                                           both are non-NULL, in DOUBLE
+    avg_weighted(x, w)                    SUM(x * w) / SUM(w) over the rows where neither is
+                                          NULL, in DOUBLE
+    bitmap_agg(x)                         bitmap_union(to_bitmap(x)): a BITMAP of the values
+    window_funnel(w, mode, ts, c1, ...)   planner/window_funnel.py
+    sequence_match / sequence_count       planner/sequence_match.py
+    retention(c1, ..., cn)                array(MAX(c1) = 1, MAX(c1) = 1 AND MAX(c2) = 1, ...)
+                                          over IF(ck, 1, 0): ARRAY<BOOLEAN>
     max_by(k, v), min_by(k, v)            sqlglot's ArgMax / ArgMin (aggregation.py)
+    collect_list, array_agg, collect_set, topn, histogram, ...  planner/collect_aggregates.py
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog.errors import AnalysisError
+from planner import collect_aggregates
 from planner import logical as L
 from planner.naming import output_name
 
@@ -122,6 +131,9 @@ def lift(tree: exp.Expression) -> exp.Expression:
 
 def _rewrite(node: exp.Expression) -> exp.Expression:
     """One call rewritten (see the module docstring), or the node itself."""
+    collected = collect_aggregates.rewrite(node)  # collect_list, topn, histogram, ...
+    if collected is not node:
+        return collected
     name = str(node.this).lower() if isinstance(node, exp.Anonymous) else ""
     if name in NAMES and len(node.expressions) == 1:
         return DorisAgg(this=node.expressions[0], name_=name)
@@ -141,7 +153,48 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                                      false=exp.Null()))
     if isinstance(node, (exp.CovarPop, exp.CovarSamp, exp.Corr)):
         return _covariance(node)
+    if name == "covar" and len(node.expressions) == 2:
+        return _covariance(exp.CovarPop(this=node.expressions[0],
+                                        expression=node.expressions[1]))
+    if name == "avg_weighted" and len(node.expressions) == 2:
+        return _avg_weighted(*node.expressions)
+    if name in ("sequence_match", "sequence_count"):
+        from planner.sequence_match import lift_sequence_match
+        return lift_sequence_match(node, name)
+    if name == "retention":
+        return _retention(node.expressions)
+    if name == "window_funnel":
+        from planner.window_funnel import lift_window_funnel
+        return lift_window_funnel(node)
+    if name == "bitmap_agg" and len(node.expressions) == 1:
+        return DorisAgg(this=exp.Anonymous(this="to_bitmap", expressions=[node.expressions[0]]),
+                        name_="bitmap_union")
     return node
+
+
+def _retention(conds: list[exp.Expression]) -> exp.Expression:
+    """retention(c1, ..., cn): [c1 held on some row, c1 and c2 each held on some row, ...,
+    c1 and cn ...] as ARRAY<BOOLEAN> (Doris's Retention), from one MAX per condition."""
+    if not 1 <= len(conds) <= 32:
+        raise AnalysisError("The parameter length of retention function must be between 1 and "
+                            "32.")
+    held = [exp.EQ(this=exp.Coalesce(this=exp.Max(this=exp.If(
+                this=c.copy(), true=exp.Literal.number(1), false=exp.Literal.number(0))),
+                expressions=[exp.Literal.number(0)]), expression=exp.Literal.number(1))
+            for c in conds]
+    items = [held[0]] + [exp.And(this=held[0].copy(), expression=h) for h in held[1:]]
+    return exp.Anonymous(this="array", expressions=items)
+
+
+def _avg_weighted(x: exp.Expression, w: exp.Expression) -> exp.Expression:
+    """SUM(x * w) / SUM(w) over the rows where both are non-NULL (Doris's AvgWeighted skips a
+    row with a NULL argument), in DOUBLE."""
+    both = exp.And(this=exp.Not(this=exp.Is(this=x.copy(), expression=exp.Null())),
+                   expression=exp.Not(this=exp.Is(this=w.copy(), expression=exp.Null())))
+    weighted = exp.If(this=both.copy(), true=exp.Mul(this=_double(x), expression=_double(w)),
+                      false=exp.Null())
+    weights = exp.If(this=both, true=_double(w), false=exp.Null())
+    return exp.Div(this=exp.Sum(this=weighted), expression=exp.Sum(this=weights))
 
 
 def _inner(arg: exp.Expression, fn: str) -> exp.Expression | None:

@@ -201,6 +201,17 @@ class _Builder:
             child.side.dist_columns = [renamed[d] for d in child.side.dist_columns if d in renamed]
         return child
 
+    def _TableFunction(self, n: L.TableFunction) -> _Open:
+        child = self.visit(n.input)
+        for name in n.names:
+            self.display[name] = f"`{name.split('.', 1)[-1].split('#')[0]}`"
+        tuple_id = self.new_tuple()
+        call = f"{n.display.split('(', 1)[0]}({', '.join(self.text(a) for a in n.args)})"
+        node = self.node("TABLE FUNCTION NODE", [f"table function: {call} ",
+                                                 f"lateral view tuple id: {tuple_id} "],
+                         [child.node], tuples=child.node.tuple_ids + [tuple_id])
+        return _Open(node, child.partition, child.instances, child.side)
+
     def _Extend(self, n: L.Extend) -> _Open:
         return self._Project(L.Project(n.input, n.exprs, n.names), extend=True)
 
@@ -335,6 +346,8 @@ class _Builder:
         if c.func == "grouping_id":
             return f"grouping_id({', '.join(self.name(a) for a in c.args)})"
         args = ", ".join(self.name(a) for a in c.args) if c.args else self.name(c.arg)
+        if c.func in ("window_funnel", "sequence_match", "sequence_count"):
+            return c.param[-1]  # the call as written (its inputs are internal columns)
         if c.param is not None:
             args += f", {c.param:g}"
         func = {"mean": "avg", "count_distinct": "count", "count_distinct_multi": "count",

@@ -95,6 +95,20 @@ class Extend:
 
 
 @dataclass
+class TableFunction:
+    """LATERAL VIEW fn(args) alias AS names: each input row repeated once per row the table
+    function yields for it (none: the row is dropped, or kept once with NULLs when `outer`),
+    with the function's columns `names` appended (executor/operators/table_function.py)."""
+
+    input: object
+    function: str                # explode, explode_split, explode_numbers, posexplode
+    args: list[exp.Expression]
+    names: list[str]             # internal output names
+    outer: bool = False
+    display: str = ""            # the call as written, for EXPLAIN
+
+
+@dataclass
 class Window:
     """Window functions (planner.window.WindowCall) added as columns to `input`."""
 
@@ -112,7 +126,7 @@ class AggCall:
     separator: str = ","         # group_concat
     distinct: bool = False       # group_concat(DISTINCT ...)
     order: list = field(default_factory=list)      # group_concat(... ORDER BY ...): SortKeys
-    param: float | None = None   # percentile's level
+    param: object = None         # percentile's level; window_funnel's (window, mode, levels)
 
 
 @dataclass

@@ -75,6 +75,11 @@ class _Pruner:
     def _Project(self, node: L.Project, need) -> None:
         self.visit(node.input, set().union(*map(_refs, node.exprs)) if node.exprs else set())
 
+    def _TableFunction(self, node: L.TableFunction, need) -> None:
+        added = set(node.names)
+        self.visit(node.input, None if need is None else
+                   (need - added) | set().union(*map(_refs, node.args)))
+
     def _Extend(self, node: L.Extend, need) -> None:
         added = set(node.names)
         self.visit(node.input, None if need is None else

@@ -4,10 +4,14 @@ Runs once a query is bound and its scans pruned to the columns it uses (`bind_qu
 scan, `_usage` reads what the plan does with the scan's columns: when the scan sits under an
 Aggregate through Filter / Project / inner-join nodes only (Doris: "if there is Join ... the
 type of Join needs to be Inner join"), which columns feed which aggregate function, which are
-grouping keys and which appear in predicates and join keys; otherwise every column is used as
-is. Under joins an aggregate must read only this scan's columns (MIN / MAX / COUNT DISTINCT of
-another relation excepted: they ignore repeated rows), else pre-aggregating it would change the
-joined row counts.
+grouping keys and which appear in predicates and join keys. SELECT DISTINCT is such an
+aggregate grouping by its select list (Doris plans it as one). Without an aggregate (Doris's
+SelectMaterializedIndexWithoutAggregate), a chain of Filter / Project nodes right above the
+scan says which columns leave it and which conjuncts filter it (a Filter on top: every column
+leaves); a scan with nothing of the kind above uses every column as is. Under joins an
+aggregate must read only this scan's columns (MIN / MAX / COUNT DISTINCT of another relation
+excepted: they ignore repeated rows), else pre-aggregating it would change the joined row
+counts.
 
     pre-aggregation   DUPLICATE tables: ON. AGGREGATE / UNIQUE tables: ON when every value
                       column is read only through its own aggregation (SUM over a SUM column,
@@ -29,9 +33,11 @@ joined row counts.
 
     WHERE views       a materialized view with a WHERE serves a query only when each of its
                       conjuncts is one of the query's WHERE conjuncts over this scan (same
-                      text over storage names; Doris's rule); those conjuncts are then
-                      dropped from the plan (the view's rows satisfy them) and with them the
-                      columns only they read.
+                      text over storage names; Doris's rule), with or without an aggregate;
+                      those conjuncts are then dropped from the plan (the view's rows satisfy
+                      them) and with them the columns only they read. Doris (since PR 33305)
+                      also prefers any WHERE view over other candidates before the prefix
+                      match; here the prefix match and row counts decide.
 
 The scan then reads the chosen index's tablets for the same partitions and buckets; EXPLAIN
 shows `TABLE: db.t(index)`, `PREAGGREGATION` and `rollup: index`. A COUNT(x) answered by a
@@ -106,6 +112,32 @@ def _visit(node: object, catalog: Catalog) -> object:
                 out = wrapped or out
             _splice_true_filters(node)
             return out
+    if isinstance(node, L.Distinct) and isinstance(node.input, L.Project):
+        # Doris plans SELECT DISTINCT as an aggregate grouping by the select list
+        # (SelectMaterializedIndexWithAggregate): an aggregating view may serve it
+        grouping = L.Aggregate(node.input, list(node.input.names), [])
+        tree = _inner_tree(node.input)
+        if tree is not None:
+            nodes, scans = tree
+            for scan in scans:
+                if not _base_only(scan, catalog):
+                    _select(scan, _usage(grouping, nodes, scan, len(scans) > 1), catalog,
+                            rewrite=False)
+            _splice_true_filters(node)
+            return node
+    if isinstance(node, (L.Filter, L.Project)):
+        chain = _scan_chain(node)
+        if chain is not None:  # Doris's SelectMaterializedIndexWithoutAggregate
+            nodes, scan = chain
+            if not _base_only(scan, catalog):
+                usage = _usage(None, nodes, scan, False)
+                if isinstance(node, L.Filter):  # every column of the scan leaves the chain
+                    usage.projected |= set(scan.columns)
+                _select(scan, usage, catalog, rewrite=False)
+                while isinstance(node, L.Filter) and node.condition == exp.true():
+                    node = node.input
+                _splice_true_filters(node)
+            return node
     if isinstance(node, L.OlapScan):
         if not _base_only(node, catalog):
             _select(node, _Usage(), catalog, rewrite=False)
@@ -139,6 +171,16 @@ def _base_only(scan: L.OlapScan, catalog: Catalog) -> bool:
     return True
 
 
+def _scan_chain(node: object) -> tuple[list, L.OlapScan] | None:
+    """The Filter / Project nodes of a chain ending in a scan, with the scan (no aggregate
+    above: the scan is read as it is)."""
+    nodes = []
+    while isinstance(node, (L.Filter, L.Project)):
+        nodes.append(node)
+        node = node.input
+    return (nodes, node) if isinstance(node, L.OlapScan) else None
+
+
 def _inner_tree(node: object) -> tuple[list, list[L.OlapScan]] | None:
     """The Filter / Project / inner-join nodes and the scans of a subtree made of nothing else
     (an aggregate over inner joins may pre-aggregate each scan: Doris's rule)."""
@@ -160,10 +202,12 @@ def _inner_tree(node: object) -> tuple[list, list[L.OlapScan]] | None:
     return nodes, scans
 
 
-def _usage(agg: L.Aggregate, nodes: list, scan: L.OlapScan, joined: bool) -> _Usage:
+def _usage(agg: L.Aggregate | None, nodes: list, scan: L.OlapScan, joined: bool) -> _Usage:
+    """How `agg` (None: no aggregate, the rows are read as they are) and the `nodes` between
+    it and the scan use the scan's columns."""
     to_col = dict(zip(scan.output, scan.columns))
     defs = {n: e for p in nodes if isinstance(p, L.Project) for e, n in zip(p.exprs, p.names)}
-    project = agg.input if isinstance(agg.input, L.Project) else None
+    project = agg.input if agg is not None and isinstance(agg.input, L.Project) else None
     u = _Usage(agg, project, joined)
 
     def resolve(e: exp.Expression, depth: int = 0) -> exp.Expression:
@@ -198,10 +242,10 @@ def _usage(agg: L.Aggregate, nodes: list, scan: L.OlapScan, joined: bool) -> _Us
         c = resolve(c)
         if cols(c):
             u.predicates.append((text(c), cols(c)))
-    for g in agg.group_names:
+    for g in agg.group_names if agg is not None else []:
         e = resolve(exp.column(g, quoted=True))
         u.groups.append((text(e), cols(e)))
-    for call in agg.calls:
+    for call in agg.calls if agg is not None else []:
         args = [a for a in ([call.arg] if call.arg else []) + list(call.args)]
         exprs = [resolve(exp.column(a, quoted=True)) for a in args]
         used = set().union(*(cols(e) for e in exprs)) if exprs else set()

@@ -28,6 +28,8 @@ class Config:
     disable_colocate_balance: bool = False
     disable_colocate_relocate: bool = False
     tablet_schedule_interval_ms: int = 1000
+    catalog_trash_expire_second: int = 86400
+    max_same_name_catalog_trash_num: int = 3
     storage_root_path: str = "storage"
     backend_num: int = 3
     data_page_size: int = 65536

@@ -23,11 +23,14 @@ from server.handlers.auth import AUTH_HANDLERS
 from server.privileges import check_statement
 from server.handlers.load import LOAD_HANDLERS
 from server.handlers.temp_partitions import HANDLERS as TEMP_PARTITION_HANDLERS
+from server.handlers.enable_feature import HANDLERS as ENABLE_FEATURE_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
 from server.handlers.rollup import ROLLUP_HANDLERS
 from server.handlers.schema_change import SCHEMA_CHANGE_HANDLERS
 from server.handlers import outfile
 from server.handlers.analyze import ANALYZE_HANDLERS
+from server.handlers.recycle_bin import HANDLERS as RECYCLE_BIN_HANDLERS
+from server.handlers.show_misc import HANDLERS as SHOW_MISC_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -95,6 +98,9 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **CLIENT_HANDLERS,  # SET TRANSACTION, catalogs (server/handlers/clients.py)
     **ROLLUP_HANDLERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, materialized views
     **SCHEMA_CHANGE_HANDLERS,  # ALTER TABLE ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY
+    **ENABLE_FEATURE_HANDLERS,  # ALTER TABLE ENABLE FEATURE (hidden columns)
+    **RECYCLE_BIN_HANDLERS,  # RECOVER ..., SHOW / DROP CATALOG RECYCLE BIN
+    **SHOW_MISC_HANDLERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
 }
 
 

@@ -17,7 +17,7 @@ and executor as the MySQL port:
                          (server/flight_sql_metadata.py)
 Results carry Doris's types as Arrow types (INT int32, BIGINT int64, DECIMAL(p,s)
 decimal128(p,s), DATE date32, DATETIME timestamp[us], strings utf8; LARGEINT as utf8, as Doris
-sends it). Errors reach the client as Flight errors with Doris's text.
+sends it; JSON as utf8, its text). Errors reach the client as Flight errors with Doris's text.
 """
 
 from __future__ import annotations
@@ -130,8 +130,8 @@ class _NoPayloadAuth(flight.ServerAuthHandler):
 def _arrow_schema(result: RowsResult, first: pa.Table | None) -> pa.Schema:
     fields = []
     for i, col in enumerate(result.columns):
-        if col.type is not None and col.type.kind == "LARGEINT":
-            t = pa.string()
+        if col.type is not None and col.type.kind in ("LARGEINT", "JSON"):
+            t = pa.string()  # JSON: its text, a plain string column for any client
         elif first is not None:
             t = first.schema.field(i).type
         else:

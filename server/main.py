@@ -31,6 +31,7 @@ from catalog.group_commit import GroupCommitManager
 from catalog import insert_overwrite
 from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
+from catalog.recycle_scheduler import RecycleBinDaemon
 from server import gc_tuning
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
@@ -83,6 +84,7 @@ class Services:
     metrics: QueryMetrics = field(default_factory=QueryMetrics)  # /metrics (server/metrics.py)
     stream_loads: StreamLoadRecords | None = None  # SHOW STREAM LOAD
     prepared_txns: PreparedTxns | None = None  # pre-committed two-phase Stream Loads
+    recycle_bin: RecycleBinDaemon | None = None  # erases what expires in the recycle bin
 
 
 PAGE_CACHE_SHARE = 20  # Doris's storage_page_cache_limit default: 20% of mem_limit
@@ -136,7 +138,8 @@ def open_services(cfg: Config) -> Services:
                         tablets, compaction=compaction, data_dir_lock=data_dir_lock,
                         group_commit=group_commit,
                         stream_loads=StreamLoadRecords(fe_config),
-                        prepared_txns=PreparedTxns(catalog))
+                        prepared_txns=PreparedTxns(catalog),
+                        recycle_bin=RecycleBinDaemon(catalog, fe_config.get))
     services.load_manager = LoadManager(
         catalog, cfg.data_dir, {"page_size": cfg.data_page_size,
                                 "short_key_interval": cfg.short_key_index_interval,
@@ -222,6 +225,7 @@ async def serve(cfg: Config, host: str) -> None:
     services.dynamic_scheduler.start()
     services.tablet_scheduler.start(cfg.tablet_schedule_interval_ms / 1000)
     services.compaction.start()
+    services.recycle_bin.start()
     resume_jobs(services.catalog)  # ADD ROLLUP jobs a restart interrupted
     insert_overwrite.drop_leftovers(services.catalog)  # INSERT OVERWRITEs a crash interrupted
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
@@ -236,6 +240,7 @@ async def serve(cfg: Config, host: str) -> None:
         await http.stop()
     services.dynamic_scheduler.shutdown()
     services.tablet_scheduler.stop()
+    services.recycle_bin.stop()
     services.compaction.stop()
     services.group_commit.stop()  # publishes the open groups
     services.load_manager.stop()

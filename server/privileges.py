@@ -17,7 +17,11 @@
     RENAME (ALTER TABLE t RENAME),
       ALTER VIEW                        ALTER on the table or view (+ SELECT on the view's query)
     SHOW LOAD / ALTER TABLE             any privilege on the database; CANCEL LOAD: LOAD
-    ADMIN ..., SET GLOBAL, SHOW PROC    ADMIN_PRIV (1227)
+    RECOVER DATABASE / TABLE / PARTITION ALTER or CREATE on the database / table
+    ADMIN ..., SET GLOBAL, SHOW PROC,
+      SHOW / DROP CATALOG RECYCLE BIN,
+      SHOW DATABASE | TABLE | PARTITION <id>  ADMIN_PRIV (1227)
+    SHOW EXPORT / ROUTINE LOAD          any privilege on the database
     ALTER SYSTEM                        NODE_PRIV (1227)
     KILL of another user's connection   ADMIN_PRIV (1095)
 
@@ -47,6 +51,7 @@ from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStm
 from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DropResourceStmt,
                                      LoadStmt, ShowLoadStmt, ShowStreamLoadStmt)
 from catalog.statements import SchemaChangeStmt
+from catalog.enable_feature import EnableFeatureStmt
 from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, AdminWaitAlterStmt,
                                 CancelAlterTableStmt, CreateMaterializedViewStmt, DropRollupStmt,
                                 ShowAlterTableStmt)
@@ -59,6 +64,10 @@ from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnSt
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
 from server.parser.outfile import OutfileStmt
+from server.parser.show_misc import ShowJobsStmt, ShowObjectByIdStmt, ShowTransactionStmt
+from server.parser.recycle_bin import (DropRecycleBinStmt, RecoverDatabaseStmt,
+                                       RecoverPartitionStmt, RecoverTableStmt,
+                                       ShowRecycleBinStmt)
 
 
 def check_statement(stmt: object, ctx: StatementContext) -> None:
@@ -233,6 +242,19 @@ def _command(stmt: exp.Command, ctx, access: Access) -> None:
         access.require_visible_db(ctx.db)
 
 
+def _recover_db(stmt: RecoverDatabaseStmt, ctx, access: Access) -> None:
+    """RecoverDbStmt: ALTER or CREATE (or ADMIN) on the database (1044)."""
+    access.require_db(stmt.name, "ALTER_CREATE")
+
+
+def _recover_table(stmt, ctx, access: Access) -> None:
+    """RecoverTableStmt / RecoverPartitionStmt: ALTER or CREATE on the table (1142,
+    "RECOVERY command denied ...")."""
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_tbl(db, stmt.table, "ALTER_CREATE", "RECOVERY")
+
+
 # -- administration ----------------------------------------------------------------------------
 def _admin(stmt, ctx, access: Access) -> None:
     access.require_global("ADMIN")
@@ -314,11 +336,15 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     # statements of the rollup, temporary partition, Spark Load and catalog work
     AddRollupStmt: _table_priv("ALTER"), DropRollupStmt: _table_priv("ALTER"),
     CancelAlterTableStmt: _table_priv("ALTER"), CreateMaterializedViewStmt: _create_mv,
-    SchemaChangeStmt: _table_priv("ALTER"),
+    SchemaChangeStmt: _table_priv("ALTER"), EnableFeatureStmt: _table_priv("ALTER"),
     AddTempPartitionStmt: _add_temp_partition, DropTempPartitionStmt: _table_priv("ALTER"),
     ReplacePartitionStmt: _table_priv("ALTER"), ReplaceTableStmt: _table_priv("ALTER"),
     LoadStmt: _load, CreateResourceStmt: _admin, DropResourceStmt: _admin,
     AdminCompactTableStmt: _admin, CreateCatalogStmt: _admin, DropCatalogStmt: _admin,
+    # the recycle bin
+    RecoverDatabaseStmt: _recover_db, RecoverTableStmt: _recover_table,
+    RecoverPartitionStmt: _recover_table, ShowRecycleBinStmt: _admin, DropRecycleBinStmt: _admin,
+    ShowObjectByIdStmt: _admin, ShowJobsStmt: _show_db, ShowTransactionStmt: _show_db,  # SHOW TABLE <id>; SHOW EXPORT, ...
 }
 
 # Statements with no check above, and why: each is either open to every account in Doris or
@@ -333,4 +359,5 @@ OPEN_OR_CHECKED_IN_HANDLER = frozenset({
     "DropRoleStmt", "GrantStmt", "ShowGrantsStmt", "ShowRolesStmt", "SetPropertyStmt",
     "ShowPropertyStmt",                                           # catalog/auth.py checks
     "ShowResourcesStmt",                                          # filtered by USAGE
+    "ShowLastInsertStmt",                                         # the session's own INSERT
 })

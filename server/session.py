@@ -59,6 +59,7 @@ class DorisSession(BaseSession):
         self.snapshots: list[list] = []
         self.user_variables: dict[str, object] = {}  # SET @x = ...; read as @x (lower-cased names)
         self.found_rows = 0                 # FOUND_ROWS(): rows of the last SELECT sent
+        self.last_insert: tuple | None = None  # SHOW LAST INSERT (server/handlers/insert.py)
         # key lookup templates whose privilege check passed: (catalog epoch, account) it held
         # for (server/short_circuit.py)
         self.short_circuit_checked: dict[tuple, tuple[int, int]] = {}

@@ -31,6 +31,7 @@ import pyarrow as pa
 from storage.arrays import contiguous
 from storage.schema import TabletSchema
 from storage.segment import SegmentOptions, write_segment
+from storage.types import json_storage
 
 DEFAULT_MAX_SEGMENT_SIZE = 256 * 1024 * 1024
 
@@ -123,11 +124,13 @@ def row_bytes(table: pa.Table) -> np.ndarray:
     """Uncompressed bytes each row occupies in data pages (int64 per row)."""
     sizes = np.zeros(table.num_rows, dtype=np.int64)
     for col in table.columns:
-        arr = contiguous(col)
+        arr = json_storage(contiguous(col))  # a JSON column: its texts
         if pa.types.is_string(arr.type):
             offsets = np.frombuffer(arr.buffers()[1], np.int32)
             offsets = offsets[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)
             sizes += np.diff(offsets) + 4
+        elif pa.types.is_list(arr.type):  # an ARRAY: its average bytes per row
+            sizes += max(1, arr.nbytes // max(len(arr), 1))
         else:
             sizes += max(1, arr.type.bit_width // 8)
     return sizes

@@ -63,6 +63,8 @@ def _keep_mask(snapshots: list[TabletSnapshot], segments: list[SegmentReader],
                survive: np.ndarray) -> np.ndarray | None:
     """The surviving segments' rows a merge-on-write delete bitmap keeps (each snapshot at its
     version), concatenated in unit order; None when no segment has deleted rows."""
+    if not any(snap.schema.merge_on_write for snap in snapshots):
+        return None
     keeps = []
     for snap in snapshots:
         view = snap.tablet.delete_bitmap.at(snap.version) if snap.schema.merge_on_write \
@@ -80,7 +82,7 @@ def _keep_mask(snapshots: list[TabletSnapshot], segments: list[SegmentReader],
 
 
 def snapshot_rows(snapshot: TabletSnapshot) -> int:
-    return sum(r.num_rows for r in snapshot.rowsets)
+    return snapshot.memo("rows", lambda snap: sum(r.num_rows for r in snap.rowsets))
 
 
 class _Unit:
@@ -126,12 +128,16 @@ _units: OrderedDict[tuple[int, ...], _Unit] = OrderedDict()
 _units_lock = threading.Lock()
 
 
+def _segments_of(snap: TabletSnapshot) -> list[SegmentReader]:
+    return [seg for r in snap.rowsets if r.num_rows for seg in snap.tablet._segments(r)]
+
+
 def _unit_of(snapshots: list[TabletSnapshot]) -> tuple[_Unit, list[int]]:
     """The unit of `snapshots` (cached by its segments' reader tokens: segment files are
     immutable and a token is never reused) and each snapshot's segment count."""
     segments, counts = [], []
     for snap in snapshots:
-        segs = [seg for r in snap.rowsets if r.num_rows for seg in snap.tablet._segments(r)]
+        segs = snap.memo("segments", _segments_of)
         segments.extend(segs)
         counts.append(len(segs))
     owners = tuple(s.owner for s in segments)

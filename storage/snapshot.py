@@ -12,7 +12,7 @@ them, and a retired (stale) rowset's files stay until no query holds it.
     TabletSnapshot.release() drops the references (idempotent); a stale rowset nobody holds
                              loses its files at once. A snapshot that is garbage-collected
                              without release() (a client gone mid-query, a plan dropped on an
-                             error) is released by its finalizer.
+                             error) is released by its `__del__` when collected.
 
 `version_path(live, stale, version)` is the pure part: among rowsets whose end_version <=
 version, choose in version order the widest rowset at each start (compaction outputs nest, so
@@ -21,7 +21,7 @@ the chosen ones never overlap and cover every version the tablet has up to `vers
 
 from __future__ import annotations
 
-import weakref
+import threading
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -60,6 +60,9 @@ def version_path(live: list[RowsetMeta], stale: list[RowsetMeta],
     return path
 
 
+_RELEASE_LOCK = threading.Lock()  # short: guards the released flag of every snapshot
+
+
 class TabletSnapshot:
     """One tablet's rowsets at one version, referenced in the tablet's reader registry."""
 
@@ -67,25 +70,42 @@ class TabletSnapshot:
                  schema: TabletSchema, key: int):
         self.tablet, self.version, self.rowsets, self.schema = tablet, version, rowsets, schema
         self._key = key
-        # Collected unreleased: `_dropped` (lock-free); released by the reader: `_release`.
-        self._finalizer = weakref.finalize(self, tablet._dropped, key)
+        self._released = False
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, merge: bool = True) -> pa.Table:
         from storage.tablet_reader import read_rowsets  # tablet_reader imports the tablet
-        if not self._finalizer.alive:
+        if self._released:
             raise StorageError(f"Snapshot of tablet {self.tablet.tablet_id} at version "
                                f"{self.version} was released")
         return read_rowsets(self.tablet, self.schema, list(self.rowsets), columns, predicates,
                             stats, self.version, merge)
 
     def release(self) -> None:
-        if self._finalizer.detach() is not None:
-            self.tablet._release(self._key)
+        with _RELEASE_LOCK:  # once, even when two threads release the same snapshot
+            if self._released:
+                return
+            self._released = True
+        self.tablet._release(self._key)
+
+    def __del__(self) -> None:
+        # Collected unreleased (the reader failed to release it): `_dropped` never waits for
+        # a lock. (A finalizer per snapshot cost more than the capture itself; a snapshot is
+        # in no reference cycle, so CPython runs this as soon as the last reference goes.)
+        if not self._released:
+            self._released = True
+            self.tablet._dropped(self._key)
 
     @property
     def released(self) -> bool:
-        return not self._finalizer.alive
+        return self._released
+
+    def memo(self, key: str, compute):
+        """`compute(self)` for this snapshot's rowsets, kept on the tablet for as long as its
+        published rowsets stay that list (a capture of the latest version shares one tuple
+        object): the per-tablet facts a scan asks on every query (is it a plain concatenation,
+        which segments) are worked out once per change of the tablet, not once per query."""
+        return self.tablet.snapshot_memo(self.rowsets, self.schema, key, lambda: compute(self))
 
     def __enter__(self) -> TabletSnapshot:
         return self

@@ -1,6 +1,6 @@
 """The stale-rowset sweeper: releases snapshots dropped without `release()`.
 
-A TabletSnapshot that is garbage-collected releases its rowsets from a weakref finalizer, and a
+A TabletSnapshot that is garbage-collected releases its rowsets from its `__del__`, and a
 finalizer runs wherever the collector happens to run: inside any allocation, on any thread,
 possibly while that very thread holds the tablet's lock (a `capture` allocating under the lock
 once deadlocked the server this way). So the finalizer does nothing that waits: it queues the

@@ -71,6 +71,9 @@ from storage.column_mapping import delete_conjunctions, needs_mapping, read_mapp
 from storage.tablet_reader import rows_only
 
 
+_MISSING = object()
+
+
 @dataclass
 class TabletOptions:
     segment: SegmentOptions
@@ -99,6 +102,9 @@ class Tablet:
         self._readers: dict[int, list[SegmentReader]] = {}
         self._load_slices: dict[int, str] = {}  # rowset id -> load file it reads
         self._ids: tuple[list, set[int]] = (self._published, set())  # ids of that list
+        # (that list, it as a tuple, its rowset ids): what a capture of the latest version takes
+        self._whole_snapshot: tuple = (None, (), ())
+        self._memo: tuple = (None, None, {})  # (rowsets tuple, schema, {key: fact})
         self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
         self.compaction = CompactionState()  # cumulative point, last success/failure times
         self.scans = 0  # snapshots taken: the producer's scan frequency
@@ -492,23 +498,46 @@ class Tablet:
     def capture(self, version: int) -> TabletSnapshot:
         """The rowsets of `version`, held until the snapshot is released."""
         with self._lock:
-            rowsets = tuple(version_path(self._published, list(self._stale.values()), version))
+            live = self._published
+            if live and live[-1].end_version <= version:  # the common case: all published
+                cached = self._whole_snapshot
+                if cached[0] is not live:  # the list is replaced on change, never mutated
+                    cached = self._whole_snapshot = (
+                        live, tuple(live), tuple([r.rowset_id for r in live]))
+                rowsets, ids = cached[1], cached[2]
+            else:
+                rowsets = tuple(version_path(live, list(self._stale.values()), version))
+                ids = tuple([r.rowset_id for r in rowsets])
             key = next(self._snapshot_keys)
-            self._snapshots[key] = tuple(r.rowset_id for r in rowsets)
+            self._snapshots[key] = ids
             schema = self.schema
             self.scans += 1
         return TabletSnapshot(self, version, rowsets, schema, key)
+
+    def snapshot_memo(self, rowsets: tuple, schema, key: str, compute):
+        """A fact about `rowsets` read under `schema` (TabletSnapshot.memo), cached while they
+        are the very tuple the latest capture shares; computed afresh otherwise."""
+        memo = self._memo
+        if memo[0] is not rowsets or memo[1] is not schema:
+            if rowsets is not self._whole_snapshot[1]:
+                return compute()
+            memo = self._memo = (rowsets, schema, {})
+        found = memo[2].get(key, _MISSING)
+        if found is _MISSING:
+            found = memo[2][key] = compute()
+        return found
 
     def _release(self, key: int) -> None:
         """A snapshot released by its reader (`TabletSnapshot.release`)."""
         with self._lock:
             ids = self._snapshots.pop(key, ())
-            freed = any(i in self._stale for i in ids) or bool(self._dropped_keys)
+            freed = bool(self._stale) and any(i in self._stale for i in ids) or \
+                bool(self._dropped_keys)
         if freed:
             self.sweep_stale()
 
     def _dropped(self, key: int) -> None:
-        """A snapshot garbage-collected unreleased (its finalizer): never waits for a lock, see
+        """A snapshot garbage-collected unreleased (its `__del__`): never waits for a lock, see
         storage/stale_sweeper.py; the sweeper thread unregisters it and sweeps."""
         self._dropped_keys.append(key)
         stale_sweeper.schedule(self)

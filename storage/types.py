@@ -13,6 +13,10 @@ Arrow mapping (what a scan returns):
     INT     -> int32         DECIMAL(p,s) -> decimal128(p, s)
     BIGINT  -> int64         DATE         -> date32
     CHAR/VARCHAR/STRING -> string          DATETIME(n)  -> timestamp[us]
+    ARRAY<T> -> list<item: T's type>       (elements always nullable, as in Doris 2.1)
+    JSON    -> arrow.json (Arrow's canonical JSON extension type over string): the value's
+               normalized JSON text (compact, keys in inserted order); the extension type is
+               what tells a JSON value from a string in results, functions and casts
 
 Note: LARGEINT is a 128-bit integer whose extreme values have 39 digits; Arrow's decimal128 holds
 38, so the two extreme 39-digit values are rejected on load with a clear error.
@@ -31,8 +35,10 @@ OBJECT_KINDS = ("BITMAP", "HLL")
 FLOAT_KINDS = ("FLOAT", "DOUBLE")
 ALL_KINDS = (
     "BOOLEAN", *INTEGER_KINDS, *FLOAT_KINDS, "DECIMAL", "DATE", "DATETIME", *STRING_KINDS,
-    *OBJECT_KINDS,
+    *OBJECT_KINDS, "ARRAY", "JSON",
 )
+JSON_ARROW = pa.json_()  # the Arrow type of a JSON column (storage type: string)
+MAX_ARRAY_DEPTH = 9  # Doris's ColumnDefinition: "Type exceeds the maximum nesting depth of 9"
 
 # Names users may write, mapped to the canonical kind (Doris accepts the V2/V3 spellings).
 ALIASES = {
@@ -42,6 +48,7 @@ ALIASES = {
     "DECIMALV3": "DECIMAL", "NUMERIC": "DECIMAL", "DATE": "DATE", "DATEV2": "DATE",
     "DATETIME": "DATETIME", "DATETIMEV2": "DATETIME", "CHAR": "CHAR", "VARCHAR": "VARCHAR",
     "STRING": "STRING", "TEXT": "STRING", "BITMAP": "BITMAP", "HLL": "HLL",
+    "JSON": "JSON", "JSONB": "JSON",
 }
 
 _ARROW = {
@@ -49,7 +56,7 @@ _ARROW = {
     "BIGINT": pa.int64(), "LARGEINT": pa.decimal128(38, 0), "FLOAT": pa.float32(),
     "DOUBLE": pa.float64(), "DATE": pa.date32(), "DATETIME": pa.timestamp("us"),
     "CHAR": pa.string(), "VARCHAR": pa.string(), "STRING": pa.string(),
-    "BITMAP": pa.string(), "HLL": pa.string(),
+    "BITMAP": pa.string(), "HLL": pa.string(), "JSON": JSON_ARROW,
 }
 
 # Bytes a value takes in the short key (prefix) index, as seed 004 counts them.
@@ -71,6 +78,11 @@ class DataType:
     length: int = 0
     precision: int = 0
     scale: int = 0
+    element: DataType | None = None  # ARRAY's element type
+
+    @staticmethod
+    def array_of(element: DataType) -> DataType:
+        return DataType("ARRAY", element=element)
 
     @staticmethod
     def of(kind: str, *args: int) -> DataType:
@@ -132,8 +144,28 @@ class DataType:
     def is_temporal(self) -> bool:
         return self.kind in ("DATE", "DATETIME")
 
+    @property
+    def is_array(self) -> bool:
+        return self.kind == "ARRAY"
+
+    @property
+    def is_json(self) -> bool:
+        return self.kind == "JSON"
+
+    @property
+    def has_zone_values(self) -> bool:
+        """Zone maps keep min/max for this type (ARRAY and JSON keep has_null only)."""
+        return self.kind not in ("ARRAY", "JSON")
+
+    @property
+    def depth(self) -> int:
+        """Nesting depth of ARRAYs (0 for a scalar type)."""
+        return 1 + self.element.depth if self.element is not None else 0
+
     # -- mappings ------------------------------------------------------------------------------
     def arrow(self) -> pa.DataType:
+        if self.element is not None:
+            return pa.list_(self.element.arrow())
         if self.kind == "DECIMAL":
             return pa.decimal128(self.precision, self.scale)
         return _ARROW[self.kind]
@@ -142,12 +174,15 @@ class DataType:
         """Width in the short key index; CHAR is its length, VARCHAR/STRING are variable (-1)."""
         if self.kind == "CHAR":
             return self.length
-        if self.kind in ("VARCHAR", "STRING", *OBJECT_KINDS):
+        if self.kind in ("VARCHAR", "STRING", "ARRAY", "JSON", *OBJECT_KINDS):
             return -1
         return _KEY_BYTES[self.kind]
 
     def sql(self) -> str:
-        """Doris's canonical spelling, as SHOW CREATE TABLE and DESC print it."""
+        """Doris's canonical spelling, as SHOW CREATE TABLE and DESC print it (Doris 2.1's
+        ArrayType.toSql: `array<int>`, elements nullable)."""
+        if self.element is not None:
+            return f"array<{self.element.sql()}>"
         if self.kind == "DECIMAL":
             return f"decimal({self.precision},{self.scale})"
         if self.kind in ("CHAR", "VARCHAR"):
@@ -159,7 +194,10 @@ class DataType:
         return self.kind.lower()
 
     def desc_sql(self) -> str:
-        """The spelling DESC uses (upper case as Doris prints it there)."""
+        """The spelling DESC uses (upper case as Doris prints it there; ArrayType.toString
+        upper-cases the whole text: `ARRAY<INT>`)."""
+        if self.element is not None:
+            return f"ARRAY<{self.element.desc_sql()}>".upper()
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision}, {self.scale})"
         if self.kind in ("CHAR", "VARCHAR"):
@@ -173,6 +211,8 @@ class DataType:
     def show_columns_sql(self) -> str:
         """The spelling SHOW [FULL] COLUMNS uses: Doris's type name in lower case, with the
         V2/V3 names its DATE, DATETIME and DECIMAL columns have (`datetimev2(0)`)."""
+        if self.element is not None:
+            return f"array<{self.element.show_columns_sql()}>"
         if self.kind == "DECIMAL":
             return f"decimalv3({self.precision},{self.scale})"
         if self.kind == "DATETIME":
@@ -182,12 +222,17 @@ class DataType:
         return self.sql()
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "length": self.length, "precision": self.precision,
-                "scale": self.scale}
+        out = {"kind": self.kind, "length": self.length, "precision": self.precision,
+               "scale": self.scale}
+        if self.element is not None:
+            out["element"] = self.element.to_dict()
+        return out
 
     @staticmethod
     def from_dict(d: dict) -> DataType:
-        return DataType(d["kind"], d.get("length", 0), d.get("precision", 0), d.get("scale", 0))
+        element = DataType.from_dict(d["element"]) if d.get("element") else None
+        return DataType(d["kind"], d.get("length", 0), d.get("precision", 0), d.get("scale", 0),
+                        element)
 
     def __str__(self) -> str:
         return self.sql()
@@ -195,6 +240,12 @@ class DataType:
 
 def from_arrow(t: pa.DataType) -> DataType:
     """The Doris type a computed Arrow column is reported as (for result metadata and CTAS)."""
+    if is_json_type(t):
+        return DataType("JSON")
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        element = t.value_type
+        return DataType.array_of(DataType("BOOLEAN") if pa.types.is_null(element)
+                                 else from_arrow(element))
     if pa.types.is_boolean(t):
         return DataType("BOOLEAN")
     for kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
@@ -215,3 +266,26 @@ def from_arrow(t: pa.DataType) -> DataType:
     if pa.types.is_null(t):
         return DataType("BOOLEAN")
     return DataType("STRING", length=STRING_MAX_LENGTH)
+
+
+# -- JSON values: the extension type over its storage strings ------------------------------------
+def is_json_type(t: pa.DataType) -> bool:
+    return isinstance(t, pa.BaseExtensionType) and t.extension_name == "arrow.json"
+
+
+def json_storage(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The JSON texts (string) under a JSON array; any other array as it is."""
+    if not is_json_type(arr.type):
+        return arr
+    if isinstance(arr, pa.ChunkedArray):
+        return pa.chunked_array([c.storage for c in arr.chunks], arr.type.storage_type)
+    return arr.storage
+
+
+def as_json(texts: pa.Array) -> pa.Array:
+    """Already normalized JSON texts (string) as a JSON array."""
+    if is_json_type(texts.type):
+        return texts
+    if not pa.types.is_string(texts.type):
+        texts = texts.cast(pa.string())
+    return pa.ExtensionArray.from_storage(JSON_ARROW, texts)

@@ -37,7 +37,7 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import null_of, scalar_wrap
 from executor.expressions.decimal_int64 import retyped
-from storage.types import ALIASES, DataType
+from storage.types import ALIASES, JSON_ARROW, DataType, from_arrow, is_json_type
 
 MAX_PRECISION = 38
 TIMESTAMP = temporal.TIMESTAMP
@@ -51,6 +51,8 @@ _INTEGER_RE = r"^[+-]?\d+$"
 def kind(t: pa.DataType) -> str:
     if pa.types.is_null(t):
         return "null"
+    if is_json_type(t):
+        return "json"
     if pa.types.is_boolean(t):
         return "bool"
     if pa.types.is_integer(t):
@@ -65,6 +67,8 @@ def kind(t: pa.DataType) -> str:
         return "date"
     if pa.types.is_timestamp(t):
         return "datetime"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return "list"
     return "other"
 
 
@@ -202,6 +206,11 @@ def cast_value(v: Value, target: pa.DataType) -> Value:
     if pa.types.is_null(source):
         return null_of(target) if isinstance(v, pa.Scalar) else pa.nulls(len(v), target)
     target_kind = kind(target)
+    if kind(source) == "json" and target_kind != "json":
+        # from JSON: its text (CAST(j AS STRING) is the JSON text, `"abc"` quoted), then the
+        # string cast to the target ('100' -> 100, '"abc"' -> NULL)
+        from executor.expressions.json_text import json_texts
+        return cast_value(json_texts(v), target)
     converter = _CONVERTERS.get(target_kind)
     if converter is None or kind(source) == "other":
         raise UnsupportedExpression(f"CAST from {source} to {target}")
@@ -210,6 +219,10 @@ def cast_value(v: Value, target: pa.DataType) -> Value:
 
 def _to_string(arr: pa.Array, target: pa.DataType) -> pa.Array:
     k = kind(arr.type)
+    if k == "list":  # `[1, 2, 3]`, as the MySQL protocol shows it (array_text.py)
+        from executor.expressions.array_text import format_array
+        from storage.types import from_arrow
+        return format_array(arr, from_arrow(arr.type), lambda a, _: _to_string(a, target))
     if k == "bool":
         return pc.if_else(arr, "1", "0")
     if k == "datetime":
@@ -246,7 +259,11 @@ def _to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
         truncated = pc.trunc(arr).cast(make(max(t.precision - t.scale, 1), 0))
         return _int_in_range(truncated, truncated, target)
     if k == "string":
-        try:  # the common case, plain integers: Arrow's parser, then the range check
+        try:  # the common case, plain integers in range: one parse straight to the target
+            return arr.cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+        try:  # integers, some out of the target's range: Arrow's parser, then the range check
             exact = arr.cast(pa.int64())
             return _int_in_range(exact, exact, target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -275,6 +292,11 @@ def _int_in_range(values: pa.Array, compare: pa.Array, target: pa.DataType) -> p
     elif compare.type.bit_width <= target.bit_width:
         return values.cast(target)
     else:
+        if values is compare:
+            try:  # all in range (the usual case): one checked cast
+                return values.cast(target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
         ok = pc.and_(pc.greater_equal(compare, int(info.min)), pc.less_equal(compare, int(info.max)))
     kept = pc.if_else(ok, values, null_of(values.type))
     return kept.cast(target, safe=False)
@@ -392,9 +414,45 @@ def temporal_to_number(arr: pa.Array) -> pa.Array:
     return pa.array(number, type=pa.int64(), mask=None if p.valid.all() else ~p.valid)
 
 
+def _to_list(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    """CAST to ARRAY<T>: from array text (`'[1, 2]'`, array_text.py) or another ARRAY, each
+    element cast to T non-strictly (an element that does not convert is NULL)."""
+    from executor.expressions.array_text import parse_array_text
+    from executor.expressions.list_layout import build, parts
+    from storage.types import from_arrow
+    k = kind(arr.type)
+    if k == "string":
+        arr, _ = parse_array_text(arr, from_arrow(target.value_type))
+    elif k != "list":
+        raise ExpressionError(f"can not cast from origin type {from_arrow(arr.type).desc_sql()}"
+                              f" to target type={from_arrow(target).desc_sql()}")
+    offsets, values, valid = parts(arr)
+    return build(offsets, to_array_value(cast_value(values, target.value_type)), valid)
+
+
+def to_array_value(v: Value) -> pa.Array:
+    return v if not isinstance(v, pa.Scalar) else pa.array([v.as_py()], v.type)
+
+
+def _to_json(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    """CAST to JSON: text parsed and normalized (not JSON: NULL, json_text.py); a number its
+    JSON number, a boolean true / false."""
+    from executor.expressions.json_text import parse_json_text
+    k = kind(arr.type)
+    if k == "bool":
+        arr = pc.if_else(arr, "true", "false")
+    elif k in ("int", "float", "decimal"):
+        arr = arr.cast(pa.string())
+    elif k != "string":
+        raise ExpressionError(f"can not cast from origin type {from_arrow(arr.type).desc_sql()}"
+                              f" to target type=JSON")
+    return parse_json_text(arr)[0]
+
+
 _CONVERTERS: dict[str, Callable[[pa.Array, pa.DataType], pa.Array]] = {
     "string": _to_string, "int": _to_int, "float": _to_float, "decimal": _to_decimal,
-    "bool": _to_bool, "date": _to_temporal, "datetime": _to_temporal,
+    "bool": _to_bool, "date": _to_temporal, "datetime": _to_temporal, "list": _to_list,
+    "json": _to_json,
 }
 
 
@@ -433,6 +491,11 @@ def arrow_type_of(dt: exp.DataType) -> pa.DataType | None:
     """The Arrow type of a CAST target; None for CONVERT(x USING charset) (identity)."""
     if dt.this == _T.CHARACTER_SET:
         return None
+    if dt.this in (_T.JSON, _T.JSONB):
+        return JSON_ARROW
+    if dt.this == _T.ARRAY:  # CAST(x AS ARRAY<T>)
+        element = arrow_type_of(dt.expressions[0]) if dt.expressions else pa.string()
+        return pa.list_(element)
     name = _SQLGLOT_KINDS.get(dt.this)
     if dt.this == _T.USERDEFINED:
         name = ALIASES.get(str(dt.args.get("kind") or "").upper())

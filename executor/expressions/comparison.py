@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from executor.expressions.casts import cast_value, comparison_type, kind, truthy
 from executor.expressions.context import Frame, Value
-from executor.expressions.errors import ExpressionError, UnsupportedExpression
+from executor.expressions.errors import ExpressionError, JsonComparison, UnsupportedExpression
 from executor.expressions.vectors import map_distinct_params, null_of, on_arrays
 
 _BOOL_NULL = pa.scalar(None, pa.bool_())
@@ -33,14 +33,23 @@ def compare(fn: Callable[[Value, Value], Value], a: Value, b: Value) -> Value:
     return fn(cast_value(a, t), cast_value(b, t))
 
 
+def refuse_json(node: exp.Expression, *values: Value) -> None:
+    """Doris refuses JSON operands of comparisons, IN and BETWEEN at analysis."""
+    if any(kind(v.type) == "json" for v in values):
+        raise JsonComparison(f"({node.sql(dialect='doris')})")
+
+
 def _comparison(fn: Callable[[Value, Value], Value]) -> Callable[[exp.Binary, Frame], Value]:
     def handler(node: exp.Binary, frame: Frame) -> Value:
-        return compare(fn, frame.eval(node.this), frame.eval(node.expression))
+        a, b = frame.eval(node.this), frame.eval(node.expression)
+        refuse_json(node, a, b)
+        return compare(fn, a, b)
     return handler
 
 
 def eval_null_safe_eq(node: exp.NullSafeEQ, frame: Frame) -> Value:
     a, b = frame.eval(node.this), frame.eval(node.expression)
+    refuse_json(node, a, b)
     both_null = pc.and_(pc.is_null(a), pc.is_null(b))
     return pc.if_else(both_null, True, pc.coalesce(compare(pc.equal, a, b), False))
 
@@ -52,6 +61,7 @@ def eval_null_safe_neq(node: exp.NullSafeNEQ, frame: Frame) -> Value:
 def eval_between(node: exp.Between, frame: Frame) -> Value:
     x = frame.eval(node.this)
     low, high = frame.eval(node.args["low"]), frame.eval(node.args["high"])
+    refuse_json(node, x, low, high)
     return pc.and_kleene(compare(pc.greater_equal, x, low), compare(pc.less_equal, x, high))
 
 
@@ -60,6 +70,7 @@ def eval_in(node: exp.In, frame: Frame) -> Value:
         raise UnsupportedExpression("IN (subquery)", "the planner must rewrite it")
     x = frame.eval(node.this)
     items = [frame.eval(e) for e in node.expressions]
+    refuse_json(node, x, *items)
     constants = [v for v in items if isinstance(v, pa.Scalar)]
     types = {comparison_type(x, v) for v in items if not pa.types.is_null(v.type)}
     if len(constants) == len(items) and len(types) == 1:

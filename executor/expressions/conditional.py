@@ -15,13 +15,20 @@ from executor.expressions.casts import cast_value, truthy, union_type
 from executor.expressions.comparison import compare
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
+from executor.expressions.json_text import json_texts
 from executor.expressions.vectors import all_scalar, null_of, to_array
+from storage.types import JSON_ARROW, is_json_type
 
 
 def choose(conditions: list[Value], values: list[Value], default: Value | None,
            frame: Frame) -> Value:
     """Per row, the value of the first true condition, else `default` (else NULL)."""
     branches = values + ([default] if default is not None else [])
+    if _any_json(branches):  # chosen among the texts (Arrow's kernels take no extension type)
+        texts = [json_texts(cast_value(v, JSON_ARROW)) for v in branches]
+        chosen = choose(conditions, texts[:len(values)],
+                        texts[-1] if default is not None else None, frame)
+        return cast_value(chosen, JSON_ARROW)
     t = union_type(branches)
     if pa.types.is_null(t):
         return null_of(t) if all_scalar(*conditions) else pa.nulls(frame.n, t)
@@ -39,6 +46,10 @@ def choose(conditions: list[Value], values: list[Value], default: Value | None,
     struct = pc.make_struct(*[to_array(c, frame.n) for c in conditions], field_names=names)
     return pc.case_when(struct, *[to_array(v, frame.n) for v in values],
                         to_array(default, frame.n))
+
+
+def _any_json(values: list[Value]) -> bool:
+    return any(is_json_type(v.type) for v in values)
 
 
 def eval_case(node: exp.Case, frame: Frame) -> Value:
@@ -60,6 +71,9 @@ def eval_if(node: exp.If, frame: Frame) -> Value:
 
 def eval_coalesce(node: exp.Coalesce, frame: Frame) -> Value:
     values = [frame.eval(e) for e in [node.this, *node.expressions]]
+    if _any_json(values):
+        texts = [json_texts(cast_value(v, JSON_ARROW)) for v in values]
+        return cast_value(pc.coalesce(*texts), JSON_ARROW)
     t = union_type(values)
     if pa.types.is_null(t):
         return values[0]

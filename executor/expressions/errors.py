@@ -8,6 +8,8 @@ only).
 
 from __future__ import annotations
 
+import pyarrow as pa
+
 
 class ExpressionError(Exception):
     """An expression cannot be evaluated (bad argument, overflow, unknown column...)."""
@@ -54,3 +56,31 @@ class ArithmeticOverflow(ExpressionError):
 
     def __init__(self, detail: str = ""):
         super().__init__(f"Arithmetic overflow{': ' + detail if detail else ''}")
+
+
+class ComplexTypeKey(ExpressionError):
+    """An ARRAY (or BITMAP/HLL) value used as a sort or grouping key, which Doris refuses at
+    analysis; here the operator that meets the key column refuses it, before any row is
+    produced."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Doris hll, bitmap, array, map, struct, jsonb, variant column must use with specific "
+            "function, and don't support filter, group by or order by. please run 'help hll' or "
+            "'help bitmap' or 'help array' or 'help map' or 'help struct' or 'help jsonb' or "
+            "'help variant' in your mysql client.")
+
+
+def check_key_type(t: pa.DataType) -> None:
+    """Refuse a sort / grouping key of an Arrow list type (ARRAY) or of JSON (Doris 2.1's
+    Type.isOnlyMetricType holds for JSONB)."""
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or \
+            isinstance(t, pa.BaseExtensionType) and t.extension_name == "arrow.json":
+        raise ComplexTypeKey()
+
+
+class JsonComparison(ExpressionError):
+    """A comparison with a JSON operand (Nereids ComparisonPredicate refuses it at analysis)."""
+
+    def __init__(self, sql: str) -> None:
+        super().__init__(f"comparison predicate could not contains json type: {sql}")

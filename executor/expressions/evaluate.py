@@ -22,9 +22,11 @@ from typing import Any, Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from executor.expressions import (arithmetic, casts, codecs, comparison, conditional, date_round,
-                                  datetime_functions, json_functions, logic, math_functions,
-                                  months_between, objects, strings)
+from executor.expressions import (arithmetic, arrays, casts, codecs, comparison, conditional,
+                                  date_round, datetime_functions, json_functions,
+                                  jsonb_functions, logic,
+                                  math_functions, months_between, objects, string_masks,
+                                  strings)
 from executor.expressions.context import EvalContext, Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import to_array
@@ -78,7 +80,8 @@ HANDLERS: dict[type, Handler] = {
 }
 FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
-                datetime_functions, date_round, months_between, objects, json_functions, codecs):
+                datetime_functions, date_round, months_between, objects, json_functions, codecs,
+                string_masks, arrays, jsonb_functions):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

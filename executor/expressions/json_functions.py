@@ -26,10 +26,12 @@ from sqlglot import exp
 from executor.expressions.casts import cast_value
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
+from executor.expressions.json_text import json_scalar
 from executor.expressions.vectors import map_distinct, map_distinct_params
+from storage.types import as_json, is_json_type
 
 _MISSING = object()
-_STEP = re.compile(r'\.(?:"((?:[^"\\]|\\.)*)"|([^.\[\]]+))|\[(\d+|\*)\]')
+_STEP = re.compile(r'\.(?:"((?:[^"\\]|\\.)*)"|([^.\[\]]+))|\[(\d+|\*|-0|last(?:-\d+)?)\]')
 
 
 def _parse_path(path: str) -> list | None:
@@ -43,14 +45,27 @@ def _parse_path(path: str) -> list | None:
         if m is None:
             return None
         quoted, key, index = m.groups()
-        steps.append(int(index) if index is not None and index != "*" else
-                     (quoted if quoted is not None else key))
+        if index is not None and index.startswith("last"):
+            steps.append(_Last(int(index[5:] or 0)))
+        elif index == "-0":
+            steps.append(0)
+        else:
+            steps.append(int(index) if index is not None and index != "*" else
+                         (quoted if quoted is not None else key))
         pos = m.end()
     return steps
 
 
+class _Last(int):
+    """`[last]` / `[last-n]`: n places before an array's last element."""
+
+
 def _at(doc: Any, steps: list) -> Any:
     for step in steps:
+        if isinstance(step, _Last):
+            step = len(doc) - 1 - int(step) if isinstance(doc, list) else -1
+            if step < 0:
+                return _MISSING
         if isinstance(step, int):
             if not isinstance(doc, list) or step >= len(doc):
                 return _MISSING
@@ -124,9 +139,18 @@ def _json_text(v: Any) -> str:
 
 
 def eval_json_extract(node: exp.Expression, frame: Frame) -> Value:
+    """json_extract / jsonb_extract: a JSON value (of a JSON document, or for jsonb_extract),
+    else JSON text as a string."""
     args = call_args(node)
     if len(args) < 2:
         raise ExpressionError("json_extract takes a JSON document and one or more paths")
+    text = _extract_text(node, frame, args)
+    if _name(node).startswith("jsonb") or is_json_type(frame.eval(args[0]).type):
+        return json_scalar(text.as_py()) if isinstance(text, pa.Scalar) else as_json(text)
+    return text
+
+
+def _extract_text(node: exp.Expression, frame: Frame, args: list) -> Value:
     if len(args) == 2:
         return _lookup(_json_text, pa.string())(node, frame)
     doc = cast_value(frame.eval(args[0]), pa.string())

@@ -27,12 +27,14 @@ import pyarrow.compute as pc
 
 from executor.expressions import decimal_int64
 from executor.expressions.decimal_int64 import Unscaled
-from executor.operators import aggregate_numpy
+from executor.operators import aggregate_collect, aggregate_numpy
 from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
 from executor.operators.group_keys import KeyCodes
 from executor.operators.sort import sort_indices
 from executor.operators.aggregate_lists import quantile, value_at_extreme
 from executor.operators.aggregate_objects import LIST_FINISH
+from executor.operators.window_funnel import window_funnel
+from executor.operators.sequence_match import sequence_match
 
 _KERNEL = {"sum_distinct": "distinct", "mean_distinct": "distinct", "group_concat": "list",
            "bitmap_union": "list", "bitmap_union_count": "list", "hll_union": "list",
@@ -202,6 +204,23 @@ def _arrow_call(specs: _Specs, call, inp: AggInput, i: int):
     if call.func == "percentile":
         j = specs.add((call.arg, "values"), lambda: inp.column(call.arg), "list")
         return lambda res: quantile(res[j], call.param)
+    if call.func in ("sequence_match", "sequence_count"):
+        ts, bits = call.args
+        jt = specs.add((ts, "values"), lambda: inp.column(ts), "list")
+        jb = specs.add((bits, "values"), lambda: inp.column(bits), "list")
+        pattern, conds, _ = call.param
+        return lambda res: sequence_match(res[jt], res[jb], pattern, conds,
+                                          call.func == "sequence_count")
+    if call.func == "window_funnel":
+        ts, bits = call.args
+        jt = specs.add((ts, "values"), lambda: inp.column(ts), "list")
+        jb = specs.add((bits, "values"), lambda: inp.column(bits), "list")
+        return lambda res: window_funnel(res[jt], res[jb], *call.param[:3])
+    if call.func in aggregate_collect.KERNEL:  # collect_list, collect_set, topn, histogram, ...
+        kernel = aggregate_collect.KERNEL[call.func]
+        j = specs.add((call.arg, "values" if kernel == "list" else "distinct"),
+                      lambda: inp.column(call.arg), kernel)
+        return lambda res: aggregate_collect.finish(call.func, res[j], call.param)
     if call.func in ("max_by", "min_by"):
         key, by = call.args
         jk = specs.add((key, "values"), lambda: inp.column(key), "list")

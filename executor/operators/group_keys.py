@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from executor.expressions.errors import check_key_type
 from executor.expressions.decimal_int64 import Unscaled, from_unscaled, unscaled
 
 _PACK_LIMIT = 2**62
@@ -121,6 +122,8 @@ class KeyCodes:
     and the way back from a group's key values there to the original keys."""
 
     def __init__(self, keys: list):
+        for k in keys:
+            check_key_type(k.type)
         self._parts: list[tuple[list[int], list[_Digit]] | tuple[int, None]] = []
         self.columns: list = []
         digits = [(i, _digit(k)) for i, k in enumerate(keys)]

@@ -86,6 +86,10 @@ def _unit_kind(st, node) -> str | None:
     snap = st.snapshot
     if snap is None:
         return None
+    return snap.memo("unit_kind", _kind_of)
+
+
+def _kind_of(snap) -> str | None:
     if scan_unit.eligible(snap):
         return "segments"
     if slice_unit.eligible(snap):
@@ -99,7 +103,7 @@ def read_unit(node, unit: list, env: ExecEnv,
     of rows each of its tablets gave."""
     if len(unit) > 1:
         stats = ScanStats()
-        reader = scan_unit.read_unit if scan_unit.eligible(unit[0].snapshot) else \
+        reader = scan_unit.read_unit if _unit_kind(unit[0], node) == "segments" else \
             slice_unit.read_slices
         found = reader([st.snapshot for st in unit], list(node.columns), list(node.predicates),
                        stats)

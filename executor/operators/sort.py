@@ -12,6 +12,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from executor.expressions.errors import check_key_type
+
 
 def run_sort(table: pa.Table, keys: list, limit: int | None) -> pa.Table:
     if table.num_rows <= 1:
@@ -28,6 +30,7 @@ def sort_indices(table: pa.Table, keys: list) -> pa.Array:
     sort_keys = []
     for i, k in enumerate(keys):
         col = table.column(k.name)
+        check_key_type(col.type)
         if col.null_count:
             flag = f"__null{i}"
             columns[flag] = pc.is_null(col)

@@ -12,6 +12,9 @@ config: compaction on):
  3. right after: the 13 SSB queries (one warm-up, then the median of --runs), geomean of their
     ratio to DuckDB (2 threads, same data) and to the `once` database; again after --settle
     seconds (compaction catching up);
+     bytes written by the server (/proc/<pid>/io) during the loads and until the query rounds
+    end (or --write-amplification seconds with --skip-queries), against the text sent and the
+    stored size of the same rows loaded once: write amplification;
  4. `async`: the same statements with `SET group_commit = async_mode`: rows/s acknowledged
     (the WAL write), and the seconds until all is visible (a sync_mode insert returns after
     every earlier group).
@@ -61,6 +64,22 @@ def insert_all(conn, statements: list[str]) -> float:
     return time.perf_counter() - began
 
 
+def written_bytes(pid: int) -> int:
+    """Bytes the process caused to be written to storage (/proc/<pid>/io `write_bytes`)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("write_bytes:"):
+            return int(line.split()[1])
+    return 0
+
+
+def table_bytes(conn, database: str) -> int:
+    with conn.cursor() as cur:
+        cur.execute("SELECT DATA_LENGTH FROM information_schema.tables "
+                    f"WHERE TABLE_SCHEMA = '{database}' AND TABLE_NAME = 'lineorder'")
+        row = cur.fetchone()
+    return int(row[0] or 0) if row else 0
+
+
 def timed(fn, runs: int) -> float:
     fn()
     times = []
@@ -100,6 +119,9 @@ def main() -> int:
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--config", default=None, help="config file for the started server")
     ap.add_argument("--skip-queries", action="store_true", help="load rates only")
+    ap.add_argument("--write-amplification", type=float, default=0, metavar="SECONDS",
+                    help="with --skip-queries: wait this long for compaction before counting "
+                         "the bytes written")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     log = lambda msg: print(msg, flush=True)  # noqa: E731
@@ -129,7 +151,9 @@ def main() -> int:
                            {"lineorder": lineorder.slice(0, n)})
         with conn.cursor() as cur:
             cur.execute("USE off")
+        written_before = written_bytes(srv.proc.pid)
         seconds = insert_all(conn, statements)
+        written_loads = written_bytes(srv.proc.pid) - written_before
         result["off_rows_per_s"] = n / seconds
         log(f"group commit off: {len(statements)} INSERTs of {args.rows} rows: "
             f"{n / seconds:,.0f} rows/s")
@@ -143,6 +167,20 @@ def main() -> int:
             time.sleep(args.settle)
             rounds.append((f"after {args.settle:.0f} s",
                            query_round(conn, duck, "off", args.runs, duck_times)))
+        if args.skip_queries and args.write_amplification:
+            time.sleep(args.write_amplification)
+        written_all = written_bytes(srv.proc.pid) - written_before
+        stored = {db: table_bytes(conn, db) for db in ("once", "off")}
+        sql_bytes = sum(len(sql.encode()) for sql in statements)
+        result["write_amplification"] = {
+            "sql_bytes": sql_bytes, "written_by_loads": written_loads,
+            "written_with_compaction": written_all, "stored_loaded_once": stored["once"],
+            "stored_small_loads": stored["off"]}
+        log(f"write amplification: {written_loads / 1e6:,.1f} MB written by the loads, "
+            f"{written_all / 1e6:,.1f} MB with compaction until now, for {sql_bytes / 1e6:,.1f} MB "
+            f"of INSERT text; the same rows loaded once are stored in {stored['once'] / 1e6:,.1f} "
+            f"MB (small loads, now: {stored['off'] / 1e6:,.1f} MB): "
+            f"{written_all / max(stored['once'], 1):.1f}x the stored size")
         for label, qs in rounds:
             g = geomean(q["ratio"] for q in qs.values())
             vs_once = geomean(qs[k]["seconds"] / once[k]["seconds"] for k in qs)

@@ -44,5 +44,5 @@ def create_table_as(stmt: CreateTableStmt, ctx: StatementContext, create) -> obj
     try:
         return _load(ctx, db, stmt.name, data.rename_columns([c.name for c in columns]), None)
     except DorisError:
-        ctx.catalog.drop_table(db, stmt.name, if_exists=True)
+        ctx.catalog.drop_table(db, stmt.name, if_exists=True, force=True)  # as Doris: FORCE
         raise

@@ -53,18 +53,19 @@ def create(stmt: exp.Create, ctx: StatementContext) -> OkResult:
 def drop(stmt: exp.Drop, ctx: StatementContext) -> OkResult:
     kind = (stmt.args.get("kind") or "").upper()
     if_exists = bool(stmt.args.get("exists"))
+    force = bool(stmt.args.get("force"))  # FORCE: past the recycle bin
     targets = stmt.args.get("tables") or ([stmt.this] if stmt.this is not None else [])
     if kind in ("DATABASE", "SCHEMA"):
         for target in targets:
             _check_not_system(target.name, ctx)
         for target in targets:
-            ctx.catalog.drop_database(target.name, if_exists)
+            ctx.catalog.drop_database(target.name, if_exists, force)
         return OkResult()
     if kind == "TABLE":
         if any(system_db(t.db or ctx.db) is not None for t in targets):
             raise DorisError("Drop table from this database is not allowed.")
         for table in targets:
-            ctx.catalog.drop_table(table.db or ctx.db, table.name, if_exists)
+            ctx.catalog.drop_table(table.db or ctx.db, table.name, if_exists, force)
         return OkResult()
     if kind == "VIEW":
         for view in targets:

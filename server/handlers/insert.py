@@ -23,6 +23,7 @@ from catalog.errors import AnalysisError, NotSupported
 from catalog.hidden_columns import check_sequence_given
 from catalog.load import load_batches
 from catalog.partial_update import complete_partial_columns
+from catalog.values import drop_invalid_json
 from planner.partition_selection import find_partition, names_of
 from server.handlers.context import StatementContext
 from server.handlers.query import eval_context, query_batches
@@ -132,14 +133,15 @@ def _insert_overwrite(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     db = table_expr.db or ctx.db
     names = _target_columns(ctx, db, table_expr.name, names)
     spec = names_of(table_expr)
-    if spec is not None and (spec[1] or any(n == "*" for n in spec[0]) or not spec[0]):
-        raise NotSupported("INSERT OVERWRITE of temporary partitions or PARTITION(*) is not "
-                           "supported yet")
+    auto_detect = spec is not None and _is_star(table_expr)
+    if spec is not None and not auto_detect and (spec[1] or not spec[0]):
+        raise NotSupported("INSERT OVERWRITE of temporary partitions is not supported")
     source = stmt.expression
     if isinstance(source, exp.Values):
         data = _values_table(source, names, ctx)  # bad VALUES fail before anything is created
     ow = insert_overwrite.begin(ctx.catalog, db, table_expr.name,
-                                spec[0] if spec is not None else None)
+                                spec[0] if spec is not None and not auto_detect else None,
+                                auto_detect)
     try:
         if isinstance(source, exp.Values):
             result = _load(ctx, db, table_expr.name, data, stmt.meta.get("label"), ow.temps)
@@ -158,6 +160,13 @@ def _insert_overwrite(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
         insert_overwrite.abort(ctx.catalog, ow)
         raise
     return result
+
+
+def _is_star(table: exp.Table) -> bool:
+    """`PARTITION (*)`: Doris's auto-detect overwrite."""
+    part = table.args.get("partition")
+    return part is not None and len(part.expressions) == 1 and \
+        isinstance(part.expressions[0], exp.Star)
 
 
 def _target_partitions(ctx: StatementContext, db: str | None, table: exp.Table) -> list[int] | None:
@@ -203,6 +212,21 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
         return names
 
 
+def _non_strict(ctx: StatementContext, db: str | None, table: str,
+                data: pa.Table | Iterator[pa.Table]) -> pa.Table | Iterator[pa.Table]:
+    """With enable_insert_strict = false, rows whose JSON text is not JSON are filtered (not
+    an error), as Doris's load filters them (catalog/values.py:drop_invalid_json)."""
+    if ctx.session is None or ctx.session.variables.get("enable_insert_strict"):
+        return data
+    with ctx.catalog.lock:
+        t = ctx.catalog.get_table(db, table)
+    if not any(c.type.is_json for c in t.columns):
+        return data
+    if isinstance(data, pa.Table):
+        return drop_invalid_json(t, data)
+    return (drop_invalid_json(t, b) for b in data)
+
+
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | Iterator[pa.Table],
           label: str | None = None, partition_ids: list[int] | None = None,
           group_commit: bool = False) -> OkResult:
@@ -214,6 +238,7 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | It
     instead (catalog/group_commit.py)."""
     partial = ctx.session is not None and \
         ctx.session.variables.get("enable_unique_key_partial_update")
+    data = _non_strict(ctx, db, table, data)
     batches = [data] if isinstance(data, pa.Table) else data
     if partial:
         batches = (complete_partial_columns(ctx.catalog, db, table, b) for b in batches)
@@ -222,6 +247,7 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | It
     if group_commit and label is None and mode != "off_mode" and manager is not None \
             and partition_ids is None and not partial:
         done = manager.submit(db, table, data, mode, ctx.now.replace(tzinfo=None))
+        _remember(ctx, done.txn_id, done.label, db, table, "PREPARE", done.rows)
         return OkResult(affected_rows=done.rows,
                         info=f"{{'label':'{done.label}', 'status':'PREPARE', "
                              f"'txnId':'{done.txn_id}'}}")
@@ -229,5 +255,14 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | It
                                 label, partition_ids, source_type="INSERT_STREAMING")
     label = label or f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
+    _remember(ctx, txn_id, label, db, table, status, rows)
     return OkResult(affected_rows=rows,
                     info=f"{{'label':'{label}', 'status':'{status}', 'txnId':'{txn_id}'}}")
+
+
+def _remember(ctx: StatementContext, txn_id: int, label: str, db: str | None, table: str,
+              status: str, rows: int) -> None:
+    """SHOW LAST INSERT's row (ConnectContext.setOrUpdateInsertResult): TransactionId, Label,
+    Database, Table, TransactionStatus, LoadedRows, FilteredRows (strict INSERTs filter none)."""
+    if ctx.session is not None:
+        ctx.session.last_insert = (txn_id, label, db or ctx.db, table, status, rows, 0)

@@ -26,7 +26,7 @@ def add_partition(stmt: AddPartitionStmt, ctx: StatementContext) -> OkResult:
 
 def drop_partition(stmt: DropPartitionStmt, ctx: StatementContext) -> OkResult:
     partition_ddl.drop_partition(ctx.catalog, stmt.db or ctx.db, stmt.table, stmt.name,
-                                 stmt.if_exists)
+                                 stmt.if_exists, stmt.force)
     return OkResult()
 
 

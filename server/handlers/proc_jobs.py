@@ -29,7 +29,7 @@ from server.handlers.context import StatementContext
 from server.results import RowsResult, text_columns
 
 _JOB_COLUMNS = ["JobType", "Pending", "Running", "Finished", "Cancelled", "Total"]
-_TXN_COLUMNS = ["TransactionId", "Label", "Coordinator", "TransactionStatus",
+TXN_COLUMNS = ["TransactionId", "Label", "Coordinator", "TransactionStatus",
                 "LoadJobSourceType", "PrepareTime", "PreCommitTime", "CommitTime",
                 "PublishTime", "FinishTime", "Reason", "ErrorReplicasCount", "ListenerId",
                 "TimeoutMs", "ErrMsg"]
@@ -78,7 +78,7 @@ def jobs(ctx: StatementContext, db_id: str) -> RowsResult:
 def transactions(ctx: StatementContext, names: list[str]) -> RowsResult:
     """/transactions/<db id>[/running | /finished]."""
     db = _db_name(ctx, names[1])
-    running = _running(ctx, db)
+    running = running_txns(ctx, db)
     with ctx.catalog.lock:
         finished = sorted(((txn, label) for label, txn in ctx.catalog.labels.get(db, {}).items()
                            if txn > 0), reverse=True)
@@ -89,22 +89,22 @@ def transactions(ctx: StatementContext, names: list[str]) -> RowsResult:
                                                   ("finished", len(finished))])
     if len(names) == 3 and names[2] in ("running", "finished"):
         if names[2] == "running":
-            rows = [_txn_row(p.txn_id, p.label, "PRECOMMITTED", None, p.source_type)
+            rows = [txn_row(p.txn_id, p.label, "PRECOMMITTED", None, p.source_type)
                     for p in running]
         else:
-            rows = [_txn_row(txn, label, "VISIBLE", at, source)
+            rows = [txn_row(txn, label, "VISIBLE", at, source)
                     for txn, label, at, source in finished]
-        return text_columns(_TXN_COLUMNS, rows[:_MAX_SHOW_ENTRIES])
+        return text_columns(TXN_COLUMNS, rows[:_MAX_SHOW_ENTRIES])
     raise AnalysisError(f"Proc path '/{'/'.join(names)}' doesn't exist")
 
 
-def _running(ctx: StatementContext, db: str) -> list:
+def running_txns(ctx: StatementContext, db: str) -> list:
     txns = ctx.session.services.prepared_txns
     return sorted((p for p in txns.prepared() if p.db == db), key=lambda p: p.txn_id) \
         if txns is not None else []
 
 
-def _txn_row(txn_id: int, label: str | None, status: str, published: float | None,
+def txn_row(txn_id: int, label: str | None, status: str, published: float | None,
              source: str | None) -> tuple:
     at = datetime.fromtimestamp(published).strftime("%Y-%m-%d %H:%M:%S") if published \
         else "NULL"

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from catalog.errors import DorisError
 from catalog.partitions import partition_index
 from executor.expressions import EvalContext, evaluate, evaluate_predicate
+from executor.expressions.array_text import lost_elements
 from executor.expressions.casts import cast_value
 from server.http.load_options import StreamLoadOptions
 from server.http.load_source import SourceRows
@@ -92,9 +93,14 @@ def convert_columns(table, batch: pa.Table, opts: StreamLoadOptions, rejects: Re
         target = col.type.arrow()
         value = src if src.type == target else cast_value(src, target)
         failed = pc.and_(pc.is_valid(src), pc.is_null(value))
+        if col.type.is_array and len(src):  # strict mode also filters a lost element
+            failed = pc.or_(failed, pa.array(lost_elements(src, value) & _mask(src)))
         if opts.strict_mode:
             rejects.add(failed, lambda i, c=col.name, s=src: (
                 f"column({c}) value is incorrect while strict mode is true, src value is {s[i].as_py()}"), batch)
+        elif col.type.is_json:  # text that is not JSON is a bad row in any mode (jsonb_p0)
+            rejects.add(failed, lambda i, c=col.name, s=src: (
+                f"column({c}) value is not a JSON document, src value is {s[i].as_py()}"), batch)
         if col.type.kind in ("CHAR", "VARCHAR"):
             too_long = pc.greater(pc.binary_length(value), col.type.length)
             rejects.add(too_long, lambda i, c=col.name, s=src, n=col.type.length: (
@@ -109,10 +115,18 @@ def convert_columns(table, batch: pa.Table, opts: StreamLoadOptions, rejects: Re
     return out
 
 
+def _mask(src: pa.Array) -> np.ndarray:
+    return np.asarray(pc.is_valid(src).to_numpy(zero_copy_only=False), dtype=bool)
+
+
 def _zero(t: pa.DataType) -> object:
     """A placeholder for rejected rows' NULLs in NOT NULL columns (those rows are dropped)."""
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return ""
+    if isinstance(t, pa.BaseExtensionType):  # JSON: its text
+        return "null"
+    if pa.types.is_list(t):
+        return []
     if pa.types.is_boolean(t):
         return False
     if pa.types.is_date(t):

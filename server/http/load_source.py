@@ -36,24 +36,26 @@ class SourceRows:
 
 
 def read_batches(stream, opts: StreamLoadOptions, names: list[str],
-                 block_size: int = BLOCK_SIZE, typed: dict | None = None) -> Iterator[SourceRows]:
+                 block_size: int = BLOCK_SIZE, typed: dict | None = None,
+                 json_columns: frozenset[str] = frozenset()) -> Iterator[SourceRows]:
     """The rows of a file-like body as batches of columns called `names` (in file order),
     about `block_size` bytes each; the body is read as the batches are taken. JSON objects one
     per line are parsed in runs of whole lines (each run's types inferred on its own: the load
     converts every batch to the table's types); a JSON array (strip_outer_array) is read whole,
-    its size bounded by streaming_load_json_max_mb."""
+    its size bounded by streaming_load_json_max_mb. `json_columns` (lower case): fields loaded
+    into JSON columns, read as JSON text (`_json_fields`)."""
     if opts.format != "json":
         yield from _read_csv(stream, opts, names, block_size, typed or {})
     elif opts.strip_outer_array and not opts.read_json_by_line:
-        yield SourceRows(_read_json(stream.read(), opts, names))
+        yield SourceRows(_read_json(stream.read(), opts, names, json_columns))
     else:
         empty = True
         for chunk in _whole_lines(stream, block_size):
             if empty or chunk.strip():
-                yield SourceRows(_read_json(chunk, opts, names))
+                yield SourceRows(_read_json(chunk, opts, names, json_columns))
                 empty = False
         if empty:
-            yield SourceRows(_read_json(b"", opts, names))
+            yield SourceRows(_read_json(b"", opts, names, json_columns))
 
 
 def _whole_lines(stream, block_size: int) -> Iterator[bytes]:
@@ -271,8 +273,11 @@ def _read_csv(stream, opts: StreamLoadOptions, names: list[str],
         yield pending
 
 
-def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str]) -> pa.Table:
+def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str],
+               json_columns: frozenset[str] = frozenset()) -> pa.Table:
     """JSON objects (one per line, or an array with strip_outer_array); fields by name."""
+    if any(n.lower() in json_columns for n in names):
+        return _json_fields(body, opts, names, json_columns)
     try:
         if opts.read_json_by_line or not opts.strip_outer_array:
             if not opts.read_json_by_line and body.lstrip().startswith(b"["):
@@ -291,3 +296,38 @@ def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str]) -> pa.Tab
         src = by_lower.get(n.lower())
         columns[n] = table.column(src) if src is not None else pa.nulls(table.num_rows, pa.string())
     return pa.table(columns)
+
+
+def _json_fields(body: bytes, opts: StreamLoadOptions, names: list[str],
+                 json_columns: frozenset[str]) -> pa.Table:
+    """`_read_json` for a table with JSON columns, through Python's json module (Arrow's
+    reader turns objects into structs, losing which keys a row lacks): a JSON column's field
+    becomes its JSON text (`{"a":[1,2]}`; a string field is taken as JSON text to parse, as
+    Doris reads `"j":"{\"a\":1}"`), the other fields Arrow columns as `_read_json` makes them.
+    Costs a Python pass over the rows: only loads into tables with JSON columns take it."""
+    try:
+        if opts.read_json_by_line or not opts.strip_outer_array:
+            if not opts.read_json_by_line and body.lstrip().startswith(b"["):
+                raise AnalysisError("JSON data is an array, strip_outer_array must be set true")
+            rows = [json.loads(line) for line in body.splitlines() if line.strip()]
+        else:
+            rows = json.loads(body) if body.strip() else []
+            if not isinstance(rows, list):
+                raise AnalysisError("JSON data is not an array-object, strip_outer_array must be set false")
+    except json.JSONDecodeError as e:
+        raise DataQualityError(f"[DATA_QUALITY_ERROR]Parse json data failed: {e}") from None
+    rows = [r if isinstance(r, dict) else {} for r in rows]
+    columns = {}
+    for n in names:
+        key = next((k for k in (rows[0] if rows else {}) if k.lower() == n.lower()), n)
+        values = [r.get(key) for r in rows]
+        if n.lower() in json_columns:
+            columns[n] = pa.array([v if v is None or isinstance(v, str) else
+                                   json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+                                   for v in values], pa.string())
+        else:
+            try:
+                columns[n] = pa.array(values)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                columns[n] = pa.array([None if v is None else str(v) for v in values])
+    return pa.table(columns) if names else pa.table({})

@@ -157,7 +157,9 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
     counts = LoadCounts()
     try:
         mark = time.monotonic()
-        for src in _at_least_one(read_batches(stream, opts, names), names):
+        json_columns = frozenset(c.name.lower() for c in table.columns if c.type.is_json)
+        for src in _at_least_one(read_batches(stream, opts, names, json_columns=json_columns),
+                                 names):
             counts.read_seconds += time.monotonic() - mark
             prepared = prepare_rows(table, src, opts, ctx)
             counts.add(prepared)

@@ -85,6 +85,11 @@ MYSQL_TYPE_NAMES = {
 
 def parse_type(cur: TokenCursor) -> DataType:
     word = cur.identifier("column type").upper()
+    if word == "ARRAY":  # ARRAY<T>, T any type here (ARRAY<ARRAY<INT>> too)
+        cur.expect_type(TokenType.LT, "<")
+        element = parse_type(cur)
+        cur.expect_type(TokenType.GT, ">")
+        return DataType.array_of(element)
     if word == "BIT" and cur.is_type(TokenType.L_PAREN):
         width = cur.paren_list(lambda: cur.number("type argument"))
         if width != [1]:

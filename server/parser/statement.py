@@ -26,9 +26,12 @@ from server.parser.load import OWN_PARSERS as LOAD_PARSERS
 from server.parser.clients import CLIENT_PARSERS, resolve_catalogs
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
+from server.parser.recycle_bin import OWN_PARSERS as RECYCLE_BIN_PARSERS
+from server.parser.show_misc import OWN_PARSERS as SHOW_MISC_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
+from server.parser.enable_feature import parse_enable_feature
 from server.parser.outfile import split_outfile
 from server.parser.tokens import TokenCursor, tokenize
 
@@ -191,7 +194,9 @@ _OWN_PARSERS = (
     (("DESCRIBE",), _desc),
     *SYSTEM_PARSERS,  # ALTER SYSTEM, CANCEL DECOMMISSION, SHOW BACKENDS, SHOW PROC
     (("ALTER", "TABLE"), parse_temp_partition_alter),  # TEMPORARY PARTITION, REPLACE ...
+    (("ALTER", "TABLE"), parse_enable_feature),  # ENABLE FEATURE "BATCH_DELETE" | "SEQUENCE_LOAD"
     *PARTITION_PARSERS,  # ALTER TABLE ADD/DROP PARTITION and SET (...), ADMIN, SHOW DYNAMIC
+    *RECYCLE_BIN_PARSERS,  # RECOVER ..., SHOW / DROP CATALOG RECYCLE BIN (before DROP CATALOG)
     *CLIENT_PARSERS,  # SET TRANSACTION; catalogs (SWITCH, SHOW CATALOGS, CREATE CATALOG)
     *STORAGE_PARSERS,  # ALTER TABLE ADD/DROP INDEX, CREATE/DROP INDEX, SHOW INDEX, DELETE,
                        # SHOW QUERY PROFILE
@@ -200,6 +205,7 @@ _OWN_PARSERS = (
     *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
     *SCHEMA_CHANGE_PARSERS,  # ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY, SHOW/CANCEL ... COLUMN
     *ANALYZE_PARSERS,  # ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS
+    *SHOW_MISC_PARSERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
 )
 
 

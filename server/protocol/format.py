@@ -1,7 +1,10 @@
 """Values as the MySQL text protocol shows them, per Doris type, vectorised with pyarrow.
 
 BOOLEAN is 1/0; DATETIME is `YYYY-MM-DD HH:MM:SS` with as many fractional digits as its scale;
-DECIMAL keeps its scale; DOUBLE uses the shortest round-trip text. The column metadata
+DECIMAL keeps its scale; DOUBLE uses the shortest round-trip text; an ARRAY is `[1, null, 3]` /
+`["a", "b"]` (executor/expressions/array_text.py, elements written by this module), sent as
+MYSQL_TYPE_STRING as Doris's PrimitiveType.toMysqlType does for ARRAY; a JSON value is its
+normalized text (`{"k1":"v31","k2":300}`), sent as MYSQL_TYPE_JSON (245) as Doris does. The column metadata
 (`column_definition`) reports the matching MySQL type, length, decimals and flags.
 """
 
@@ -15,7 +18,8 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.packets import make_column_definition_41
 from mysql_mimic.types import ColumnDefinition, ColumnType, str_len
 
-from storage.types import DataType
+from executor.expressions.array_text import format_array
+from storage.types import DataType, from_arrow, is_json_type, json_storage
 
 _MYSQL_TYPE = {
     "BOOLEAN": ColumnType.TINY, "TINYINT": ColumnType.TINY, "SMALLINT": ColumnType.SHORT,
@@ -23,6 +27,7 @@ _MYSQL_TYPE = {
     "FLOAT": ColumnType.FLOAT, "DOUBLE": ColumnType.DOUBLE, "DECIMAL": ColumnType.NEWDECIMAL,
     "DATE": ColumnType.DATE, "DATETIME": ColumnType.DATETIME, "CHAR": ColumnType.STRING,
     "VARCHAR": ColumnType.VAR_STRING, "STRING": ColumnType.VAR_STRING,
+    "ARRAY": ColumnType.STRING, "JSON": ColumnType.JSON,  # PrimitiveType.toMysqlType: JSONB
 }
 _LENGTH = {"BOOLEAN": 1, "TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "LARGEINT": 40,
            "FLOAT": 12, "DOUBLE": 22, "DATE": 10}
@@ -34,6 +39,10 @@ def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
     t = array.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return array
+    if is_json_type(t):  # its normalized text (executor/expressions/json_text.py)
+        return json_storage(array)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return format_array(array, dtype if dtype.is_array else from_arrow(t), to_text)
     if pa.types.is_boolean(t):
         return pc.cast(pc.cast(array, pa.int8()), pa.string())
     if pa.types.is_timestamp(t):

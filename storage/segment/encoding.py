@@ -18,7 +18,15 @@ the decompressed page (no copy for fixed-width and plain string pages).
                                       | (dict_count+1) x int32 offsets (pad 8) | dict bytes (pad 8)
                                       | n x code_width codes, little-endian
 
+    IPC     (ARRAY)        payload := one Arrow IPC stream holding one record batch of one
+                                      column `v` (the page's list values, offsets, element
+                                      validity and nested children as Arrow lays them out);
+                                      the page carries no separate validity section
+
 A string page is written as DICT when that body is smaller than BINARY (decided per page).
+An ARRAY page is IPC: Arrow's own list layout, compressed by the page frame like the others.
+A JSON page is a string page (BINARY or DICT) of the values' normalized JSON texts, read back
+as Arrow's JSON extension type.
 """
 
 from __future__ import annotations
@@ -28,14 +36,16 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.ipc as ipc
 
-from storage.types import DataType
+from storage.types import DataType, as_json, json_storage
 
 PLAIN = 0
 BITS = 1
 BINARY = 2
 DICT = 3
-ENCODING_NAMES = {PLAIN: "PLAIN", BITS: "BITS", BINARY: "BINARY", DICT: "DICT"}
+IPC = 4
+ENCODING_NAMES = {PLAIN: "PLAIN", BITS: "BITS", BINARY: "BINARY", DICT: "DICT", IPC: "IPC"}
 
 FIXED_WIDTH = {"TINYINT": 1, "SMALLINT": 2, "INT": 4, "BIGINT": 8, "LARGEINT": 16, "FLOAT": 4,
                "DOUBLE": 8, "DECIMAL": 16, "DATE": 4, "DATETIME": 8}
@@ -70,6 +80,10 @@ def _padded(parts: list, data) -> None:
 # -- encoding ------------------------------------------------------------------------------------
 def encode(arr: pa.Array, dtype: DataType, allow_dict: bool = True) -> EncodedPage:
     """Encode one page worth of values (an Arrow array of `dtype.arrow()`)."""
+    if dtype.is_array:
+        return _encode_ipc(arr)
+    if dtype.is_json:
+        arr = json_storage(arr)
     parts: list = []
     has_nulls = arr.null_count > 0
     if has_nulls:
@@ -78,7 +92,7 @@ def encode(arr: pa.Array, dtype: DataType, allow_dict: bool = True) -> EncodedPa
         values = np.asarray(pc.fill_null(arr, False)) if has_nulls else np.asarray(arr)
         _padded(parts, np.packbits(values, bitorder="little"))
         return EncodedPage(BITS, has_nulls, len(arr), parts)
-    if dtype.is_string:
+    if dtype.is_string or dtype.is_json:
         return _encode_strings(arr, has_nulls, parts, allow_dict)
     width = FIXED_WIDTH[dtype.kind]
     data = np.frombuffer(arr.buffers()[1], dtype=np.uint8)
@@ -88,6 +102,14 @@ def encode(arr: pa.Array, dtype: DataType, allow_dict: bool = True) -> EncodedPa
         data[~np.asarray(arr.is_valid())] = 0
     parts.append(data)
     return EncodedPage(PLAIN, has_nulls, len(arr), parts)
+
+
+def _encode_ipc(arr: pa.Array) -> EncodedPage:
+    sink = pa.BufferOutputStream()
+    batch = pa.record_batch([arr], names=["v"])
+    with ipc.new_stream(sink, batch.schema) as writer:
+        writer.write_batch(batch)
+    return EncodedPage(IPC, False, len(arr), [sink.getvalue()])
 
 
 def _string_buffers(arr: pa.Array) -> tuple[np.ndarray, memoryview]:
@@ -124,6 +146,8 @@ def _encode_strings(arr: pa.Array, has_nulls: bool, parts: list, allow_dict: boo
 # -- decoding ------------------------------------------------------------------------------------
 def decode(encoding: int, has_nulls: bool, body: pa.Buffer, n: int, dtype: DataType) -> pa.Array:
     """Arrow array over `body`: zero-copy views, except DICT which gathers from its dictionary."""
+    if encoding == IPC:
+        return _decode_ipc(body, n, dtype)
     pos = 0
     validity = None
     if has_nulls:
@@ -138,11 +162,20 @@ def decode(encoding: int, has_nulls: bool, body: pa.Buffer, n: int, dtype: DataT
     if encoding == BITS:
         _check(body, pos + (n + 7) // 8)
         return pa.Array.from_buffers(arrow_type, n, [validity, body.slice(pos, (n + 7) // 8)])
-    if encoding == BINARY:
-        return _decode_binary(body, pos, n, validity)
-    if encoding == DICT:
-        return _decode_dict(body, pos, n, validity)
+    if encoding in (BINARY, DICT):
+        decoded = (_decode_binary if encoding == BINARY else _decode_dict)(body, pos, n, validity)
+        return as_json(decoded) if dtype.is_json else decoded
     raise ValueError(f"unknown page encoding {encoding}")
+
+
+def _decode_ipc(body: pa.Buffer, n: int, dtype: DataType) -> pa.Array:
+    table = ipc.open_stream(body).read_all()
+    if table.num_columns != 1 or table.num_rows != n:
+        raise ValueError(f"IPC page holds {table.num_rows} rows, the page header says {n}")
+    column = table.column(0)
+    if column.type != dtype.arrow():
+        raise ValueError(f"IPC page holds {column.type}, the column is {dtype.arrow()}")
+    return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
 
 
 def _check(body: pa.Buffer, needed: int) -> None:

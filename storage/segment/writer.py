@@ -25,7 +25,7 @@ from storage.arrays import contiguous
 from storage.schema import TabletSchema
 from storage.segment import (bitmap_index, bloom_filter, encoding, footer, murmur, ordinal, page,
                              short_key, zone_map)
-from storage.types import DataType
+from storage.types import DataType, json_storage
 
 DEFAULT_PAGE_SIZE = 64 * 1024
 DEFAULT_SHORT_KEY_INTERVAL = 1024
@@ -98,7 +98,11 @@ def _array(table: pa.Table, name: str) -> pa.Array:
 def page_bounds(arr: pa.Array, dtype: DataType, page_size: int) -> tuple[np.ndarray, np.ndarray]:
     """[start, end) row bounds of the pages: about `page_size` value bytes each."""
     n = len(arr)
-    if dtype.is_string:
+    if dtype.is_array:  # rows per page from the column's average bytes per row
+        per_row = max(1, arr.nbytes // max(n, 1))
+        starts = np.arange(0, n, max(1, page_size // per_row), dtype=np.int64)
+    elif dtype.is_string or dtype.is_json:
+        arr = json_storage(arr)
         offsets = np.frombuffer(arr.buffers()[1], np.int32)[arr.offset:arr.offset + n + 1]
         sizes = np.diff(offsets.astype(np.int64)) + 4
         page_no = (np.cumsum(sizes) - sizes) // page_size

@@ -14,6 +14,8 @@ Zone map page body (page type ZONE_MAP_INDEX, one per column, all its pages' ent
 
 The segment zone map is the same structure with count 1, base64-encoded in the footer's column
 meta (as Doris keeps `segment_zone_map` in the footer). Strings keep their full min/max.
+An ARRAY or JSON column's entries keep has_null / has_not_null only (min and max are NULL: no
+value filtering on them, as Doris keeps no zone map values for them).
 A FLOAT/DOUBLE page holding a NaN gets min -inf and max +inf (pyarrow's min/max skip NaN; the
 widened range keeps filtering conservative).
 
@@ -75,6 +77,14 @@ _UNSET = object()
 def compute(arr: pa.Array, starts: np.ndarray, ends: np.ndarray, dtype: DataType) -> ZoneMaps:
     """Zone maps of the pages [starts[i], ends[i]) of `arr`."""
     mins, maxs, has_null, has_not_null = [], [], [], []
+    if not dtype.has_zone_values:  # ARRAY / JSON: null counts only
+        nulls = pa.nulls(len(starts), dtype.arrow())
+        for start, end in zip(starts.tolist(), ends.tolist()):
+            count = arr.slice(start, end - start).null_count
+            has_null.append(count > 0)
+            has_not_null.append(count < end - start)
+        return ZoneMaps(nulls, nulls, np.array(has_null, dtype=bool),
+                        np.array(has_not_null, dtype=bool))
     for start, end in zip(starts.tolist(), ends.tolist()):
         page = arr.slice(start, end - start)
         nulls = page.null_count
@@ -98,9 +108,12 @@ def _min_max(page: pa.Array, dtype: DataType) -> tuple[pa.Scalar, pa.Scalar]:
 
 def merge(zm: ZoneMaps, dtype: DataType) -> ZoneMaps:
     """One zone map covering all entries of `zm` (the segment zone map)."""
-    lo, hi = pc.min(zm.mins), pc.max(zm.maxs)
     arrow_type = dtype.arrow()
-    return ZoneMaps(pa.array([lo], type=arrow_type), pa.array([hi], type=arrow_type),
+    if not dtype.has_zone_values:
+        lo = hi = pa.nulls(1, arrow_type)
+    else:
+        lo, hi = pa.array([pc.min(zm.mins)], arrow_type), pa.array([pc.max(zm.maxs)], arrow_type)
+    return ZoneMaps(lo, hi,
                     np.array([zm.has_null.any()]), np.array([zm.has_not_null.any()]))
 
 

@@ -126,3 +126,35 @@ def test_off_by_default():
     from server.config import load_config
     conf = Path(__file__).resolve().parents[2] / "conf" / "minidoris.conf"
     assert load_config(conf).arrow_flight_sql_port == -1
+
+
+def test_array_columns_come_back_as_arrow_lists(flight_server):
+    import pyarrow as pa
+    conn = flight_server.connect()
+    with conn.cursor() as cur:
+        cur.execute("""CREATE TABLE fl.arr (k INT, a ARRAY<INT>, s ARRAY<STRING>) DUPLICATE KEY(k)
+            DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")""")
+        cur.execute("INSERT INTO fl.arr VALUES (1, [1, NULL], ['x']), (2, NULL, [])")
+    conn.close()
+    with _connect(flight_server) as conn, conn.cursor() as cur:
+        cur.execute("SELECT k, a, s FROM fl.arr ORDER BY k")
+        table = cur.fetch_arrow_table()
+    assert table.schema.types == [pa.int32(), pa.list_(pa.int32()), pa.list_(pa.string())]
+    assert table.to_pylist() == [{"k": 1, "a": [1, None], "s": ["x"]},
+                                 {"k": 2, "a": None, "s": []}]
+
+
+def test_json_columns_come_back_as_strings(flight_server):
+    import pyarrow as pa
+    conn = flight_server.connect()
+    with conn.cursor() as cur:
+        cur.execute("""CREATE TABLE fl.js (k INT, j JSON) DUPLICATE KEY(k)
+            DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")""")
+        cur.execute("""INSERT INTO fl.js VALUES (1, '{"a": [1, 2]}'), (2, NULL)""")
+    conn.close()
+    with _connect(flight_server) as conn, conn.cursor() as cur:
+        cur.execute("SELECT k, j, jsonb_extract(j, '$.a') FROM fl.js ORDER BY k")
+        table = cur.fetch_arrow_table()
+    assert table.schema.types == [pa.int32(), pa.string(), pa.string()]
+    assert table.to_pylist() == [{"k": 1, "j": '{"a":[1,2]}', "jsonb_extract(j, '$.a')": "[1,2]"},
+                                 {"k": 2, "j": None, "jsonb_extract(j, '$.a')": None}]

@@ -118,3 +118,70 @@ def test_cancel_schema_change_job_keeps_old_schema(server_factory):
     assert [(r[9], r[10]) for r in rows] == [("CANCELLED", "user cancelled")]
     assert [r[0] for r in query(conn, "DESC big")] == ["k", "d", "v", "s"]
     assert query(conn, "SELECT count(*), sum(v) FROM big") == ((16000, 16 * sum(range(1000))),)
+
+
+def _two_phase(srv, path: str, headers: dict, body: bytes = b"") -> dict:
+    import base64
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(
+        f"http://{srv.host}:{srv.http_port}{path}", data=body, method="PUT",
+        headers={"Authorization": "Basic " + base64.b64encode(b"root:").decode(), **headers})
+    return json.loads(urllib.request.urlopen(req, timeout=60).read())
+
+
+def test_kill9_while_schema_change_waits_for_a_load(server_factory):
+    """A heavy change WAITING_TXN for a pre-committed load survives kill -9 still waiting,
+    with the old schema readable; the commit then lets its jobs run, and the new tablets hold
+    the load's rows."""
+    srv = server_factory().start()
+    conn = _loaded(srv, "wsc", 1)
+    reply = _two_phase(srv, "/api/wsc/big/_stream_load",
+                       {"column_separator": ",", "two_phase_commit": "true"},
+                       b"".join(b"%d,%d,%d,p\n" % (i, i % 7, 5000) for i in range(5000, 5300)))
+    assert reply["Status"] == "Success", reply
+    query(conn, "ALTER TABLE big MODIFY COLUMN v BIGINT")
+    waiting = [("big", "big", "WAITING_TXN"), ("big", "r_d", "WAITING_TXN")]
+    assert _jobs(conn) == waiting
+    srv.kill9()
+
+    srv.start()
+    conn = srv.connect("wsc")
+    assert _jobs(conn) == waiting
+    assert [r[1] for r in query(conn, "DESC big") if r[0] == "v"] == ["INT"]
+    assert query(conn, "SELECT count(*), sum(v) FROM big") == ((2000, 2 * sum(range(1000))),)
+    done = _two_phase(srv, "/api/wsc/_stream_load_2pc",
+                      {"txn_id": str(reply["TxnId"]), "txn_operation": "commit"})
+    assert done["status"] == "Success", done
+    query(conn, "ADMIN WAIT ALTER TABLE")
+    assert _jobs(conn) == [("big", "big", "FINISHED"), ("big", "r_d", "FINISHED")]
+    assert [r[3] for r in query(conn, "DESC big ALL") if r[2] == "v"] == ["BIGINT", "BIGINT"]
+    want = (2300, 2 * sum(range(1000)) + 300 * 5000)
+    assert query(conn, "SELECT count(*), sum(v) FROM big") == (want,)
+    plan = "\n".join(r[0] for r in query(conn, "EXPLAIN SELECT d, sum(v) FROM big GROUP BY d"))
+    assert "rollup: r_d" in plan
+    assert sum(r[1] for r in query(conn, "SELECT d, sum(v) FROM big GROUP BY d")) == want[1]
+
+
+def test_kill9_after_cancel_while_waiting(server_factory):
+    """CANCEL of a job WAITING_TXN is journaled: after kill -9 the job is CANCELLED with its
+    Msg, the old schema stays, and the held load still commits."""
+    srv = server_factory().start()
+    conn = _loaded(srv, "xsc", 1)
+    reply = _two_phase(srv, "/api/xsc/big/_stream_load",
+                       {"column_separator": ",", "two_phase_commit": "true"}, b"9000,1,1,q\n")
+    assert reply["Status"] == "Success", reply
+    query(conn, "ALTER TABLE big MODIFY COLUMN v BIGINT")  # base and rollup: two jobs
+    query(conn, "CANCEL ALTER TABLE COLUMN FROM big")
+    srv.kill9()
+    srv.start()
+    conn = srv.connect("xsc")
+    assert [(r[9], r[10]) for r in query(conn, "SHOW ALTER TABLE COLUMN")] == \
+        [("CANCELLED", "user cancelled")] * 2
+    assert [(r[0], r[1]) for r in query(conn, "DESC big")] == \
+        [("k", "INT"), ("d", "INT"), ("v", "INT"), ("s", "VARCHAR(10)")]
+    done = _two_phase(srv, "/api/xsc/_stream_load_2pc",
+                      {"txn_id": str(reply["TxnId"]), "txn_operation": "commit"})
+    assert done["status"] == "Success", done
+    assert query(conn, "SELECT count(*) FROM big") == ((2001,),)

@@ -99,12 +99,27 @@ def test_group_disappears_with_its_last_table(tmp_path):
     cat = make_catalog(tmp_path)
     create(cat, colocated("t1", "g"))
     create(cat, colocated("t2", "g"))
-    cat.drop_table("db", "t1")
+    cat.drop_table("db", "t1", force=True)
     assert len(cat.colocation.groups) == 1
-    cat.drop_table("db", "t2")
+    cat.drop_table("db", "t2", force=True)
     assert not cat.colocation.groups
     create(cat, colocated("t3", "g", buckets=4))  # a new group: any schema
-    cat.drop_database("db")
+    cat.drop_database("db", force=True)
+    assert not cat.colocation.groups
+
+
+def test_a_recycled_table_keeps_its_group_until_erased(tmp_path):
+    """Doris keeps a table in the colocate index while it is in the recycle bin
+    (Env.onEraseOlapTable removes it): the group and its schema stay."""
+    cat = make_catalog(tmp_path)
+    create(cat, colocated("t1", "g"))
+    t1 = table(cat, "t1").table_id
+    cat.drop_table("db", "t1")
+    assert [g.table_ids for g in cat.colocation.groups.values()] == [[t1]]
+    e = error(cat, colocated("t2", "g", buckets=4))
+    assert "Colocate tables must have same bucket num" in e.message
+    from catalog import recycle_ops
+    recycle_ops.erase_instantly(cat, "TableId", t1)
     assert not cat.colocation.groups
 
 

@@ -84,6 +84,10 @@ def test_seed_example_day_by_day(env):
 
 
 def test_dropped_partition_leaves_the_disk_and_replay_agrees(env, tmp_path):
+    """The scheduler drops without FORCE, as Doris's does: the partition waits in the recycle
+    bin with its tablets, which leave the disk when the bin erases it."""
+    from catalog.recycle_ops import erase_instantly
+
     cat, sched, clock, _ = env
     create(cat, sched, day_table())
     load_table(cat, "db", "t", pa.table({"k1": pa.array([datetime(2020, 5, 29).date()]),
@@ -93,6 +97,9 @@ def test_dropped_partition_leaves_the_disk_and_replay_agrees(env, tmp_path):
     assert all(cat.engine.has_tablet(t) for t in tablets)
     clock.now = datetime(2020, 6, 6, 10)
     sched.run_pass()
+    assert list(cat.recycle_bin.partitions) == [old.partition_id]
+    assert all(cat.engine.has_tablet(t) for t in tablets)
+    erase_instantly(cat, "PartitionId", old.partition_id)
     assert not any(cat.engine.has_tablet(t) for t in tablets)
     assert not any((tmp_path / "storage" / "data" / str(t)).exists() for t in tablets)
     expected = names(cat)

@@ -43,7 +43,8 @@ def alter(cat: Catalog, sql: str) -> None:
     if hasattr(stmt, "partition"):
         partition_ddl.add_partition(cat, "db", stmt)
     else:
-        partition_ddl.drop_partition(cat, "db", stmt.table, stmt.name, stmt.if_exists)
+        partition_ddl.drop_partition(cat, "db", stmt.table, stmt.name, stmt.if_exists,
+                                     stmt.force)
 
 
 def load(cat: Catalog, keys: list[int]) -> None:

@@ -78,7 +78,13 @@ def test_cast_columns():
 
 def test_unsupported_cast_target():
     with pytest.raises(UnsupportedExpression):
-        ev("CAST('a' AS JSON)")
+        ev("CAST('a' AS MAP<INT, INT>)")
+
+
+def test_cast_to_json_normalizes_text_and_gives_null_for_non_json():
+    assert ev("CAST('{\"a\": [1, 2]}' AS JSON)") == '{"a":[1,2]}'
+    assert ev("CAST('nope' AS JSONB)") is None
+    assert ev("CAST(CAST('[1, 2]' AS JSON) AS STRING)") == "[1,2]"
 
 
 @pytest.mark.parametrize("sql, expected_type, expected", [

@@ -1,0 +1,65 @@
+"""The table function operator (Doris's TABLE FUNCTION NODE): LATERAL VIEW explode & co.
+
+Vectorised "unnest": the function gives, for the batch, a list column (one list per input
+row); `list_layout.parts` yields its offsets and flat values, the input rows are repeated by
+`take` on each value's parent row, and the flat values become the new column. `outer` keeps a
+row whose list is NULL or empty once, with NULL in the new columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from executor.expressions import EvalContext, ExpressionError, evaluate_many
+from executor.expressions.arrays import array_range
+from executor.expressions.list_layout import is_list, parts, positions
+
+
+def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
+    args = evaluate_many(node.args, table, ctx)
+    lists = _lists(node.function, args)
+    offsets, values, _ = parts(lists)
+    counts = np.diff(offsets)
+    if node.outer:
+        counts = np.maximum(counts, 1)
+    rows = np.repeat(np.arange(table.num_rows, dtype=np.int64), counts)
+    out_offsets = np.concatenate([[0], np.cumsum(counts)])
+    pos = positions(out_offsets)
+    present = pos < np.diff(offsets)[rows]  # False only for an outer row without values
+    index = np.where(present, offsets[:-1][rows] + pos, 0)
+    if len(values):
+        flat = values.take(pa.array(index))
+        if not present.all():
+            flat = pc.if_else(pa.array(present), flat, pa.scalar(None, flat.type))
+    else:
+        flat = pa.nulls(len(rows), values.type if not pa.types.is_null(values.type)
+                        else pa.int8())
+    out = table.take(pa.array(rows))
+    new = [flat]
+    if node.function == "posexplode":
+        new = [pa.array(pos, pa.int32(), mask=~present), flat]
+    for name, column in zip(node.names, new):
+        out = out.append_column(name, column)
+    return out
+
+
+def _lists(function: str, args: list[pa.Array]) -> pa.Array:
+    if function in ("explode", "posexplode"):
+        if not is_list(args[0].type) and not pa.types.is_null(args[0].type):
+            raise ExpressionError(f"{function} requires an ARRAY argument, got {args[0].type}")
+        return args[0] if is_list(args[0].type) else pa.nulls(len(args[0]), pa.list_(pa.int8()))
+    if function == "explode_split":
+        sep = args[1]
+        text = args[0].cast(pa.string())
+        if pc.count_distinct(sep).as_py() > 1:
+            raise ExpressionError("explode_split: the separator must be a constant")
+        separator = next((v for v in sep.to_pylist()[:1] if v is not None), None)
+        if separator is None:
+            return pa.nulls(len(text), pa.list_(pa.string()))
+        if separator == "":
+            return pc.split_pattern_regex(text, "(?=.)(?<=.)") if len(text) else \
+                pa.array([], pa.list_(pa.string()))
+        return pc.split_pattern(text, separator)
+    return array_range(args[0])  # explode_numbers(n): 0 .. n-1
