@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import os
 import time
 
@@ -46,6 +47,15 @@ def release_unused() -> None:
     pa.default_memory_pool().release_unused()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
+
+
+def reclaim(engine) -> None:
+    """What the process can give back before a load or query is failed for mem_limit: the
+    page cache, garbage held in reference cycles (a failed query's traceback keeps its frames'
+    tables until the cycle collector runs) and freed memory kept by the allocators."""
+    engine.page_cache.clear()
+    gc.collect()
+    release_unused()
 
 
 def physical_bytes() -> int:
@@ -118,6 +128,5 @@ def over_limit(engine, recently: bool = False) -> str | None:
     first = memory.exceeded_recently() if recently else memory.exceeded()
     if first is None:
         return None
-    engine.page_cache.clear()
-    release_unused()
+    reclaim(engine)
     return memory.exceeded()

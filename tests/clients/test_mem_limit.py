@@ -126,6 +126,7 @@ def test_a_query_over_mem_limit_fails_and_the_server_keeps_serving(server_factor
         assert cur.fetchone() == (1000, sum(range(1000)))
     conn.close()
     body = b"7000000\t1\tafter\n"
-    assert _stream_load(srv, body, len(body), "after")["Status"] == "Success"
+    reply = _stream_load(srv, body, len(body), "after")
+    assert reply["Status"] == "Success", reply
     assert _count(srv) == 3_000_001
     assert srv.running
