@@ -46,7 +46,7 @@ from catalog.load_gate import load_gate
 from storage import load_file
 from storage.load_file import SMALL_ROWSET_ROWS
 from storage.memtable import MemTable, flush_grouped
-from storage.process_memory import reclaim, release_unused
+from storage.process_memory import release_unused, wait_for_memory
 
 FLUSH_THREADS = 2  # tablets flushed at once
 TRIM_AFTER_BYTES = 64 << 20  # flushes this large give freed memory back to the system
@@ -147,8 +147,7 @@ class OlapTableSink:
         if memory.exceeded() is None:
             return
         self._flush_all([w for w in self._writers.values() if w.memtable.nbytes])
-        reclaim(self.engine)
-        message = memory.exceeded()
+        message = wait_for_memory(self.engine)
         if message is not None:
             raise MemLimitExceeded(message)
 

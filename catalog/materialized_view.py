@@ -220,7 +220,7 @@ def _aggregate_index(table: OlapTable, name: str, keys: list[str],
 
 
 def display_name(index: MaterializedIndexMeta, column, keys_type: str) -> str:
-    """A materialized view column's name as Doris 2.x shows it (DESC t ALL): keys `mv_<col>`,
+    r"""A materialized view column's name as Doris 2.x shows it (DESC t ALL): keys `mv_<col>`,
     aggregated values `mva_<AGG>__\`<col>\``, COUNT(x) as `mva_SUM__CASE WHEN \`x\` IS NULL THEN 0
     ELSE 1 END` and an expression's aggregate over its text; rollups keep the base names."""
     if not index.is_mv:

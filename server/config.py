@@ -74,6 +74,8 @@ class Config:
     mem_limit: str = "90%"
     load_process_max_memory_limit_percent: int = 50
     load_process_soft_mem_limit_percent: int = 80
+    # over mem_limit, a load waits this long for other work to free memory before it fails
+    thread_wait_gc_max_milliseconds: int = 1000
     streaming_load_max_mb: int = 10240
     streaming_load_json_max_mb: int = 100
     # SHOW STREAM LOAD (server/http/stream_load_records.py); Doris's default is false

@@ -108,7 +108,7 @@ def open_services(cfg: Config) -> Services:
                            page_cache_bytes=page_cache_bytes(cfg, mem_limit))
     engine.write_buffer_size = cfg.write_buffer_size
     engine.memtables = MemTableLimiter(load_soft_limit(cfg))
-    engine.process_memory = ProcessMemory(mem_limit)
+    engine.process_memory = ProcessMemory(mem_limit, wait_ms=cfg.thread_wait_gc_max_milliseconds)
     tune_allocator()
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)

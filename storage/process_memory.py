@@ -88,8 +88,11 @@ def pretty(n: int) -> str:
 class ProcessMemory:
     CHECK_INTERVAL_S = 0.005  # `exceeded_recently` reads /proc at most this often
 
-    def __init__(self, mem_limit: int = 0, physical: int | None = None):
+    WAIT_STEP_S = 0.05
+
+    def __init__(self, mem_limit: int = 0, physical: int | None = None, wait_ms: int = 1000):
         self.mem_limit = mem_limit
+        self.wait_ms = wait_ms  # Doris's thread_wait_gc_max_milliseconds
         self._checked_at = 0.0
         physical = physical_bytes() if physical is None else physical
         self.low_water_mark = max(0, min(physical - mem_limit, physical // 20,
@@ -116,6 +119,20 @@ class ProcessMemory:
         return (f"process memory used {pretty(used)} exceed limit {pretty(self.mem_limit)} or "
                 f"sys available memory {pretty(available_bytes())} less than low water mark "
                 f"{pretty(self.low_water_mark)}")
+
+
+def wait_for_memory(engine) -> str | None:
+    """A load over mem_limit, as Doris's thread_wait_gc_max_milliseconds: reclaim what the
+    process holds, then wait up to `wait_ms` for other work (a query failing or ending, a
+    flush) to free memory; the message if the process is still over the limit."""
+    memory = engine.process_memory
+    deadline = time.monotonic() + memory.wait_ms / 1000
+    while True:
+        reclaim(engine)
+        message = memory.exceeded()
+        if message is None or time.monotonic() >= deadline:
+            return message
+        time.sleep(memory.WAIT_STEP_S)
 
 
 def over_limit(engine, recently: bool = False) -> str | None:
