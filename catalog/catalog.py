@@ -205,7 +205,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         with self.lock:
             self._unapplied += len(entries)
         try:
-            self.journal.append_many(entries)
+            self.journal.append_many(entries, hand_off_slot=True)
         except BaseException:
             with self.lock:
                 self._unapplied -= len(entries)

@@ -41,6 +41,7 @@ from catalog.slice_compaction import (SLICE_ROUND_SECONDS, run_slice_compaction,
                                       slice_tasks)
 from storage.compaction_policy import (CompactionConfig, base_score, calculate_cumulative_point,
                                        cumulative_score, promotion_size)
+from storage import cpu_slots
 from storage.errors import StorageError
 from storage.tablet import Tablet
 
@@ -223,7 +224,8 @@ class CompactionScheduler:
             try:
                 if taken and self.permits.acquire(permits, self._stop):
                     try:
-                        done += run_slice_compaction(self.cat, taken)
+                        with cpu_slots.slot():  # in line with statements
+                            done += run_slice_compaction(self.cat, taken)
                     finally:
                         self.permits.release(permits)
             except (CompactionError, StorageError, OSError, ValueError, RuntimeError) as exc:
@@ -284,7 +286,8 @@ class CompactionScheduler:
 
     def _execute(self, task: CompactionTask, permits: int) -> None:
         try:
-            execute_task(self.cat, task)
+            with cpu_slots.slot():  # in line with statements (storage/cpu_slots.py)
+                execute_task(self.cat, task)
         except (CompactionError, OSError, ValueError, RuntimeError) as exc:
             log.warning("%s compaction of tablet %d failed: %s", task.kind, task.ref.tablet_id,
                         exc)
@@ -313,7 +316,7 @@ class CompactionScheduler:
         tablet would read inputs the other removes)."""
         tid = ref.tablet_id
         deadline = time.monotonic() + wait_s
-        with self._lock:
+        with cpu_slots.blocking(), self._lock:  # the compaction in flight needs a CPU slot
             while tid in self._submitted or (self._manual is not None and self._manual[0] == tid):
                 left = deadline - time.monotonic()
                 if left <= 0:

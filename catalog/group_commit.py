@@ -53,6 +53,7 @@ from catalog import auto_partition
 from catalog.errors import AnalysisError, DdlError
 from catalog.load import complete_columns, load_table
 from catalog.partitions import route_rows
+from storage import cpu_slots
 from storage.durable import fsync_path
 
 log = logging.getLogger(__name__)
@@ -221,7 +222,8 @@ class GroupCommitManager:
                 group.pending -= 1
                 self._cond.notify_all()
             return Submitted(full.num_rows, group.label, group.txn_id)
-        group.done.wait()
+        with cpu_slots.blocking():  # the group's publish: storage/cpu_slots.py
+            group.done.wait()
         if group.error is not None:
             raise group.error
         return Submitted(full.num_rows, group.label, group.txn_id)

@@ -25,6 +25,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
+from storage import cpu_slots
 from storage.durable import fsync_path
 
 _HEADER = struct.Struct("<II")
@@ -79,10 +80,20 @@ class Journal:
     def append(self, op: str, data: Any) -> None:
         self.append_many([(op, data)])
 
-    def append_many(self, entries: list[tuple[str, Any]]) -> None:
+    def append_many(self, entries: list[tuple[str, Any]], hand_off_slot: bool = False) -> None:
         """Append entries in order with one write and one fsync (a batch of publishes): all
         of them are durable when this returns; a crash before leaves a prefix of them, whose
-        statements were not acknowledged."""
+        statements were not acknowledged. `hand_off_slot`: the caller holds no catalog lock,
+        so its CPU slot goes to another statement while it writes (storage/cpu_slots.py; taken
+        back once the journal's lock is released, so no thread waits for the journal behind a
+        slot)."""
+        if hand_off_slot:
+            with cpu_slots.blocking():
+                self._append(entries)
+        else:
+            self._append(entries)
+
+    def _append(self, entries: list[tuple[str, Any]]) -> None:
         with self._lock:
             if self._file is None:
                 self._file = open(self.log_path, "ab")

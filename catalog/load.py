@@ -37,7 +37,7 @@ from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
 from catalog.unique_model import is_merge_on_write
 from catalog.values import coerce_array, parse_value
-from storage import bucket_ids
+from storage import bucket_ids, cpu_slots
 
 _table_locks: dict[int, threading.RLock] = defaultdict(threading.RLock)
 
@@ -194,8 +194,8 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
         alone = lock._is_owned() or is_merge_on_write(table)
         with queue.mutex:
             queue.items.append(item)
-        with lock:
-            if not item.done:
+        if _take_unless_done(lock, item):
+            try:
                 with queue.mutex:
                     if alone:
                         queue.items.remove(item)
@@ -203,6 +203,8 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
                     else:
                         batch, queue.items = queue.items, []
                 _publish_batch(catalog, batch)
+            finally:
+                lock.release()
         if item.error is not None:
             raise item.error
     except BaseException:
@@ -210,6 +212,23 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
         raise
     finally:
         prepared.leave_gate()
+
+
+def _take_unless_done(lock: threading.RLock, item: _QueuedPublish) -> bool:
+    """Take the table's load lock to publish `item`'s batch; False (the lock not held) when
+    another load published it meanwhile. While the lock is busy (another load publishing,
+    its journal fsync included) the caller's CPU slot serves another statement
+    (storage/cpu_slots.py)."""
+    if not lock.acquire(blocking=False):
+        with cpu_slots.blocking():
+            lock.acquire()
+            if item.done:
+                lock.release()
+                return False
+    if item.done:
+        lock.release()
+        return False
+    return True
 
 
 @dataclass

@@ -22,6 +22,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from contextlib import contextmanager
 
+from storage import cpu_slots
+
 DDL_WAIT_SECONDS = 30.0
 GIVE_UP_POLL_SECONDS = 0.1
 
@@ -34,7 +36,7 @@ class LoadGate:
 
     def enter(self) -> None:
         """A load begins (waits while a shape-changing DDL of the table runs or waits)."""
-        with self._cond:
+        with cpu_slots.blocking(), self._cond:  # waiting frees the CPU slot: cpu_slots.py
             while self._ddl:
                 self._cond.wait()
             self._loads += 1
@@ -50,7 +52,8 @@ class LoadGate:
         """No new load of the table begins; those in flight finish first (or `timeout`, or
         as soon as `give_up()` says the DDL no longer needs to wait: a cancelled job)."""
         deadline = time.monotonic() + timeout
-        with self._cond:
+        # the loads in flight need CPU slots to finish (storage/cpu_slots.py)
+        with cpu_slots.blocking(), self._cond:
             self._ddl += 1
             while self._loads and time.monotonic() < deadline:
                 if give_up is not None and give_up():

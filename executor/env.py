@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from executor.errors import QueryInterrupted
-from storage import ScanStats, StorageEngine
+from storage import ScanStats, StorageEngine, cpu_slots
 
 
 @dataclass
@@ -26,8 +26,11 @@ class ExecEnv:
     spill: object | None = None  # executor.spill.QuerySpill when enable_spill is set
 
     def check_cancelled(self) -> None:
+        """A checkpoint between operators and batches: KILL QUERY stops the query here, and
+        a statement that has run a time slice lets waiting ones run (storage/cpu_slots.py)."""
         if self.cancel is not None and self.cancel.is_set():
             raise QueryInterrupted()
+        cpu_slots.time_slice()
 
     def record(self, node: object, rows: int = 0, seconds: float = 0.0, moved: int = 0,
                nbytes: int = -1, part: str | None = None) -> None:

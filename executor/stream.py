@@ -28,6 +28,7 @@ from executor.operators.scan import read_unit, scan_schema, scan_units
 from executor.run import check_memory, execute, execute_in_memory
 from executor.spill import spill_aggregate, spill_join, spill_sort
 from planner import logical as L
+from storage import cpu_slots
 
 READ_AHEAD = 2
 
@@ -75,7 +76,8 @@ def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
             pending.append(env.pool.submit(read_unit, node, unit, env, schema))
         if not pending:
             break
-        table, stats, _ = pending.popleft().result()
+        with cpu_slots.blocking():  # the unit's task takes the slot (storage/cpu_slots.py)
+            table, stats, _ = pending.popleft().result()
         env.scan_stats.merge(stats)
         if table.num_rows:
             check_memory(table, env)

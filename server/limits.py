@@ -73,7 +73,8 @@ class _Watchdog:
                 self._thread = threading.Thread(target=self._run, name="statement-timeouts",
                                                  daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            if self._heap[0][2] is handle:  # the thread sleeps until the earliest deadline:
+                self._cond.notify()  # only a new earliest one wakes it (not every statement)
         return handle
 
     def _cancelled(self) -> None:

@@ -47,7 +47,7 @@ from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
 from server.system_variables import restore_globals
-from storage import StorageEngine
+from storage import StorageEngine, cpu_slots
 from storage.compaction_policy import CompactionConfig
 from storage.memtable import MemTableLimiter
 from storage.process_memory import ProcessMemory, physical_bytes, tune_allocator
@@ -61,6 +61,14 @@ log = logging.getLogger("minidoris")
 # Q2.1/Q4.1: 1.0 -> 1.4-1.6 cores, 20-35 % less wall time) for a few % of switching overhead.
 GIL_SWITCH_INTERVAL_S = 0.0002
 STATEMENT_THREADS = 64
+
+
+def executor_slots(configured: int) -> int:
+    """`pipeline_executor_size`: 0 means the machine's cores (as Doris's BE), -1 no limit
+    (INSERTs get half as many slots of their own: storage/cpu_slots.py)."""
+    if configured < 0:
+        return 0
+    return configured or os.cpu_count() or 2
 
 
 @dataclass
@@ -117,7 +125,7 @@ def open_services(cfg: Config) -> Services:
         catalog.auth.set_initial_root_password(cfg.initial_root_password)
     group_commit = GroupCommitManager(catalog, os.path.join(cfg.path("storage_root_path"), "wal"))
     group_commit.recover()  # acknowledged async group commit loads, before anyone reads
-    pool = ThreadPoolExecutor(max_workers=max(cfg.exec_threads, 2), thread_name_prefix="exec")
+    pool = cpu_slots.SlotPool(max_workers=max(cfg.exec_threads, 2), thread_name_prefix="exec")
     fe_config = FeConfig.from_object(cfg)
     fe_config.on_change("edit_log_roll_num", lambda n: setattr(catalog, "edit_log_roll_num", n))
     scheduler = DynamicPartitionScheduler(catalog, fe_config)
@@ -208,6 +216,8 @@ class DorisServer(MysqlServer):
 
 async def serve(cfg: Config, host: str) -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+    queries = executor_slots(cfg.pipeline_executor_size)
+    cpu_slots.configure(queries, max(1, queries // 2))
     services = open_services(cfg)
     gc_tuning.apply()  # after the catalog's replay: see server/gc_tuning.py
     # Statements run in the loop's default executor (asyncio.to_thread): enough threads that

@@ -23,6 +23,7 @@ from catalog.system_dbs import system_db
 from catalog.errors import DorisError, InternalError, StorageIOError, UnknownDatabase
 from catalog.multi_catalog import database_name
 from executor.expressions.errors import ExpressionError
+from storage import cpu_slots
 from storage.errors import CorruptionError
 from server import short_circuit
 from server.dispatch import run_statement
@@ -150,7 +151,8 @@ class DorisSession(BaseSession):
         self.current_sql, self.statement_started = sql, time.time()
         token = access.CURRENT.set(self.access)  # SHOW / information_schema filter by it
         try:
-            return self._execute(sql)
+            with cpu_slots.slot(_lane(sql)):  # one of the statements running at once
+                return self._execute(sql)
         finally:
             access.CURRENT.reset(token)
             self.current_sql = ""
@@ -210,3 +212,11 @@ class DorisSession(BaseSession):
                     metrics.record(time.time() - started,
                                    len(out) > ran and isinstance(out[-1], Exception))
         return out
+
+
+def _lane(sql: str) -> str:
+    """The CPU slots a statement takes (storage/cpu_slots.py): an INSERT runs as a load, in
+    slots of its own, as Doris's loads run in the BE's load channels and flush threads rather
+    than among the queries' pipeline tasks."""
+    head = sql.lstrip()[:6]
+    return cpu_slots.LOAD if head.upper() == "INSERT" else cpu_slots.QUERY

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
-from storage.durable import fsync_path
+from storage.durable import fsync, fsync_path
 from storage.errors import StorageError
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import row_mask
@@ -63,7 +63,7 @@ class LoadFiles:
             with ipc.new_file(f, table.schema) as writer:
                 writer.write_table(table)
             f.flush()
-            os.fsync(f.fileno())
+            fsync(f.fileno())
             size = f.tell()
         fsync_path(self.directory)
         with self._lock:

@@ -6,8 +6,9 @@ memtable is a skip list filled row by row; here the whole batch is one Arrow tab
 
     conform   columns by name in schema order, cast (safely) to the schema's Arrow types,
               NULLs refused in NOT NULL columns
-    sort      pc.sort_indices over the key columns, ascending, NULLs first; the sort is stable,
-              so rows with equal keys keep their load order
+    sort      over the key columns, ascending, NULLs first (packed integer codes sorted by
+              numpy where the keys allow, else pc.sort_indices); the sort is stable, so rows
+              with equal keys keep their load order
     aggregate AGG_KEYS / UNIQUE_KEYS: merge.merge_sorted (last row wins for REPLACE/UNIQUE);
               DUP_KEYS: nothing
     flush_grouped  the same for the rows of many tablets at once, sorted by (tablet, key)
@@ -26,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from storage.errors import StorageError
+from storage.key_codes import sorted_order
 from storage.merge import merge_sorted
 from storage.schema import TabletSchema
 
@@ -54,11 +56,21 @@ def conform(data: pa.Table, schema: TabletSchema) -> pa.Table:
 
 
 def sort_by_key(table: pa.Table, keys: list[str]) -> pa.Table:
-    """Stable sort by the key columns, ascending, NULLs first."""
+    """Stable sort by the key columns, ascending, NULLs first: by packed integer codes where
+    the keys allow it (storage/key_codes.py: linear on sorted runs), else by Arrow."""
     if table.num_rows <= 1:
         return table
-    order = pc.sort_indices(table, sort_keys=[(k, "ascending", "at_start") for k in keys])
+    order = None
+    if table.num_rows >= CODES_MIN_ROWS:
+        if any(c.num_chunks > 1 for c in table.columns):  # rowsets concatenated: one copy,
+            table = table.combine_chunks()  # then the codes and the take read flat arrays
+        order = sorted_order(table, keys)
+    if order is None:
+        order = pc.sort_indices(table, sort_keys=[(k, "ascending", "at_start") for k in keys])
     return table.take(order)
+
+
+CODES_MIN_ROWS = 512  # below, Arrow's sort costs less than the codes' fixed cost
 
 
 def aggregations(schema: TabletSchema, names: list[str]) -> dict[str, str]:

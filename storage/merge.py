@@ -12,7 +12,8 @@ row order is load order (and, across rowsets concatenated in version order, vers
     BITMAP_UNION         union of the BITMAPs, HLL_UNION of the HLLs (storage/objects.py)
     keys                 NULL equals NULL
 
-Groups are found by comparing each row's keys with the previous row's (vectorised); REPLACE*
+Groups are found by comparing each row's keys with the previous row's (vectorised: packed key
+codes, storage/key_codes.py, where the keys allow); REPLACE*
 gather the last (non-NULL) row of each group with `take`; SUM/MAX/MIN of integer columns without
 NULLs fold the runs with numpy's `reduceat`, other columns go through pyarrow's hash
 aggregation on the group number. Integer SUMs wrap to the column type as Doris's C++ does;
@@ -25,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage import key_codes
 from storage.arrays import contiguous
 from storage.errors import StorageError
 from storage.objects import OBJECT_AGGREGATIONS, union_column
@@ -33,10 +35,14 @@ _GROUP = "__group"
 
 
 def group_starts(table: pa.Table, keys: list[str]) -> np.ndarray:
-    """Row positions where a new key group starts (always includes 0 for a non-empty table)."""
+    """Row positions where a new key group starts (always includes 0 for a non-empty table):
+    from packed key codes where the keys allow (storage/key_codes.py), else column by column."""
     n = table.num_rows
     if n == 0:
         return np.zeros(0, np.int64)
+    starts = key_codes.group_starts(table, keys)
+    if starts is not None:
+        return starts
     same = np.ones(n - 1, dtype=bool)
     for name in keys:
         col = table.column(name)

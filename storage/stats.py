@@ -26,6 +26,9 @@ the names Doris's SegmentIterator profile uses (where Doris has the counter):
                                                      merge-on-write delete bitmap (Doris adds
                                                      rows_del_by_bitmap to this counter)
     RowsMerged                                       rows folded away by merge-on-read (AGG/UNIQUE)
+    MergedBaseRows                                   merged rows of older versions a merge-on-read
+                                                     took from the page cache instead of reading
+                                                     and merging them (storage/merged_base.py)
     RowsValueFiltered                                merged rows failing value-column predicates
     RowsReturned             RowsReturned            rows handed back to the caller
     BytesRead                CompressedBytesRead     bytes read from segment files (pages + indexes)
@@ -53,7 +56,8 @@ PROFILE_NAMES = {
     "rows_bloom_filter_filtered": "RowsBloomFilterFiltered",
     "rows_bitmap_index_filtered": "RowsBitmapIndexFiltered", "rows_read": "RowsRead",
     "rows_conditions_filtered": "RowsConditionsFiltered", "rows_del_filtered": "RowsDelFiltered",
-    "rows_merged": "RowsMerged", "rows_value_filtered": "RowsValueFiltered",
+    "rows_merged": "RowsMerged", "merged_base_rows": "MergedBaseRows",
+    "rows_value_filtered": "RowsValueFiltered",
     "rows_returned": "RowsReturned", "bytes_read": "BytesRead",
     "uncompressed_bytes_read": "UncompressedBytesRead", "rowsets_read": "RowsetsRead",
 }
@@ -89,6 +93,7 @@ class ScanStats:
     rows_conditions_filtered: int = 0
     rows_del_filtered: int = 0
     rows_merged: int = 0
+    merged_base_rows: int = 0
     rows_value_filtered: int = 0
     rows_returned: int = 0
     bytes_read: int = 0

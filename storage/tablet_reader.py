@@ -11,8 +11,9 @@
           AGG_KEYS / UNIQUE_KEYS with several rowsets, or one overlapping rowset (a large
             load's several flushes, storage/rowset_writer.py) (merge-on-read): key predicates pushed
             down (they select whole key groups), all key columns + needed value columns read
-            in version order, stable sort + merge.merge_sorted, then value predicates (a
-            filter on a value column sees merged values only)
+            in version order, stable sort + merge.merge_sorted (the older versions' merged
+            rows kept from an earlier read where they fit: storage/merged_base.py), then value
+            predicates (a filter on a value column sees merged values only)
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import pyarrow as pa
 
 from storage.column_mapping import delete_conjunctions
 from storage.errors import StorageError
-from storage.memtable import aggregations, sort_by_key
-from storage.merge import merge_sorted
+from storage.memtable import aggregations
+from storage.merged_base import merged_rows
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import combined_mask
 from storage.rowset import RowsetMeta
@@ -52,7 +53,7 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
     stats.rowsets_read += len(data)
     if (merge or schema.keys_type != AGG_KEYS) and schema.merges_when_read and \
             (len(data) > 1 or any(r.overlapping for r in data)):
-        result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
+        result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats, version)
     else:
         bitmap = None
         if schema.merge_on_write:
@@ -67,19 +68,15 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
 
 def _merge_read(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], deletes: list,
                 columns: list[str], predicates: list[ColumnPredicate],
-                stats: ScanStats) -> pa.Table:
+                stats: ScanStats, version: int | None) -> pa.Table:
     keys = schema.key_names
     key_preds = [p for p in predicates if schema.column(p.column).is_key]
     value_preds = [p for p in predicates if not schema.column(p.column).is_key]
     seq = [schema.sequence_column] if schema.sequence_column else []
     values = [c for c in dict.fromkeys([*columns, *(p.column for p in value_preds), *seq])
               if not schema.column(c).is_key]
-    read_columns = [*keys, *values]
-    parts = tablet.scan_all(schema, data, deletes, read_columns, key_preds, stats)
-    table = tablet.concat(parts, read_columns)
-    merged = merge_sorted(sort_by_key(table, schema.merge_order()), keys,
-                          aggregations(schema, values))
-    stats.rows_merged += table.num_rows - merged.num_rows
+    merged = merged_rows(tablet, schema, data, deletes, [*keys, *values], key_preds,
+                         aggregations(schema, values), stats, version)
     if value_preds:
         prepared = [prepare(p, schema.column(p.column).type) for p in value_preds]
         mask = combined_mask(prepared, {c: merged.column(c) for c in values})

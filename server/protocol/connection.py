@@ -30,6 +30,7 @@ from mysql_mimic.prepared import PreparedStatement
 from server.protocol.field_list import field_list_packets
 from server.protocol.format import column_definition, mysql_type, to_text
 from server.protocol.prepared import binary_row, bind_sql, placeholders, read_params
+from storage import cpu_slots
 from storage.types import DataType
 from server.protocol.text_rows import encode_rows
 from server.results import OkResult, RowsResult
@@ -249,7 +250,7 @@ class DorisConnection(Connection):
         async def next_chunk():
             if small:  # SHOW output and the like: no thread hop, one write with the header
                 return next(chunks, None)
-            return await asyncio.to_thread(next, chunks, None)
+            return await asyncio.to_thread(_next_chunk, chunks)
 
         if not small:
             await self.stream.drain()  # the client has the columns before the first row
@@ -291,6 +292,13 @@ def malformed_packet():
 def _prepare_ok(stmt_id: int, num_columns: int, num_params: int) -> bytes:
     """COM_STMT_PREPARE_OK: status 0, statement id, columns, parameters, filler, warnings."""
     return struct.pack("<BIHHBH", 0, stmt_id, num_columns, num_params, 0, 0)
+
+
+def _next_chunk(chunks):
+    """The next chunk of a streamed result, computed holding a statement slot (the query's
+    remaining work runs here: storage/cpu_slots.py)."""
+    with cpu_slots.slot():
+        return next(chunks, None)
 
 
 def _row_packets(result: RowsResult, seq: int, cancel=None):

@@ -23,6 +23,7 @@ import os
 
 import pyarrow as pa
 
+from storage.durable import fsync
 from storage.errors import CorruptionError
 from storage.segment import bitmap_index, footer
 from storage.segment.writer import SegmentOptions, _File
@@ -59,7 +60,7 @@ def write(path: str, arr: pa.Array, column: str, dtype: DataType,
                                         "num_rows": len(arr), "column": column,
                                         "type": dtype.to_dict(), "bitmap_index": meta}))
         f.flush()
-        os.fsync(f.fileno())
+        fsync(f.fileno())
         size = out.offset
     os.replace(tmp, path)
     return size

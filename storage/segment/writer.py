@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from storage.arrays import contiguous
+from storage.durable import fsync
 from storage.schema import TabletSchema
 from storage.segment import (bitmap_index, bloom_filter, encoding, footer, murmur, ordinal, page,
                              short_key, zone_map)
@@ -86,7 +87,7 @@ def write_segment(path: str, table: pa.Table, schema: TabletSchema,
                 "columns": columns, "short_key": _write_short_key(out, table, schema, options)}
         out.write(footer.encode_footer(meta))
         f.flush()
-        os.fsync(f.fileno())
+        fsync(f.fileno())
         return SegmentInfo(num_rows, out.offset)
 
 

@@ -1,0 +1,119 @@
+"""CPU slots (storage/cpu_slots.py): how many statements run at once, and their hand-offs."""
+
+import threading
+import time
+
+import pytest
+
+from storage import cpu_slots
+
+
+@pytest.fixture
+def slots():
+    cpu_slots.configure(2, 1)
+    yield cpu_slots
+    cpu_slots.configure(0)
+
+
+def _running_at_once(lane: str, threads: int, work) -> int:
+    running, peak, lock = [0], [0], threading.Lock()
+
+    def statement():
+        with cpu_slots.slot(lane):
+            with lock:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            work()
+            with lock:
+                running[0] -= 1
+
+    pool = [threading.Thread(target=statement) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return peak[0]
+
+
+def test_at_most_the_lanes_slots_run_at_once(slots):
+    assert _running_at_once(cpu_slots.QUERY, 6, lambda: time.sleep(0.02)) == 2
+    assert _running_at_once(cpu_slots.LOAD, 4, lambda: time.sleep(0.02)) == 1
+
+
+def test_a_blocking_wait_hands_the_slot_on(slots):
+    def work():
+        with cpu_slots.blocking():  # an fsync, say: others run meanwhile
+            time.sleep(0.05)
+
+    assert _running_at_once(cpu_slots.QUERY, 6, work) > 2
+
+
+def test_nested_slots_are_free_and_off_means_no_limit(slots):
+    with cpu_slots.slot():
+        with cpu_slots.slot(cpu_slots.LOAD):  # an INSERT ... SELECT's query: no second slot
+            pass
+    cpu_slots.configure(0)
+    assert _running_at_once(cpu_slots.QUERY, 5, lambda: time.sleep(0.02)) == 5
+
+
+def test_a_waiter_gives_up_after_the_bound_instead_of_deadlocking(slots, monkeypatch):
+    monkeypatch.setattr(cpu_slots, "START_WAIT_S", 0.05)
+    release = threading.Event()
+    holders = [threading.Thread(target=lambda: _hold(release)) for _ in range(2)]
+    for t in holders:
+        t.start()
+    time.sleep(0.05)
+    began = time.monotonic()
+    with cpu_slots.slot():  # both slots are held by threads waiting for us: run anyway
+        waited = time.monotonic() - began
+    release.set()
+    for t in holders:
+        t.join()
+    assert 0.04 <= waited < 1.0
+    assert cpu_slots._LANES[cpu_slots.QUERY].overflows == 1
+
+
+def _hold(release: threading.Event) -> None:
+    with cpu_slots.slot():
+        release.wait(5)
+
+
+def test_the_pool_runs_tasks_in_the_caller_while_statements_wait(slots):
+    pool = cpu_slots.SlotPool(max_workers=2)
+    try:
+        caller = threading.get_ident()
+        assert set(pool.map(lambda _: threading.get_ident() != caller, range(4))) == {True}
+        lane = cpu_slots._LANES[cpu_slots.QUERY]
+        lane._starts.append(threading.Lock())  # as if a statement waited for a slot
+        try:
+            assert set(pool.map(lambda _: threading.get_ident(), range(4))) == {caller}
+            assert pool.submit(threading.get_ident).result() == caller
+        finally:
+            lane._starts.clear()
+    finally:
+        pool.shutdown()
+
+
+def test_time_slice_requeues_a_long_statement_behind_waiters(slots, monkeypatch):
+    monkeypatch.setattr(cpu_slots, "SLICE_S", 0.0)
+    order: list[str] = []
+    started = threading.Event()
+
+    def long():
+        with cpu_slots.slot(cpu_slots.LOAD):
+            started.set()
+            time.sleep(0.05)  # meanwhile the short one queues
+            cpu_slots.time_slice()
+            order.append("long")
+
+    def short():
+        started.wait(5)
+        with cpu_slots.slot(cpu_slots.LOAD):
+            order.append("short")
+
+    threads = [threading.Thread(target=long), threading.Thread(target=short)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert order == ["short", "long"]
