@@ -47,11 +47,17 @@ def _random_rows(rng, n):
             for _ in range(n)]
 
 
-def test_a_read_merges_only_the_rowsets_after_the_kept_version(engines):
+def _loaded(engines, seed: int, last: int, rows: int):
+    """An AGG tablet per engine with versions 2..last of `rows` random rows each."""
     tablets = [e.create_tablet(1, AGG) for e in engines]
-    rng = random.Random(1)
-    for v in range(2, 6):
-        _load(tablets, _random_rows(rng, 30), v)
+    rng = random.Random(seed)
+    for v in range(2, last + 1):
+        _load(tablets, _random_rows(rng, rows), v)
+    return tablets, rng
+
+
+def test_a_read_merges_only_the_rowsets_after_the_kept_version(engines):
+    tablets, rng = _loaded(engines, 1, 5, 30)
     first = _same(tablets, 5)
     assert first.merged_base_rows == 0 and first.rowsets_read == 4
     _load(tablets, _random_rows(rng, 30), 6)
@@ -63,10 +69,7 @@ def test_a_read_merges_only_the_rowsets_after_the_kept_version(engines):
 
 
 def test_compaction_spanning_the_kept_version_is_merged_from_scratch(engines):
-    tablets = [e.create_tablet(1, AGG) for e in engines]
-    rng = random.Random(2)
-    for v in range(2, 6):
-        _load(tablets, _random_rows(rng, 20), v)
+    tablets, rng = _loaded(engines, 2, 5, 20)
     _same(tablets, 5)  # keeps versions up to 5
     for v in range(6, 8):
         _load(tablets, _random_rows(rng, 20), v)
@@ -87,10 +90,7 @@ def test_compaction_spanning_the_kept_version_is_merged_from_scratch(engines):
 
 
 def test_a_later_delete_is_not_applied_to_kept_rows_it_missed(engines):
-    tablets = [e.create_tablet(1, AGG) for e in engines]
-    rng = random.Random(3)
-    for v in range(2, 5):
-        _load(tablets, _random_rows(rng, 20), v)
+    tablets, rng = _loaded(engines, 3, 4, 20)
     _same(tablets, 4)
     for t in tablets:
         t.publish(t.write_delete([P("g", "=", (1,))], 5), 5)
@@ -101,10 +101,7 @@ def test_a_later_delete_is_not_applied_to_kept_rows_it_missed(engines):
 
 
 def test_key_predicates_keep_their_own_merge(engines):
-    tablets = [e.create_tablet(1, AGG) for e in engines]
-    rng = random.Random(4)
-    for v in range(2, 5):
-        _load(tablets, _random_rows(rng, 30), v)
+    tablets, rng = _loaded(engines, 4, 4, 30)
     _same(tablets, 4, preds=[P("g", "=", (1,))])
     _same(tablets, 4, preds=[P("g", "=", (2,))])
     _load(tablets, _random_rows(rng, 30), 5)
@@ -125,10 +122,7 @@ def test_unique_replace_keeps_the_last_version(engines):
 
 
 def test_a_schema_change_is_not_served_from_a_merge_under_the_old_schema(engines):
-    tablets = [e.create_tablet(1, AGG) for e in engines]
-    rng = random.Random(5)
-    for v in range(2, 4):
-        _load(tablets, _random_rows(rng, 20), v)
+    tablets, _ = _loaded(engines, 5, 3, 20)
     _same(tablets, 3)
     for t in tablets:
         t.set_schema(schema([*t.schema.columns], "AGG_KEYS"))  # a new schema object
