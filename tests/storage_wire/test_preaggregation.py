@@ -59,7 +59,8 @@ def test_preaggregation_skips_the_merge_and_keeps_the_answers(server, fresh_db):
         assert "PREAGGREGATION: OFF" in explain
         rows, counters = profiled(conn, sql)
         assert int(rows[0][0]) == expected, sql
-        assert counters["RowsMerged"] > 0
+        # merged here, or taken merged from an earlier read of these columns (merged_base.py)
+        assert counters["RowsMerged"] > 0 or counters["MergedBaseRows"] > 0
     conn.close()
 
 
