@@ -27,7 +27,7 @@ from server.handlers.enable_feature import HANDLERS as ENABLE_FEATURE_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
 from server.handlers.rollup import ROLLUP_HANDLERS
 from server.handlers.schema_change import SCHEMA_CHANGE_HANDLERS
-from server.handlers import outfile
+from server.handlers import outfile, update
 from server.handlers.analyze import ANALYZE_HANDLERS
 from server.handlers.recycle_bin import HANDLERS as RECYCLE_BIN_HANDLERS
 from server.handlers.show_misc import HANDLERS as SHOW_MISC_HANDLERS
@@ -66,6 +66,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Intersect: query.query,
     exp.Except: query.query,
     exp.Insert: insert.insert,
+    exp.Update: update.update,  # UPDATE on Unique tables, as an INSERT ... SELECT
     FastInsert: insert.fast_insert,
     exp.Create: ddl.create,
     exp.Drop: ddl.drop,

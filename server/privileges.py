@@ -147,6 +147,17 @@ def _fast_insert(stmt: FastInsert, ctx, access) -> None:
         access.require_tbl(db, stmt.table, "LOAD")
 
 
+def _update(stmt: exp.Update, ctx, access) -> None:
+    """UPDATE: LOAD on the target (an INSERT of its rows) and SELECT on every table it reads,
+    the target included (Doris runs it as INSERT INTO t SELECT ... FROM t ...)."""
+    target = stmt.this
+    if isinstance(target, exp.Table):
+        db = _db(target.db, ctx)
+        if not _skip_db(db):
+            access.require_tbl(db, target.name, "LOAD")
+    _select(stmt, ctx, access)
+
+
 def _table_priv(pred: str, command: str | None = None) -> Callable:
     def check(stmt, ctx, access: Access) -> None:
         db = _db(stmt.db, ctx)
@@ -309,7 +320,8 @@ def _load(stmt, ctx, access: Access) -> None:
 CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     exp.Select: _query, exp.Subquery: _query, exp.Union: _query, exp.Intersect: _query,
     exp.Except: _query, ExplainStmt: _explain, OutfileStmt: _outfile,
-    exp.Insert: _insert, FastInsert: _fast_insert, DeleteStmt: _table_priv("LOAD"),
+    exp.Insert: _insert, FastInsert: _fast_insert, exp.Update: _update,
+    DeleteStmt: _table_priv("LOAD"),
     exp.TruncateTable: _truncate,
     CreateTableStmt: _create_table, exp.Create: _create, exp.Drop: _drop,
     AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),
