@@ -58,7 +58,8 @@ from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, AdminWaitA
 from catalog.temp_partitions import (AddTempPartitionStmt, DropTempPartitionStmt,
                                      ReplacePartitionStmt, ReplaceTableStmt)
 from server.handlers.context import StatementContext
-from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenameTableStmt,
+from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenamePartitionStmt,
+                                   RenameTableStmt,
                                    ShowCreateViewStmt)
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
@@ -336,6 +337,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     ShowPartitionsStmt: _table_priv("SHOW", "SHOW PARTITIONS"),
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),
     RenameTableStmt: _table_priv("ALTER", "ALTER"), exp.Alter: _alter_view,
+    RenamePartitionStmt: _table_priv("ALTER", "ALTER"),
     ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
     ShowLoadStmt: _show_db, ShowStreamLoadStmt: _show_db, CancelLoadStmt: _load_db,
     ShowAlterTableStmt: _show_db,
