@@ -41,6 +41,8 @@ from catalog import rollup_job
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
+from catalog.database_alter import APPLY as DATABASE_ALTER_APPLY, check_replica_quota
+from catalog.information_schema import table_totals
 from catalog import precommit
 from catalog.global_variables import APPLY as GLOBAL_VARIABLE_APPLY
 from catalog.schema_change import APPLY as SCHEMA_CHANGE_APPLY
@@ -319,6 +321,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                                 table.distribution.buckets, replicas)
         self._add_dynamic_partitions(table, replicas, dynamic_now or datetime.now(timezone.utc),
                                      max_dynamic_partitions)
+        check_replica_quota(self, db, table_totals(table)[1])  # (tablets come with the entry)
         self._log("create_table", {"db": db.name, "table": table.to_dict(),
                                    "next_id": self.next_id, "colocate": colocate})
 
@@ -542,6 +545,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
+    **DATABASE_ALTER_APPLY,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
     **GLOBAL_VARIABLE_APPLY,  # SET GLOBAL values
     **SCHEMA_CHANGE_APPLY,  # light schema change: a table's new columns (catalog/schema_change.py)
     **ENABLE_FEATURE_APPLY,  # ENABLE FEATURE: hidden columns added (catalog/enable_feature.py)

@@ -42,6 +42,7 @@ from catalog.index_rows import index_rows
 from catalog import auto_partition
 from catalog.load import (PreparedLoad, complete_columns, place_rows, storage_shape,
                           target_partitions)
+from catalog.database_alter import check_data_quota
 from catalog.load_gate import load_gate
 from storage import load_file
 from storage.load_file import SMALL_ROWSET_ROWS
@@ -78,6 +79,7 @@ class OlapTableSink:
         with catalog.lock:
             catalog.get_table(db_name, table_name)  # an unknown table: its error, now
             db_name = catalog.get_db(db_name).name
+        check_data_quota(catalog, db_name)  # Doris checks it as the transaction begins
         if label is not None:
             used = catalog.label_txn(db_name, label)
             if used is not None:

@@ -386,15 +386,21 @@ class Database:
     name: str
     tables: dict[str, OlapTable] = field(default_factory=dict)  # names are case-sensitive
     views: dict[str, dict] = field(default_factory=dict)  # name -> view (catalog/views.py)
+    # ALTER DATABASE SET DATA | REPLICA QUOTA (catalog/database_alter.py); Doris's defaults
+    data_quota: int = 1 << 50
+    replica_quota: int = 1073741824
 
     def to_dict(self) -> dict[str, Any]:
         return {"db_id": self.db_id, "name": self.name,
                 "tables": [t.to_dict() for t in self.tables.values()],
-                "views": list(self.views.values())}
+                "views": list(self.views.values()),
+                "data_quota": self.data_quota, "replica_quota": self.replica_quota}
 
     @staticmethod
     def from_dict(d: dict) -> Database:
         db = Database(d["db_id"], d["name"])
+        db.data_quota = d.get("data_quota", db.data_quota)
+        db.replica_quota = d.get("replica_quota", db.replica_quota)
         db.views = {v["name"]: v for v in d.get("views", [])}
         for t in d["tables"]:
             table = OlapTable.from_dict(t)

@@ -31,6 +31,7 @@ from server.handlers import outfile, update
 from server.handlers.analyze import ANALYZE_HANDLERS
 from server.handlers.recycle_bin import HANDLERS as RECYCLE_BIN_HANDLERS
 from server.handlers.show_misc import HANDLERS as SHOW_MISC_HANDLERS
+from server.handlers.alter_database import HANDLERS as ALTER_DATABASE_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -102,6 +103,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **ENABLE_FEATURE_HANDLERS,  # ALTER TABLE ENABLE FEATURE (hidden columns)
     **RECYCLE_BIN_HANDLERS,  # RECOVER ..., SHOW / DROP CATALOG RECYCLE BIN
     **SHOW_MISC_HANDLERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
+    **ALTER_DATABASE_HANDLERS,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
 }
 
 

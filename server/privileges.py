@@ -61,6 +61,7 @@ from server.handlers.context import StatementContext
 from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenamePartitionStmt,
                                    RenameTableStmt,
                                    ShowCreateViewStmt)
+from server.parser.alter_database import RenameDatabaseStmt, SetDatabaseQuotaStmt
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
@@ -338,6 +339,9 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),
     RenameTableStmt: _table_priv("ALTER", "ALTER"), exp.Alter: _alter_view,
     RenamePartitionStmt: _table_priv("ALTER", "ALTER"),
+    # Doris: RENAME needs ALTER (or ADMIN) on the database, the quotas the global ADMIN
+    RenameDatabaseStmt: lambda stmt, ctx, access: access.require_db(stmt.name, "ALTER"),
+    SetDatabaseQuotaStmt: lambda stmt, ctx, access: access.require_global("ADMIN"),
     ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
     ShowLoadStmt: _show_db, ShowStreamLoadStmt: _show_db, CancelLoadStmt: _load_db,
     ShowAlterTableStmt: _show_db,
