@@ -32,6 +32,7 @@ from server.handlers.analyze import ANALYZE_HANDLERS
 from server.handlers.recycle_bin import HANDLERS as RECYCLE_BIN_HANDLERS
 from server.handlers.show_misc import HANDLERS as SHOW_MISC_HANDLERS
 from server.handlers.alter_database import HANDLERS as ALTER_DATABASE_HANDLERS
+from server.handlers.show_replicas import HANDLERS as REPLICA_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -104,6 +105,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **RECYCLE_BIN_HANDLERS,  # RECOVER ..., SHOW / DROP CATALOG RECYCLE BIN
     **SHOW_MISC_HANDLERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
     **ALTER_DATABASE_HANDLERS,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
+    **REPLICA_HANDLERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA ..., SHOW DATA SKEW
 }
 
 

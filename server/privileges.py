@@ -62,6 +62,7 @@ from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenamePar
                                    RenameTableStmt,
                                    ShowCreateViewStmt)
 from server.parser.alter_database import RenameDatabaseStmt, SetDatabaseQuotaStmt
+from server.parser.show_replicas import ReplicaStmt, ShowTabletStmt
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
@@ -269,6 +270,16 @@ def _recover_table(stmt, ctx, access: Access) -> None:
 
 
 # -- administration ----------------------------------------------------------------------------
+def _replicas(stmt, ctx, access: Access) -> None:
+    """ADMIN SHOW REPLICA STATUS | DISTRIBUTION need ADMIN; SHOW DATA SKEW, SHOW on the table."""
+    if stmt.kind != "SKEW":
+        access.require_global("ADMIN")
+        return
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_tbl(db, stmt.table, "SHOW", "SHOW")
+
+
 def _admin(stmt, ctx, access: Access) -> None:
     access.require_global("ADMIN")
 
@@ -342,6 +353,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     # Doris: RENAME needs ALTER (or ADMIN) on the database, the quotas the global ADMIN
     RenameDatabaseStmt: lambda stmt, ctx, access: access.require_db(stmt.name, "ALTER"),
     SetDatabaseQuotaStmt: lambda stmt, ctx, access: access.require_global("ADMIN"),
+    ShowTabletStmt: _admin, ReplicaStmt: _replicas,
     ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
     ShowLoadStmt: _show_db, ShowStreamLoadStmt: _show_db, CancelLoadStmt: _load_db,
     ShowAlterTableStmt: _show_db,
