@@ -185,10 +185,13 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.journal.close()
 
     # -- journal -------------------------------------------------------------------------------
-    def _log(self, op: str, data: Any) -> None:
+    def _log(self, op: str, data: Any, sync: bool = True) -> None:
+        """Journal and apply one entry; `sync=False` for records whose loss on a machine crash
+        harms nothing (an INSERT's SHOW LOAD record): written, not fsynced (the next entry's
+        fsync, or the OS, makes it durable; a kill -9 of the server keeps it)."""
         with self.lock:
-            self.journal.append(op, data)
-            if op != "compact":
+            self.journal.append_many([(op, data)], sync=sync)
+            if op not in _NOT_DDL:
                 self.ddl_epoch += 1
             _APPLY[op](self, data)
             self._maybe_checkpoint()
@@ -526,6 +529,9 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         p.visible_version = max(p.visible_version, version)
         p.visible_version_time = data["time"]
 
+
+# entries that change no schema, privilege or property: cached plans stay valid (ddl_epoch)
+_NOT_DDL = frozenset({"compact", "load_job", "remove_load_jobs"})
 
 _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     "create_db": _apply_create_db,

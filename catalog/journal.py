@@ -79,10 +79,11 @@ class Journal:
     def append(self, op: str, data: Any) -> None:
         self.append_many([(op, data)])
 
-    def append_many(self, entries: list[tuple[str, Any]]) -> None:
+    def append_many(self, entries: list[tuple[str, Any]], sync: bool = True) -> None:
         """Append entries in order with one write and one fsync (a batch of publishes): all
         of them are durable when this returns; a crash before leaves a prefix of them, whose
-        statements were not acknowledged."""
+        statements were not acknowledged. `sync=False`: written to the OS only (survives the
+        process's death, not the machine's), for entries nothing acknowledged depends on."""
         with self._lock:
             if self._file is None:
                 self._file = open(self.log_path, "ab")
@@ -94,7 +95,8 @@ class Journal:
                 frames.append(_HEADER.pack(len(body), zlib.crc32(body)) + body)
             self._file.write(b"".join(frames))
             self._file.flush()
-            os.fsync(self._file.fileno())
+            if sync:
+                os.fsync(self._file.fileno())
             self.entries_since_image += len(entries)
 
     def checkpoint(self, catalog_state: dict) -> None:
