@@ -101,15 +101,36 @@ def running_job(cat: Catalog, table_id: int) -> RollupJob | None:
                  if j.table_id == table_id and j.state in ACTIVE), None)
 
 
+def table_state(cat: Catalog, table_id: int) -> str:
+    """Doris's OlapTableState of a table: ROLLUP or SCHEMA_CHANGE while an ALTER job of it is
+    WAITING_TXN or RUNNING, else NORMAL."""
+    job = running_job(cat, table_id)
+    if job is None:
+        return "NORMAL"
+    return "SCHEMA_CHANGE" if job.kind == "SCHEMA_CHANGE" else "ROLLUP"
+
+
+def not_normal_message(table_name: str, state: str) -> str:
+    """OlapTable.checkNormalStateForAlter's message."""
+    return f"Table[{table_name}]'s state({state}) is not NORMAL. Do not allow doing ALTER ops"
+
+
+def check_no_temp_partitions(table: OlapTable) -> None:
+    """MaterializedViewHandler / SchemaChangeHandler: no job while temporary partitions (an
+    INSERT OVERWRITE's, ADD TEMPORARY PARTITION's) exist: they would lack its index."""
+    if table.temp_partitions:
+        raise DdlError("Can not alter table when there are temp partitions in table")
+
+
 def check_normal(cat: Catalog, table: OlapTable) -> None:
-    """Doris's SchemaChangeHandler / MaterializedViewHandler: a table under an ALTER job
-    (WAITING_TXN or RUNNING) takes no other ALTER (a schema change's swap would also undo it:
-    it installs the schema the job was analysed with)."""
-    job = running_job(cat, table.table_id)
-    if job is not None:
-        state = "SCHEMA_CHANGE" if job.kind == "SCHEMA_CHANGE" else "ROLLUP"
-        raise DdlError(f"Table[{table.name}]'s state({state}) is not NORMAL. Do not allow doing "
-                       f"ALTER ops")
+    """Doris's OlapTable.checkNormalStateForAlter: a table under an ALTER job (WAITING_TXN or
+    RUNNING) takes no other ALTER (a schema change's swap would also undo it: it installs the
+    schema the job was analysed with), no partition DDL (ADD / DROP / REPLACE PARTITION,
+    temporary partitions, INSERT OVERWRITE's) and no TRUNCATE: a partition added, replaced or
+    emptied meanwhile would lack the job's shadow tablets or escape its conversion."""
+    state = table_state(cat, table.table_id)
+    if state != "NORMAL":
+        raise DdlError(not_normal_message(table.name, state))
 
 
 # -- waiting for the loads in flight -----------------------------------------------------------

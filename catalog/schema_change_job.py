@@ -58,8 +58,7 @@ def create_job(cat: Catalog, db: str, table: OlapTable, plan: _Plan,
     so a refused change journals nothing."""
     from catalog.rollup_ddl import _timeout
 
-    if table.temp_partitions:
-        raise DdlError("Can not alter table when there are temp partitions in table")
+    rollup_job.check_no_temp_partitions(table)
     timeout = _timeout(cat, properties)
     origins = sorted(plan.changed_indexes, key=lambda i: i != table.base_index_id)
     shadows = [(_shadow_index(cat, table, plan, table.indexes[i]), i) for i in origins]
