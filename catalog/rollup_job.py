@@ -251,6 +251,9 @@ def run_job(cat: Catalog, job_id: int) -> None:
         if activate(cat, job_id):
             _convert(cat, job_id)
     except Exception as e:  # noqa: BLE001 - a job thread: the failure becomes the job's Msg
+        if cat.alter_jobs[job_id].state not in ACTIVE:  # cancelled under it: its tablets went
+            log.info("rollup job %d stopped: %s", job_id, cat.alter_jobs[job_id].state)
+            return
         log.exception("rollup job %d failed", job_id)
         cancel(cat, job_id, f"failed: {e}")
 
@@ -274,13 +277,13 @@ def _convert(cat: Catalog, job_id: int) -> None:
     rowsets = []
     for pid, version, pairs in work:
         for base_tid, rollup_tid in pairs:
+            delay = cat.fe_config_get("rollup_job_tablet_delay_ms")
+            if delay:
+                time.sleep(delay / 1000)  # test hook: a job slow enough to be killed mid-way
             if _timed_out(cat, job) or job.state != RUNNING:
                 if job.state == RUNNING:
                     cancel(cat, job_id, "Timeout")
                 return
-            delay = cat.fe_config_get("rollup_job_tablet_delay_ms")
-            if delay:
-                time.sleep(delay / 1000)  # test hook: a job slow enough to be killed mid-way
             if version > 1 and cat.engine.has_tablet(base_tid):
                 rows = cat.engine.get_tablet(base_tid).read(version, columns, [], ScanStats())
                 tablet = cat.engine.get_tablet(rollup_tid)
