@@ -37,7 +37,7 @@ from catalog.temp_partition_journal import APPLY as TEMP_PARTITION_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
-from catalog import rollup_job
+from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
@@ -547,7 +547,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
-    **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
+    **rollup_job_journal.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
