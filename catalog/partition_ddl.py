@@ -18,6 +18,7 @@ from catalog.catalog import Catalog
 from catalog.create_table import check_bucket_num, plan_partitions, replication_num
 from catalog.dynamic_partition import DynamicPlan
 from catalog.dynamic_properties import PREFIX, DynamicProperty, analyze, read
+from catalog.database_alter import check_replica_quota
 from catalog.errors import CodedDdlError, DdlError
 from catalog.load import table_lock
 from catalog.model import OlapTable, Partition
@@ -64,7 +65,9 @@ def add_partition(cat: Catalog, db_name: str | None, stmt: AddPartitionStmt) -> 
         existing = list(table.partitions.values())
         [(name, lower, upper, values)] = plan_partitions(table, [desc], existing)
         p = cat.new_partition(table, name, lower, upper, values, buckets, replicas)
-        cat._log("add_partitions", {"db": db_of(cat, table), "table": table.name,
+        db = cat.get_db(db_of(cat, table))
+        check_replica_quota(cat, db, sum(len(m.replicas) for m in p.tablets.values()))
+        cat._log("add_partitions", {"db": db.name, "table": table.name,
                                     "partitions": [p.to_dict()], "next_id": cat.next_id})
 
 
