@@ -37,6 +37,7 @@ from catalog.temp_partition_journal import APPLY as TEMP_PARTITION_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
+from catalog.export_jobs import APPLY as EXPORT_JOB_APPLY
 from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog.views import APPLY as VIEW_APPLY
@@ -69,6 +70,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.txn_info: dict[int, tuple[float, str | None]] = {}
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
+        self.export_jobs: dict[int, dict] = {}  # EXPORT jobs' records (catalog/export_jobs.py)
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
@@ -129,6 +131,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.auth.load(state.get("auth"))
         self.resources = dict(state.get("resources", {}))
         self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
+        self.export_jobs = {int(k): v for k, v in state.get("export_jobs", {}).items()}
         self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
                            for j in state.get("alter_jobs", [])}
         self.global_variables = dict(state.get("global_variables", {}))
@@ -175,6 +178,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
                 "resources": self.resources,
                 "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
+                "export_jobs": {str(k): v for k, v in self.export_jobs.items()},
                 "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
                 "global_variables": self.global_variables,
                 "precommitted": {str(k): v for k, v in self.precommitted.items()},
@@ -531,7 +535,7 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
 
 
 # entries that change no schema, privilege or property: cached plans stay valid (ddl_epoch)
-_NOT_DDL = frozenset({"compact", "load_job", "remove_load_jobs"})
+_NOT_DDL = frozenset({"compact", "load_job", "remove_load_jobs", "export_job"})
 
 _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     "create_db": _apply_create_db,
@@ -547,6 +551,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
+    **EXPORT_JOB_APPLY,  # EXPORT jobs' records
     **rollup_job_journal.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **VIEW_APPLY,  # views: create (or replace), drop

@@ -33,6 +33,7 @@ from server.handlers.recycle_bin import HANDLERS as RECYCLE_BIN_HANDLERS
 from server.handlers.show_misc import HANDLERS as SHOW_MISC_HANDLERS
 from server.handlers.alter_database import HANDLERS as ALTER_DATABASE_HANDLERS
 from server.handlers.show_replicas import HANDLERS as REPLICA_HANDLERS
+from server.handlers.export import HANDLERS as EXPORT_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -106,6 +107,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **SHOW_MISC_HANDLERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
     **ALTER_DATABASE_HANDLERS,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
     **REPLICA_HANDLERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA ..., SHOW DATA SKEW
+    **EXPORT_HANDLERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
 }
 
 

@@ -63,6 +63,7 @@ from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenamePar
                                    ShowCreateViewStmt)
 from server.parser.alter_database import RenameDatabaseStmt, SetDatabaseQuotaStmt
 from server.parser.show_replicas import ReplicaStmt, ShowTabletStmt
+from server.parser.export import CancelExportStmt, ExportStmt, ShowExportStmt
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
@@ -354,6 +355,11 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     RenameDatabaseStmt: lambda stmt, ctx, access: access.require_db(stmt.name, "ALTER"),
     SetDatabaseQuotaStmt: lambda stmt, ctx, access: access.require_global("ADMIN"),
     ShowTabletStmt: _admin, ReplicaStmt: _replicas,
+    # EXPORT reads the table (ExportCommand: SELECT on it, denied as "EXPORT"); its records
+    # are the database's, as SHOW LOAD's
+    ExportStmt: lambda stmt, ctx, access: None if _skip_db(_db(stmt.db, ctx)) else
+    access.require_tbl(_db(stmt.db, ctx), stmt.table, "SELECT", "EXPORT"),
+    ShowExportStmt: _show_db, CancelExportStmt: _show_db,
     ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
     ShowLoadStmt: _show_db, ShowStreamLoadStmt: _show_db, CancelLoadStmt: _load_db,
     ShowAlterTableStmt: _show_db,
