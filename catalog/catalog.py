@@ -38,6 +38,7 @@ from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog.export_jobs import APPLY as EXPORT_JOB_APPLY
+from catalog.alias_functions import APPLY as FUNCTION_APPLY
 from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog.views import APPLY as VIEW_APPLY
@@ -71,6 +72,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self.export_jobs: dict[int, dict] = {}  # EXPORT jobs' records (catalog/export_jobs.py)
+        # alias functions: db name ("" = GLOBAL) -> signature -> definition
+        self.functions: dict[str, dict[str, dict]] = {}
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
@@ -132,6 +135,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.resources = dict(state.get("resources", {}))
         self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
         self.export_jobs = {int(k): v for k, v in state.get("export_jobs", {}).items()}
+        self.functions = {db: dict(fns) for db, fns in state.get("functions", {}).items()}
         self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
                            for j in state.get("alter_jobs", [])}
         self.global_variables = dict(state.get("global_variables", {}))
@@ -179,6 +183,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "resources": self.resources,
                 "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
                 "export_jobs": {str(k): v for k, v in self.export_jobs.items()},
+                "functions": self.functions,
                 "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
                 "global_variables": self.global_variables,
                 "precommitted": {str(k): v for k, v in self.precommitted.items()},
@@ -552,6 +557,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
     **EXPORT_JOB_APPLY,  # EXPORT jobs' records
+    **FUNCTION_APPLY,  # CREATE ALIAS FUNCTION / DROP FUNCTION
     **rollup_job_journal.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **VIEW_APPLY,  # views: create (or replace), drop

@@ -34,6 +34,7 @@ from server.handlers.show_misc import HANDLERS as SHOW_MISC_HANDLERS
 from server.handlers.alter_database import HANDLERS as ALTER_DATABASE_HANDLERS
 from server.handlers.show_replicas import HANDLERS as REPLICA_HANDLERS
 from server.handlers.export import HANDLERS as EXPORT_HANDLERS
+from server.handlers.functions import HANDLERS as FUNCTION_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -108,6 +109,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **ALTER_DATABASE_HANDLERS,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
     **REPLICA_HANDLERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA ..., SHOW DATA SKEW
     **EXPORT_HANDLERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
+    **FUNCTION_HANDLERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
 }
 
 

@@ -64,6 +64,8 @@ from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenamePar
 from server.parser.alter_database import RenameDatabaseStmt, SetDatabaseQuotaStmt
 from server.parser.show_replicas import ReplicaStmt, ShowTabletStmt
 from server.parser.export import CancelExportStmt, ExportStmt, ShowExportStmt
+from server.parser.functions import (CreateAliasFunctionStmt, DropFunctionStmt,
+                                     ShowFunctionsStmt)
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
@@ -271,6 +273,15 @@ def _recover_table(stmt, ctx, access: Access) -> None:
 
 
 # -- administration ----------------------------------------------------------------------------
+def _function_priv(stmt, ctx, access: Access, pred: str) -> None:
+    if stmt.is_global:
+        access.require_global("ADMIN")
+        return
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_db(db, pred)
+
+
 def _replicas(stmt, ctx, access: Access) -> None:
     """ADMIN SHOW REPLICA STATUS | DISTRIBUTION need ADMIN; SHOW DATA SKEW, SHOW on the table."""
     if stmt.kind != "SKEW":
@@ -360,6 +371,11 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     ExportStmt: lambda stmt, ctx, access: None if _skip_db(_db(stmt.db, ctx)) else
     access.require_tbl(_db(stmt.db, ctx), stmt.table, "SELECT", "EXPORT"),
     ShowExportStmt: _show_db, CancelExportStmt: _show_db,
+    # functions: GLOBAL ones need ADMIN, a database's CREATE / DROP on it (CreateFunctionStmt)
+    CreateAliasFunctionStmt: lambda stmt, ctx, access: _function_priv(stmt, ctx, access, "CREATE"),
+    DropFunctionStmt: lambda stmt, ctx, access: _function_priv(stmt, ctx, access, "DROP"),
+    ShowFunctionsStmt: lambda stmt, ctx, access: None if stmt.is_global else
+    _show_db(stmt, ctx, access),
     ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
     ShowLoadStmt: _show_db, ShowStreamLoadStmt: _show_db, CancelLoadStmt: _load_db,
     ShowAlterTableStmt: _show_db,

@@ -16,6 +16,7 @@ from planner.short_circuit import PointPlan, plan_point, shows_short_circuit
 from planner import statistics
 from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
+from catalog.alias_functions import expand as expand_alias_functions
 from server.parser.literals import split_literals
 from server.results import RowsResult, text_columns
 
@@ -40,7 +41,7 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 
 
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
-    query = inline_session_values(stmt.query, ctx)
+    query = inline_session_values(expand_alias_functions(stmt.query, ctx.catalog, ctx.db), ctx)
     with statistics.memoized():  # each scan's statistics summed once per statement
         plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
                                                       variables=ctx.session.variables.info_rows,
