@@ -6,6 +6,7 @@ bytes; a replica on a dead or dropped backend is DEAD, as Doris reports it.
 
 from __future__ import annotations
 
+from catalog.delete import partitions_of
 from catalog.errors import AnalysisError, DdlError
 from catalog.model import OlapTable, Partition
 from server.handlers.context import StatementContext
@@ -52,25 +53,13 @@ def show_replicas(stmt: ReplicaStmt, ctx: StatementContext) -> RowsResult:
         table = ctx.catalog.get_table(db.name, stmt.table)
         if not isinstance(table, OlapTable):
             raise DdlError(f"Table[{stmt.table}] is not OLAP table")
-        parts = _partitions(table, stmt.partitions)
+        parts = partitions_of(table, stmt.partitions, "Partition does not exist: {}")
         backends = dict(ctx.catalog.backends)
         if stmt.kind == "STATUS":
             return text_columns(STATUS_COLUMNS, _status_rows(table, parts, backends, stmt))
         if stmt.kind == "DISTRIBUTION":
             return text_columns(DISTRIBUTION_COLUMNS, _distribution_rows(parts, backends))
         return text_columns(SKEW_COLUMNS, _skew_rows(parts))
-
-
-def _partitions(table: OlapTable, names: list[str] | None) -> list[Partition]:
-    if names is None:
-        return table.sorted_partitions()
-    out = []
-    for name in names:
-        p = table.partition_by_name(name)
-        if p is None:
-            raise DdlError(f"Partition does not exist: {name}")
-        out.append(p)
-    return out
 
 
 def _status_rows(table: OlapTable, parts: list[Partition], backends: dict,

@@ -46,25 +46,15 @@ class ShowFunctionsStmt:
 
 
 def _arg_types(cur: TokenCursor) -> list[str]:
-    """`(type, ...)`: each type's text, parentheses included (`DECIMAL(10, 2)`)."""
+    """`(type, ...)`: each type's text as written (`DECIMAL(10, 2)`)."""
     cur.expect_type(TokenType.L_PAREN, "'('")
-    types, current, depth = [], [], 0
-    while True:
-        t = cur.next()
-        if t.token_type == TokenType.L_PAREN:
-            depth += 1
-        elif t.token_type == TokenType.R_PAREN:
-            if depth == 0:
-                break
-            depth -= 1
-        elif t.token_type == TokenType.COMMA and depth == 0:
-            types.append(" ".join(current))
-            current = []
-            continue
-        current.append(t.text)
-    if current:
-        types.append(" ".join(current))
-    return [t.replace(" ( ", "(").replace(" )", ")").replace(" , ", ", ") for t in types]
+    if cur.accept_type(TokenType.R_PAREN):
+        return []
+    types = [cur.expression_text(what="a type")]
+    while cur.accept_type(TokenType.COMMA):
+        types.append(cur.expression_text(what="a type"))
+    cur.expect_type(TokenType.R_PAREN, "')'")
+    return types
 
 
 def _name(cur: TokenCursor) -> tuple[str | None, str]:
