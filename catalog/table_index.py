@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from catalog.errors import DdlError
+from catalog.errors import AnalysisError, DdlError
 from catalog.index_journal import update_tablet_schemas
 from catalog.index_rules import (BF_COLUMNS, BF_FPP, analyze_bloom_filter, check_index_def,
                                  check_new_index)
@@ -51,8 +51,9 @@ def add_index(cat: Catalog, db_name: str | None, table_name: str, d: IndexDef,
             index = TableIndex(cat._alloc_id(), d.name, [col.name], d.using.upper(), d.comment,
                                dict(d.properties))
             tablets = _tablets_with(table, col.name)
-        for tid in tablets:
-            cat.engine.get_tablet(tid).build_bitmap_index(col.name, index.index_id)
+        if index.index_type == "BITMAP":  # INVERTED: new data only, until BUILD INDEX
+            for tid in tablets:
+                cat.engine.get_tablet(tid).build_bitmap_index(col.name, index.index_id)
         cat._log("add_index", {"db": db, "table": table.name, "index": index.to_dict(),
                                "next_id": cat.next_id})
 
@@ -75,10 +76,46 @@ def drop_index(cat: Catalog, db_name: str | None, table_name: str, name: str,
             cat._log("drop_index", {"db": db, "table": table.name, "name": index.name})
 
 
-def _tablets_with(table: OlapTable, column: str) -> list[int]:
-    """Tablets of every materialized index that stores `column`."""
+def build_index(cat: Catalog, db_name: str | None, table_name: str, name: str,
+                partitions: list[str] | None = None) -> None:
+    """BUILD INDEX name ON t [PARTITION (..)]: index the segments written before an INVERTED
+    index was added (Doris 2.1 runs an index change job; minidoris builds synchronously,
+    under the table's load lock). Each tablet writes side index files for its segments that
+    lack the index; nothing is journaled (the side files are durable, fsynced)."""
+    with cat.lock:
+        db = cat.get_db(db_name).name
+        table_id = cat.get_table(db, table_name).table_id
+    with load_gate(table_id).exclusive(), table_lock(table_id):
+        with cat.lock:
+            table = cat.get_table(db, table_name)
+            check_normal(cat, table)
+            index = next((i for i in table.table_indexes if i.name.lower() == name.lower()), None)
+            if index is None:
+                raise AnalysisError(f"Index[{name}] is not exist in table[{table_name}]")
+            if index.index_type != "INVERTED":
+                raise AnalysisError(f"BUILD INDEX operation failed: The index {index.name} of "
+                                    f"type {index.index_type} does not support lightweight "
+                                    "index changes.")
+            if partitions and table.partition_info.kind == "UNPARTITIONED":
+                raise AnalysisError(f"table {table.name} is not partitioned, cannot build "
+                                    "index with partitions.")
+            for p in partitions or ():
+                if table.partition_by_name(p) is None:
+                    raise AnalysisError(f"Partition[{p}] does not exist")
+            chosen = {p.lower() for p in partitions} if partitions else None
+            tablets = _tablets_with(table, index.columns[0], chosen)
+        for tid in tablets:
+            cat.engine.get_tablet(tid).build_inverted_index(index.columns[0], index.index_id,
+                                                            dict(index.properties))
+
+
+def _tablets_with(table: OlapTable, column: str,
+                  partitions: set[str] | None = None) -> list[int]:
+    """Tablets of every materialized index that stores `column` (of some partitions)."""
     out = []
     for p in table.partitions.values():
+        if partitions is not None and p.name.lower() not in partitions:
+            continue
         for index_id, tablet_ids in p.tablets_by_index.items():
             if column in table.indexes[index_id].columns:
                 out.extend(tablet_ids)

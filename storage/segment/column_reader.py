@@ -105,6 +105,12 @@ class ColumnReader:
         return self.meta.get("bloom_filter") is not None
 
     @property
+    def inverted_index_id(self) -> int | None:
+        """The index id of the in-file inverted index, or None."""
+        meta = self.meta.get("inverted_index")
+        return None if meta is None else int(meta["index_id"])
+
+    @property
     def has_bitmap_index(self) -> bool:
         return self.meta.get("bitmap_index") is not None
 

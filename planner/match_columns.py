@@ -1,0 +1,37 @@
+"""MATCH predicates over a scan: which inverted index analyses each one.
+
+`annotate_matches(conj, scan)` notes on every `exp.Match` of a conjunct whose left side is a
+column of the scanned table that column's INVERTED index PROPERTIES (`meta["inverted"]`, read
+by executor/expressions/match.py and by storage's index lookup). A MATCH on a column without
+an inverted index is refused when the session has enable_match_without_inverted_index = false,
+with Doris 2.1's BE error (FunctionMatchBase::check).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from catalog.errors import DorisError
+from storage.inverted.match import sql_kind
+
+
+def match_column(node: exp.Match, scan) -> str | None:
+    """The storage column a MATCH's left side names in `scan`, or None."""
+    left = node.this
+    if isinstance(left, exp.Column) and left.name in scan.output:
+        return scan.columns[scan.output.index(left.name)]
+    return None
+
+
+def annotate_matches(conj: exp.Expression, scan) -> None:
+    for node in conj.find_all(exp.Match):
+        column = match_column(node, scan)
+        if column is None:
+            continue
+        props = scan.inverted_indexes.get(column)
+        if props is None:
+            if not scan.match_without_index:
+                raise DorisError(f"[INVERTED_INDEX_NOT_SUPPORTED]"
+                                 f"{sql_kind(node.args.get('kind'))} not support execute_match")
+            continue
+        node.meta["inverted"] = dict(props)
