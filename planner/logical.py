@@ -56,6 +56,8 @@ class OlapScan:
     # column -> PROPERTIES of its INVERTED index (MATCH analyses with them: match_columns.py)
     inverted_indexes: dict = field(default_factory=dict)
     match_without_index: bool = True  # session variable enable_match_without_inverted_index
+    # MATCH conjuncts the segments' inverted indexes answer (storage/inverted/filter.py)
+    match_filters: list = field(default_factory=list)
 
 
 @dataclass

@@ -4,7 +4,9 @@
 column of the scanned table that column's INVERTED index PROPERTIES (`meta["inverted"]`, read
 by executor/expressions/match.py and by storage's index lookup). A MATCH on a column without
 an inverted index is refused when the session has enable_match_without_inverted_index = false,
-with Doris 2.1's BE error (FunctionMatchBase::check).
+with Doris 2.1's BE error (FunctionMatchBase::check). A conjunct that is a MATCH with a string
+literal on an indexed column is also handed to storage (`scan.match_filters`), whose segments'
+inverted indexes then skip the rows (and segments) it cannot match.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog.errors import DorisError
+from storage.inverted.filter import MatchFilter
 from storage.inverted.match import sql_kind
 
 
@@ -24,6 +27,8 @@ def match_column(node: exp.Match, scan) -> str | None:
 
 
 def annotate_matches(conj: exp.Expression, scan) -> None:
+    """Note the index properties on the conjunct's MATCHes; a top-level MATCH with a string
+    query on an indexed column also becomes one of the scan's `match_filters`."""
     for node in conj.find_all(exp.Match):
         column = match_column(node, scan)
         if column is None:
@@ -35,3 +40,7 @@ def annotate_matches(conj: exp.Expression, scan) -> None:
                                  f"{sql_kind(node.args.get('kind'))} not support execute_match")
             continue
         node.meta["inverted"] = dict(props)
+        query = node.expression
+        if node is conj and isinstance(query, exp.Literal) and query.is_string:
+            scan.match_filters.append(MatchFilter(column, sql_kind(node.args.get("kind")),
+                                                  query.this))

@@ -604,8 +604,12 @@ class Tablet:
             bitmap_files = tuple(
                 (c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
                 for c, i in schema.bitmap_indexes.items())
+            inverted = tuple(
+                (c, v["index_id"], self._path(side_index.file_name(rowset.rowset_id, segment_no,
+                                                                   v["index_id"])))
+                for c, v in schema.inverted_indexes.items())
             parts.append(seg.scan(columns, predicates, stats, later,
-                                  IndexOptions(bloom, bitmap_files),
+                                  IndexOptions(bloom, bitmap_files, inverted),
                                   keep(segment_no, seg.num_rows)))
         return self.concat(parts, columns)
 

@@ -11,6 +11,8 @@ Owns deciding which predicates each index can serve and what it prunes:
   each answers its predicate exactly as a Roaring bitmap; the bitmaps of all answered
   predicates are intersected, then with the surviving row ranges. The answered predicates are
   dropped from exact evaluation. Counted as RowsBitmapIndexFiltered.
+- inverted indexes: MATCH filters (storage/inverted/filter.py) narrow the rows further;
+  counted as RowsInvertedIndexFiltered.
 """
 
 from __future__ import annotations
@@ -116,3 +118,17 @@ def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[Prepa
     ids = ids[ranges.contains(ids)]
     io.stats.rows_bitmap_index_filtered += ranges.count - len(ids)
     return ids, remaining
+
+
+def inverted_index_ids(io: SegmentIO, matched: BitMap, ranges: RowRanges,
+                       ids: np.ndarray | None) -> np.ndarray:
+    """The row ids left after the inverted indexes' answer `matched` (storage/inverted/
+    filter.py), within the surviving ranges and bitmap index ids; counted as
+    RowsInvertedIndexFiltered."""
+    found = bitmap_index.rows_of(matched)
+    before = ranges.count if ids is None else len(ids)
+    found = found[ranges.contains(found)]
+    if ids is not None:
+        found = np.intersect1d(found, ids, assume_unique=True)
+    io.stats.rows_inverted_index_filtered += before - len(found)
+    return found
