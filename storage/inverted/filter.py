@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from pyroaring import BitMap
 
-from storage.errors import CorruptionError
+from storage.segment import filters
 
 if TYPE_CHECKING:
     from storage.segment.column_reader import SegmentIO
@@ -64,28 +64,20 @@ def active() -> tuple:
 def segment_rows(reader: SegmentReader, io: SegmentIO,
                  indexes: IndexOptions | None) -> BitMap | None:
     """Rows the active filters allow in this segment, or None when none applies."""
-    filters = active()
-    if not filters or indexes is None or not indexes.inverted:
+    matches = active()
+    if not matches or indexes is None or not indexes.inverted:
         return None
     allowed = {column: (index_id, side) for column, index_id, side in indexes.inverted}
     answer: BitMap | None = None
-    for f in filters:
+    for f in matches:
         if f.column not in allowed or f.column not in reader.columns:
             continue
         found = reader.inverted_index(f.column, *allowed[f.column])
         if found is None:
             continue
         index, path = found
-        target = io if path == reader.path else io.other(path)
-
-        def load(pointer, page_type, target=target, column=f.column):
-            return target.read_page(pointer, page_type, column)
-
-        try:
-            rows = index.rows(f.kind, f.query, load)
-        except (ValueError, IndexError, KeyError) as exc:
-            raise CorruptionError(f"undecodable inverted index: {exc}",
-                                  **target.where(f.column)) from exc
+        rows = filters.answer(reader, io, path, f.column, "inverted",
+                              lambda load, f=f, index=index: index.rows(f.kind, f.query, load))
         answer = rows if answer is None else answer & rows
         if not answer:
             break

@@ -17,7 +17,7 @@ Owns deciding which predicates each index can serve and what it prunes:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from pyroaring import BitMap
@@ -87,6 +87,21 @@ def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[Pre
     return ranges
 
 
+def answer(reader: SegmentReader, io: SegmentIO, path: str, column: str, kind: str,
+           lookup: Callable[[Callable], BitMap]) -> BitMap:
+    """`lookup(load)` of an index held in `path` (the segment or a side file), its pages read
+    through the scan's IO; undecodable pages are a CorruptionError."""
+    target = io if path == reader.path else io.other(path)
+
+    def load(pointer, page_type):
+        return target.read_page(pointer, page_type, column)
+
+    try:
+        return lookup(load)
+    except (ValueError, IndexError, KeyError) as exc:
+        raise CorruptionError(f"undecodable {kind} index: {exc}", **target.where(column)) from exc
+
+
 def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
                       ranges: RowRanges, indexes: IndexOptions | None
                       ) -> tuple[np.ndarray | None, list[PreparedPredicate]]:
@@ -101,16 +116,8 @@ def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[Prepa
             remaining.append(pred)
             continue
         index, path = found
-        target = io if path == reader.path else io.other(path)
-
-        def load(pointer, page_type, target=target, column=pred.column):
-            return target.read_page(pointer, page_type, column)
-
-        try:
-            rows = index.lookup(pred.op, pred.key_values, load)
-        except (ValueError, IndexError, KeyError) as exc:
-            raise CorruptionError(f"undecodable bitmap index: {exc}",
-                                  **target.where(pred.column)) from exc
+        rows = answer(reader, io, path, pred.column, "bitmap",
+                      lambda load: index.lookup(pred.op, pred.key_values, load))
         answered = rows if answered is None else answered & rows
     if answered is None:
         return None, prepared

@@ -4,7 +4,7 @@ results, and the indexes' pruning (RowsInvertedIndexFiltered) after the restart.
 
 from __future__ import annotations
 
-import re
+from test_restart_indexes import profile_counter, query
 
 DDL = """CREATE TABLE logs (id INT NOT NULL, level VARCHAR(8), msg STRING,
 INDEX idx_msg (msg) USING INVERTED PROPERTIES("parser" = "english"))
@@ -12,18 +12,8 @@ DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2 PROPERTIES ("replication_num
 WORDS = ["alpha", "beta", "gamma", "delta", "omega"]
 
 
-def query(conn, sql):
-    with conn.cursor() as cur:
-        cur.execute(sql)
-        return cur.fetchall() if cur.description else cur.rowcount
-
-
 def inverted_filtered(conn, sql: str) -> int:
-    query(conn, "SET enable_profile = true")
-    query(conn, sql)
-    qid = next(r[0] for r in query(conn, 'SHOW QUERY PROFILE "/"') if r[3] == sql)
-    text = query(conn, f'SHOW QUERY PROFILE "/{qid}"')[0][0]
-    return int(re.search(r"- RowsInvertedIndexFiltered: (\d+)", text).group(1))
+    return profile_counter(conn, sql, "RowsInvertedIndexFiltered")
 
 
 def test_inverted_index_survives_restart_and_kill9(server_factory):
