@@ -35,7 +35,7 @@ from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.select_rollup import select_rollups
-from planner.match_columns import annotate_matches
+from planner.match_columns import annotate_matches, annotate_plan
 from planner.pushdown import storage_predicates
 from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
@@ -73,6 +73,7 @@ class BindContext:
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     """The logical plan of a query and its result columns; scans read only what it uses."""
     plan, cols = _bind_query(lift_doris_aggregates(node), ctx)
+    annotate_plan(plan)
     prune_columns(plan, [c.internal for c in cols])
     plan = select_rollups(plan, ctx.catalog)  # needs the pruned columns and the aggregates
     prune_join_columns(plan, [c.internal for c in cols])

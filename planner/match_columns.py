@@ -44,3 +44,44 @@ def annotate_matches(conj: exp.Expression, scan) -> None:
         if node is conj and isinstance(query, exp.Literal) and query.is_string:
             scan.match_filters.append(MatchFilter(column, sql_kind(node.args.get("kind")),
                                                   query.this))
+
+
+def annotate_plan(plan: object) -> None:
+    """Note the index properties on every MATCH of the plan whose left side is a column of one
+    of its scans (a MATCH in the select list, in a join condition, above an aggregate...)."""
+    scans: list = []
+    nodes: list = []
+    _walk(plan, scans, nodes, set())
+    owner = {name: scan for scan in scans for name in scan.output}
+    for node in nodes:
+        left = node.this
+        if isinstance(left, exp.Column) and left.name in owner and "inverted" not in node.meta:
+            scan = owner[left.name]
+            props = scan.inverted_indexes.get(match_column(node, scan))
+            if props is not None:
+                node.meta["inverted"] = dict(props)
+            elif not scan.match_without_index:
+                raise DorisError(f"[INVERTED_INDEX_NOT_SUPPORTED]"
+                                 f"{sql_kind(node.args.get('kind'))} not support execute_match")
+
+
+def _walk(value: object, scans: list, nodes: list, seen: set) -> None:
+    if isinstance(value, exp.Expression):
+        nodes.extend(value.find_all(exp.Match))
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _walk(item, scans, nodes, seen)
+        return
+    if isinstance(value, dict):
+        for item in value.values():
+            _walk(item, scans, nodes, seen)
+        return
+    if not hasattr(value, "__dataclass_fields__") or id(value) in seen:
+        return
+    seen.add(id(value))
+    if hasattr(value, "inverted_indexes") and hasattr(value, "output"):
+        scans.append(value)  # an OlapScan: its tablets and snapshots hold no expression
+        return
+    for name in value.__dataclass_fields__:
+        _walk(getattr(value, name, None), scans, nodes, seen)
