@@ -327,7 +327,10 @@ class OlapTable:
             {i.columns[0]: i.index_id for i in self.table_indexes
              if i.index_type == "BITMAP" and i.columns[0] in names},
             self._sequence_column(names), dict(self.origin_column_names),
-            index.index_id == self.base_index_id and self._merge_on_write())
+            index.index_id == self.base_index_id and self._merge_on_write(),
+            {i.columns[0]: {"index_id": i.index_id, "properties": dict(i.properties)}
+             for i in self.table_indexes
+             if i.index_type == "INVERTED" and i.columns[0] in names})
 
     def _merge_on_write(self) -> bool:
         """catalog/unique_model.py's property (its rollups still merge on read)."""

@@ -47,7 +47,8 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 CreateTableStmt, DescStmt, DropPartitionStmt, ExplainStmt,
                                 ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
-from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStmt, ShowIndexStmt
+from catalog.storage_statements import (BuildIndexStmt, CreateIndexStmt, DeleteStmt, DropIndexStmt,
+                                        ShowIndexStmt)
 from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DropResourceStmt,
                                      LoadStmt, ShowLoadStmt, ShowStreamLoadStmt)
 from catalog.statements import SchemaChangeStmt
@@ -351,6 +352,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     CreateTableStmt: _create_table, exp.Create: _create, exp.Drop: _drop,
     AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),
     AlterTablePropertiesStmt: _table_priv("ALTER"), CreateIndexStmt: _table_priv("ALTER"),
+    BuildIndexStmt: _table_priv("ALTER"),
     DropIndexStmt: _table_priv("ALTER"),
     DescStmt: _table_priv("SHOW", "DESCRIBE"),
     ShowCreateTableStmt: _table_priv("SHOW", "SHOW CREATE TABLE"),

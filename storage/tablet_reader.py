@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from storage.column_mapping import delete_conjunctions
 from storage.errors import StorageError
+from storage.inverted import filter as inverted_filter
 from storage.memtable import aggregations, sort_by_key
 from storage.merge import merge_sorted
 from storage.predicate import ColumnPredicate, prepare
@@ -52,7 +53,8 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
     stats.rowsets_read += len(data)
     if (merge or schema.keys_type != AGG_KEYS) and schema.merges_when_read and \
             (len(data) > 1 or any(r.overlapping for r in data)):
-        result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
+        with inverted_filter.suspended():  # a value's older version may match, its newest not
+            result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats)
     else:
         bitmap = None
         if schema.merge_on_write:

@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from executor.expressions import (arithmetic, arrays, casts, codecs, comparison, conditional,
                                   date_round, datetime_functions, json_functions,
-                                  jsonb_functions, logic,
+                                  jsonb_functions, logic, match,
                                   math_functions, months_between, objects, string_masks,
                                   strings)
 from executor.expressions.context import EvalContext, Frame, Value
@@ -81,7 +81,7 @@ HANDLERS: dict[type, Handler] = {
 FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
-                string_masks, arrays, jsonb_functions):
+                string_masks, arrays, jsonb_functions, match):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

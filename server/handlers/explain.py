@@ -26,10 +26,13 @@ _SESSION_KEYS = ("enable_bucket_shuffle_join", "disable_colocate_plan",
 
 
 def hidden_column_flags(ctx: StatementContext) -> dict[str, bool]:
-    """The session variables that decide how scans treat hidden columns (planner/binder.py)."""
+    """The session variables that decide how scans treat hidden columns and MATCH on columns
+    without an inverted index (planner/binder.py)."""
     variables = ctx.session.variables
     return {"show_hidden_columns": bool(variables.get("show_hidden_columns")),
-            "skip_delete_sign": bool(variables.get("skip_delete_sign"))}
+            "skip_delete_sign": bool(variables.get("skip_delete_sign")),
+            "match_without_index": variables.get("enable_match_without_inverted_index",
+                                                 True) not in (False, 0, "false", "0")}
 
 
 def fragment_context(ctx: StatementContext) -> FragmentContext:
