@@ -23,7 +23,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from executor.expressions import (arithmetic, arrays, casts, codecs, comparison, conditional,
-                                  date_round, datetime_functions, json_functions,
+                                  bitwise, date_round, datetime_functions, hashes, ip_functions,
+                                  json_functions,
                                   jsonb_functions, logic,
                                   math_functions, months_between, objects, string_masks,
                                   strings)
@@ -81,7 +82,7 @@ HANDLERS: dict[type, Handler] = {
 FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
-                string_masks, arrays, jsonb_functions):
+                string_masks, arrays, jsonb_functions, hashes, bitwise, ip_functions):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 
@@ -190,7 +191,7 @@ def literal_value(expr: exp.Expression, ctx: EvalContext | None = None) -> Any:
 # A sub-expression containing one of these is not constant (or not deterministic).
 _NOT_FOLDABLE = (exp.Column, exp.Rand, exp.Uuid, exp.AggFunc, exp.Subquery, exp.Query, exp.Star,
                  exp.Placeholder, exp.Parameter, exp.Window)
-_NONDETERMINISTIC = {"RAND", "RANDOM", "UUID"}
+_NONDETERMINISTIC = {"RAND", "RANDOM", "UUID", "UUID_NUMERIC", "SLEEP"}
 # Already literals, or parts of a larger node rather than values (units, types, intervals).
 _LEAVES = (exp.Literal, exp.Null, exp.Boolean, exp.Var, exp.DataType, exp.DataTypeParam,
            exp.Interval, exp.Identifier, exp.Tuple)
