@@ -22,12 +22,11 @@ from typing import Any, Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from executor.expressions import (arithmetic, arrays, casts, codecs, comparison, conditional,
-                                  bitwise, date_round, datetime_functions, hashes, ip_functions,
-                                  json_functions,
-                                  jsonb_functions, logic,
-                                  math_functions, months_between, objects, string_masks,
-                                  strings)
+from executor.expressions import (arithmetic, arrays, bitwise, casts, codecs, comparison,
+                                  conditional, date_round, datetime_functions, format_function,
+                                  hashes, ip_functions, json_functions, jsonb_functions, logic,
+                                  math_functions, months_between, objects, string_masks, strings,
+                                  sleep, text_functions)
 from executor.expressions.context import EvalContext, Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import to_array
@@ -82,7 +81,8 @@ HANDLERS: dict[type, Handler] = {
 FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
-                string_masks, arrays, jsonb_functions, hashes, bitwise, ip_functions):
+                string_masks, arrays, jsonb_functions, hashes, bitwise, ip_functions,
+                text_functions, format_function, sleep):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

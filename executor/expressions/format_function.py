@@ -1,0 +1,105 @@
+"""Doris's format(fmt, v1[, v2...]) (function_format.cpp): the {fmt} library's format string
+applied to the values, e.g. format('{:.2f}', 3.14159) = '3.14', format('{}-{}', 'a', 'b') =
+'a-b', format('{0}{0}', 'x') = 'xx'.
+
+Python's str.format reads the same replacement-field language ({}, {0}, {:>8}, {:.3f},
+{:x}, {:e}); one difference is bridged here: {fmt} writes a float's shortest form without a
+trailing '.0' (format('{}', 2.0) = '2'), Python's repr keeps it. The values share one type, as
+Doris's signatures make them: integers stay integers, floats and decimals become DOUBLE, anything
+else a string. NULL in any argument gives NULL; a bad format string is an error, with Doris's
+message.
+
+sqlglot reads FORMAT as MySQL's FORMAT(x, d) (exp.NumberToStr, at most three arguments);
+server/parser/dialect.py makes it a plain call so that any number of values parse; both forms
+come here. There is no vectorised formatter: the format runs once per distinct combination of
+argument values (`_per_distinct_row`), not once per row.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from sqlglot import exp
+
+from executor.expressions.casts import cast_value, kind
+from executor.expressions.context import Frame, Value
+from executor.expressions.errors import ExpressionError
+from executor.expressions.json_functions import call_args
+from executor.expressions.vectors import all_scalar, to_array, to_numpy
+
+STRING = pa.string()
+
+
+class _Float(float):
+    """A float whose default ({}) form is {fmt}'s: the shortest round trip, no '.0'."""
+
+    def __format__(self, spec: str) -> str:
+        if spec:
+            return format(float(self), spec)
+        text = repr(float(self))
+        return text[:-2] if text.endswith(".0") else text
+
+
+def _value_type(values: list[Value]) -> tuple[pa.DataType, Callable[[Any], Any]]:
+    kinds = {kind(v.type) for v in values} - {"null"}
+    if kinds <= {"int", "bool"} and kinds:
+        return pa.int64(), int
+    if kinds <= {"int", "bool", "float", "decimal"} and kinds:
+        return pa.float64(), _Float
+    return STRING, str
+
+
+def _per_distinct_row(arrays: list[pa.Array], fn: Callable[..., str]) -> pa.Array:
+    """fn(*row values) once per distinct combination of the arrays' values; NULL where any
+    value is NULL."""
+    n = len(arrays[0])
+    keys = np.zeros(n, dtype=np.int64)
+    dictionaries = []
+    valid = np.ones(n, dtype=bool)
+    for arr in arrays:
+        encoded = pc.dictionary_encode(arr)
+        size = len(encoded.dictionary) + 1
+        keys = keys * size + to_numpy(encoded.indices, size - 1).astype(np.int64)
+        valid &= np.asarray(pc.is_valid(arr).to_numpy(zero_copy_only=False), dtype=bool)
+        dictionaries.append((encoded.dictionary.to_pylist(), size))
+    uniques, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    results = []
+    for key, row in zip(uniques, first):
+        if not valid[row]:
+            results.append(None)
+            continue
+        combo = []
+        for values, size in reversed(dictionaries):
+            key, idx = divmod(int(key), size)
+            combo.append(values[idx])
+        results.append(fn(*reversed(combo)))
+    return pa.array(results, STRING).take(pa.array(inverse.ravel()))
+
+
+def eval_format(node: exp.Expression, frame: Frame) -> Value:
+    args = [a for a in call_args(node)]
+    if len(args) < 2:
+        raise ExpressionError("format takes a format string and one or more values")
+    pattern = cast_value(frame.eval(args[0]), STRING)
+    values = [frame.eval(a) for a in args[1:]]
+    target, convert = _value_type(values)
+    values = [cast_value(v, target) for v in values]
+
+    def apply(fmt: str, *items: Any) -> str:
+        try:
+            return fmt.format(*(convert(x) for x in items))
+        except (ValueError, IndexError, KeyError, TypeError) as e:
+            raise ExpressionError(
+                f'Invalid Input argument "{fmt}" of function format, error: {e}') from e
+
+    scalar = all_scalar(pattern, *values)
+    rows = 1 if scalar else frame.n
+    result = _per_distinct_row([to_array(v, rows) for v in (pattern, *values)], apply)
+    return result[0] if scalar else result
+
+
+HANDLERS = {exp.NumberToStr: eval_format}
+FUNCTIONS = {"FORMAT": eval_format}
