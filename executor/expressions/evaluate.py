@@ -26,7 +26,7 @@ from executor.expressions import (arithmetic, arrays, bitwise, casts, codecs, co
                                   conditional, date_round, datetime_functions, format_function,
                                   hashes, ip_functions, json_functions, jsonb_functions, logic,
                                   math_functions, months_between, objects, string_masks, strings,
-                                  sleep, text_functions)
+                                  sleep, text_functions, time_seconds)
 from executor.expressions.context import EvalContext, Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import to_array
@@ -82,7 +82,7 @@ FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
                 string_masks, arrays, jsonb_functions, hashes, bitwise, ip_functions,
-                text_functions, format_function, sleep):
+                text_functions, format_function, sleep, time_seconds):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 
