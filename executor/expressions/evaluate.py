@@ -24,7 +24,8 @@ from sqlglot import exp
 
 from executor.expressions import (arithmetic, arrays, bitwise, casts, codecs, comparison,
                                   conditional, date_round, datetime_functions, format_function,
-                                  hashes, ip_functions, json_functions, jsonb_functions, logic,
+                                  hashes, ip_functions, json_functions, json_modify, jsonb_functions,
+                                  logic,
                                   math_functions, months_between, objects, string_masks, strings,
                                   sleep, text_functions, time_seconds)
 from executor.expressions.context import EvalContext, Frame, Value
@@ -82,7 +83,7 @@ FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
                 string_masks, arrays, jsonb_functions, hashes, bitwise, ip_functions,
-                text_functions, format_function, sleep, time_seconds):
+                text_functions, format_function, sleep, time_seconds, json_modify):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

@@ -12,23 +12,21 @@ message.
 sqlglot reads FORMAT as MySQL's FORMAT(x, d) (exp.NumberToStr, at most three arguments);
 server/parser/dialect.py makes it a plain call so that any number of values parse; both forms
 come here. There is no vectorised formatter: the format runs once per distinct combination of
-argument values (`_per_distinct_row`), not once per row.
+argument values (`vectors.map_distinct_rows`), not once per row.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from sqlglot import exp
 
 from executor.expressions.casts import cast_value, kind
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
 from executor.expressions.json_functions import call_args
-from executor.expressions.vectors import all_scalar, to_array, to_numpy
+from executor.expressions.vectors import all_scalar, map_distinct_rows, to_array
 
 STRING = pa.string()
 
@@ -52,33 +50,6 @@ def _value_type(values: list[Value]) -> tuple[pa.DataType, Callable[[Any], Any]]
     return STRING, str
 
 
-def _per_distinct_row(arrays: list[pa.Array], fn: Callable[..., str]) -> pa.Array:
-    """fn(*row values) once per distinct combination of the arrays' values; NULL where any
-    value is NULL."""
-    n = len(arrays[0])
-    keys = np.zeros(n, dtype=np.int64)
-    dictionaries = []
-    valid = np.ones(n, dtype=bool)
-    for arr in arrays:
-        encoded = pc.dictionary_encode(arr)
-        size = len(encoded.dictionary) + 1
-        keys = keys * size + to_numpy(encoded.indices, size - 1).astype(np.int64)
-        valid &= np.asarray(pc.is_valid(arr).to_numpy(zero_copy_only=False), dtype=bool)
-        dictionaries.append((encoded.dictionary.to_pylist(), size))
-    uniques, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    results = []
-    for key, row in zip(uniques, first):
-        if not valid[row]:
-            results.append(None)
-            continue
-        combo = []
-        for values, size in reversed(dictionaries):
-            key, idx = divmod(int(key), size)
-            combo.append(values[idx])
-        results.append(fn(*reversed(combo)))
-    return pa.array(results, STRING).take(pa.array(inverse.ravel()))
-
-
 def eval_format(node: exp.Expression, frame: Frame) -> Value:
     args = [a for a in call_args(node)]
     if len(args) < 2:
@@ -97,7 +68,7 @@ def eval_format(node: exp.Expression, frame: Frame) -> Value:
 
     scalar = all_scalar(pattern, *values)
     rows = 1 if scalar else frame.n
-    result = _per_distinct_row([to_array(v, rows) for v in (pattern, *values)], apply)
+    result = map_distinct_rows([to_array(v, rows) for v in (pattern, *values)], apply)
     return result[0] if scalar else result
 
 
