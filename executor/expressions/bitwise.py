@@ -22,7 +22,6 @@ from typing import Callable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from sqlglot import exp
 
 from executor.expressions.arithmetic import _as_bigint

@@ -27,28 +27,16 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from executor.expressions.casts import cast_value
+from executor.expressions.codecs import one_arg
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
-from executor.expressions.json_functions import call_args
-from executor.expressions.vectors import all_scalar, map_distinct, to_array, to_numpy, valid_mask
+from executor.expressions.vectors import map_distinct, on_arrays, to_numpy, valid_mask
 
 STRING = pa.string()
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]|0[0-9]{1,2})"
 IPV4_PATTERN = rf"^{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}$"
 
 
-def _one(node: exp.Expression, frame: Frame, name: str) -> Value:
-    args = call_args(node)
-    if len(args) != 1:
-        raise ExpressionError(f"{name} takes one argument")
-    return frame.eval(args[0])
-
-
-def _on_rows(fn, v: Value, n: int) -> Value:
-    """Run an array -> array `fn`; a scalar in gives a scalar out."""
-    if isinstance(v, pa.Scalar):
-        return fn(to_array(v, 1))[0]
-    return fn(to_array(v, n))
 
 
 def is_ipv4(texts: Value) -> Value:
@@ -56,7 +44,7 @@ def is_ipv4(texts: Value) -> Value:
 
 
 def eval_ipv4_num_to_string(node: exp.Expression, frame: Frame) -> Value:
-    v = _one(node, frame, "ipv4_num_to_string")
+    v = one_arg(node, frame, "ipv4_num_to_string")
     if not (pa.types.is_integer(v.type) or pa.types.is_null(v.type)):
         v = cast_value(v, pa.int64())
 
@@ -69,7 +57,7 @@ def eval_ipv4_num_to_string(node: exp.Expression, frame: Frame) -> Value:
         parts = [pa.array((values >> shift) & 0xFF).cast(STRING) for shift in (24, 16, 8, 0)]
         text = pc.binary_join_element_wise(*parts, ".")
         return pc.if_else(pa.array(valid), text, pa.scalar(None, STRING))
-    return _on_rows(kernel, v, frame.n)
+    return on_arrays(kernel, v, n=frame.n)
 
 
 def _ipv4_numbers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +74,7 @@ def _ipv4_numbers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def _string_to_num(on_error: str):
     def handler(node: exp.Expression, frame: Frame) -> Value:
-        v = cast_value(_one(node, frame, "ipv4_string_to_num"), STRING)
+        v = cast_value(one_arg(node, frame, "ipv4_string_to_num"), STRING)
 
         def kernel(arr: pa.Array) -> pa.Array:
             numbers, ok = _ipv4_numbers(arr)
@@ -97,12 +85,12 @@ def _string_to_num(on_error: str):
             if on_error == "default":
                 return pa.array(np.where(ok, numbers, 0), pa.int64(), mask=~present)
             return pa.array(numbers, pa.int64(), mask=~(present & ok))
-        return _on_rows(kernel, v, frame.n)
+        return on_arrays(kernel, v, n=frame.n)
     return handler
 
 
 def eval_is_ipv4_string(node: exp.Expression, frame: Frame) -> Value:
-    return is_ipv4(_one(node, frame, "is_ipv4_string"))
+    return is_ipv4(one_arg(node, frame, "is_ipv4_string"))
 
 
 def _is_ipv6(text: str) -> bool:
@@ -116,7 +104,7 @@ def _is_ipv6(text: str) -> bool:
 
 
 def eval_is_ipv6_string(node: exp.Expression, frame: Frame) -> Value:
-    return map_distinct(cast_value(_one(node, frame, "is_ipv6_string"), STRING), _is_ipv6,
+    return map_distinct(cast_value(one_arg(node, frame, "is_ipv6_string"), STRING), _is_ipv6,
                         pa.bool_())
 
 

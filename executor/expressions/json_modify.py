@@ -40,7 +40,7 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
 from executor.expressions.json_text import INVALID, dumps, json_texts, load
 from executor.expressions.vectors import all_scalar, map_distinct_rows, to_array
-from storage.types import JSON_ARROW, as_json, is_json_type
+from storage.types import as_json, is_json_type
 
 STRING = pa.string()
 _ABSENT = object()

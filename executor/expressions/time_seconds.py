@@ -20,26 +20,14 @@ from sqlglot import exp
 
 from executor.expressions import temporal
 from executor.expressions.casts import cast_value, kind
+from executor.expressions.codecs import one_arg
 from executor.expressions.context import Frame, Value
-from executor.expressions.errors import ExpressionError
-from executor.expressions.json_functions import call_args
-from executor.expressions.vectors import to_array, to_numpy, valid_mask
+from executor.expressions.vectors import on_arrays, to_numpy, valid_mask
 
 STRING = pa.string()
 _TIME = r"^\s*(?P<sign>-?)(?:(?P<h>\d+):(?P<m>\d{1,2}):(?P<s>\d{1,2})|(?P<packed>\d+))(?:\.\d*)?\s*$"
 
 
-def _one(node: exp.Expression, frame: Frame, name: str) -> Value:
-    args = call_args(node)
-    if len(args) != 1:
-        raise ExpressionError(f"{name} takes one argument")
-    return frame.eval(args[0])
-
-
-def _scalar_safe(fn, v: Value, n: int) -> Value:
-    if isinstance(v, pa.Scalar):
-        return fn(to_array(v, 1))[0]
-    return fn(to_array(v, n))
 
 
 def _seconds_of_text(texts: pa.Array) -> pa.Array:
@@ -63,7 +51,7 @@ def _seconds_of_text(texts: pa.Array) -> pa.Array:
 
 
 def eval_time_to_sec(node: exp.Expression, frame: Frame) -> Value:
-    v = _one(node, frame, "time_to_sec")
+    v = one_arg(node, frame, "time_to_sec")
     if pa.types.is_null(v.type):
         return pa.scalar(None, pa.int32())
     if kind(v.type) in ("datetime", "date"):
@@ -71,8 +59,8 @@ def eval_time_to_sec(node: exp.Expression, frame: Frame) -> Value:
             parts = temporal.split(arr)
             secs = (parts.micros // 1_000_000).astype(np.int32)
             return pa.array(secs, pa.int32(), mask=~parts.valid)
-        return _scalar_safe(of_day, v, frame.n)
-    return _scalar_safe(_seconds_of_text, cast_value(v, STRING), frame.n)
+        return on_arrays(of_day, v, n=frame.n)
+    return on_arrays(_seconds_of_text, cast_value(v, STRING), n=frame.n)
 
 
 def format_seconds(seconds: np.ndarray, valid: np.ndarray) -> pa.Array:
@@ -90,11 +78,11 @@ def format_seconds(seconds: np.ndarray, valid: np.ndarray) -> pa.Array:
 
 
 def eval_sec_to_time(node: exp.Expression, frame: Frame) -> Value:
-    v = cast_value(_one(node, frame, "sec_to_time"), pa.int64())
+    v = cast_value(one_arg(node, frame, "sec_to_time"), pa.int64())
 
     def kernel(arr: pa.Array) -> pa.Array:
         return format_seconds(to_numpy(arr, 0), valid_mask(arr))
-    return _scalar_safe(kernel, v, frame.n)
+    return on_arrays(kernel, v, n=frame.n)
 
 
 HANDLERS: dict = {}
