@@ -164,7 +164,8 @@ def query_batches(stmt, ctx: StatementContext) -> tuple[list, Iterator[pa.Table]
 
 def eval_context(ctx: StatementContext) -> EvalContext:
     return EvalContext(now=ctx.now.replace(tzinfo=None),
-                       time_zone=str(ctx.session.variables.get("time_zone")))
+                       time_zone=str(ctx.session.variables.get("time_zone")),
+                       cancel=getattr(ctx.session, "cancel", None))
 
 
 def computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):

@@ -17,7 +17,7 @@ from sqlglot.tokens import TokenType
 from catalog.errors import SyntaxError_
 from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
-from server.parser import partition_names
+from server.parser import dialect, partition_names  # noqa: F401  (dialect: changes sqlglot once)
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.analyze import OWN_PARSERS as ANALYZE_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
