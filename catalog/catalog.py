@@ -37,10 +37,14 @@ from catalog.temp_partition_journal import APPLY as TEMP_PARTITION_APPLY
 from catalog.compaction import APPLY as COMPACTION_APPLY
 from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
-from catalog import rollup_job
+from catalog.export_jobs import APPLY as EXPORT_JOB_APPLY
+from catalog.alias_functions import APPLY as FUNCTION_APPLY
+from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
+from catalog.database_alter import APPLY as DATABASE_ALTER_APPLY, check_replica_quota
+from catalog.information_schema import table_totals
 from catalog import precommit
 from catalog.global_variables import APPLY as GLOBAL_VARIABLE_APPLY
 from catalog.schema_change import APPLY as SCHEMA_CHANGE_APPLY
@@ -67,6 +71,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.txn_info: dict[int, tuple[float, str | None]] = {}
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
+        self.export_jobs: dict[int, dict] = {}  # EXPORT jobs' records (catalog/export_jobs.py)
+        # alias functions: db name ("" = GLOBAL) -> signature -> definition
+        self.functions: dict[str, dict[str, dict]] = {}
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
@@ -127,6 +134,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.auth.load(state.get("auth"))
         self.resources = dict(state.get("resources", {}))
         self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
+        self.export_jobs = {int(k): v for k, v in state.get("export_jobs", {}).items()}
+        self.functions = {db: dict(fns) for db, fns in state.get("functions", {}).items()}
         self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
                            for j in state.get("alter_jobs", [])}
         self.global_variables = dict(state.get("global_variables", {}))
@@ -173,6 +182,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
                 "resources": self.resources,
                 "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
+                "export_jobs": {str(k): v for k, v in self.export_jobs.items()},
+                "functions": self.functions,
                 "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
                 "global_variables": self.global_variables,
                 "precommitted": {str(k): v for k, v in self.precommitted.items()},
@@ -183,10 +194,13 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.journal.close()
 
     # -- journal -------------------------------------------------------------------------------
-    def _log(self, op: str, data: Any) -> None:
+    def _log(self, op: str, data: Any, sync: bool = True) -> None:
+        """Journal and apply one entry; `sync=False` for records whose loss on a machine crash
+        harms nothing (an INSERT's SHOW LOAD record): written, not fsynced (the next entry's
+        fsync, or the OS, makes it durable; a kill -9 of the server keeps it)."""
         with self.lock:
-            self.journal.append(op, data)
-            if op != "compact":
+            self.journal.append_many([(op, data)], sync=sync)
+            if op not in _NOT_DDL:
                 self.ddl_epoch += 1
             _APPLY[op](self, data)
             self._maybe_checkpoint()
@@ -319,6 +333,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                                 table.distribution.buckets, replicas)
         self._add_dynamic_partitions(table, replicas, dynamic_now or datetime.now(timezone.utc),
                                      max_dynamic_partitions)
+        check_replica_quota(self, db, table_totals(table)[1])  # (tablets come with the entry)
         self._log("create_table", {"db": db.name, "table": table.to_dict(),
                                    "next_id": self.next_id, "colocate": colocate})
 
@@ -524,6 +539,9 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         p.visible_version_time = data["time"]
 
 
+# entries that change no schema, privilege or property: cached plans stay valid (ddl_epoch)
+_NOT_DDL = frozenset({"compact", "load_job", "remove_load_jobs", "export_job"})
+
 _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     "create_db": _apply_create_db,
     "drop_db": _apply_drop_db,
@@ -538,10 +556,13 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **COMPACTION_APPLY,  # a tablet's compacted rowset replaces its inputs
     **auth_apply(),  # users, roles, passwords, grants (catalog/auth.py)
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
-    **rollup_job.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
+    **EXPORT_JOB_APPLY,  # EXPORT jobs' records
+    **FUNCTION_APPLY,  # CREATE ALIAS FUNCTION / DROP FUNCTION
+    **rollup_job_journal.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
+    **DATABASE_ALTER_APPLY,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
     **GLOBAL_VARIABLE_APPLY,  # SET GLOBAL values
     **SCHEMA_CHANGE_APPLY,  # light schema change: a table's new columns (catalog/schema_change.py)
     **ENABLE_FEATURE_APPLY,  # ENABLE FEATURE: hidden columns added (catalog/enable_feature.py)

@@ -1,6 +1,7 @@
 """The compaction producer and its consumer pool with permits (seed 002 §2).
 
-    producer thread, one round every generate_compaction_tasks_min_interval_ms:
+    producer thread, one round every generate_compaction_tasks_min_interval_ms (and at least
+    PRODUCER_DUTY_FACTOR x its last round's duration apart: a round is Python over every tablet):
       every (cumulative_compaction_rounds_for_each_base_compaction_round + 1)-th round makes
       base tasks, the others cumulative tasks; per disk (a simulated backend: a tablet's first
       replica) that runs fewer than compaction_task_num_per_disk tasks, among tablets not
@@ -53,6 +54,10 @@ log = logging.getLogger(__name__)
 IDLE_WAIT_SECONDS = 2.0  # seed 002: a round with every disk full sleeps until a task ends or 2 s
 FULL_ROUND_SECONDS = 1.0  # with nothing changed, a round at least this often
 SCORE_REFRESH_SECONDS = 0.5  # a tablet's cached score is kept this long while loads change it
+# A round walks every tablet in Python (thousands with hundreds of daily partitions), so the
+# producer waits at least this many times its last round's duration before the next: at most
+# a tenth of the process's time goes to producing, whatever the tablet count.
+PRODUCER_DUTY_FACTOR = 9
 
 
 @dataclass(frozen=True)
@@ -134,11 +139,13 @@ class CompactionScheduler:
                     produced, full = self.produce_round()
                 except Exception:  # a daemon's boundary: log and keep producing (as Doris's)
                     log.exception("compaction producer round failed")
+            spent = time.monotonic() - last_round
             if full and not produced:
                 with self._lock:
                     self._lock.wait(IDLE_WAIT_SECONDS)
             else:
-                self._stop.wait(self.config.min_interval_ms / 1000)
+                self._stop.wait(max(self.config.min_interval_ms / 1000,
+                                    spent * PRODUCER_DUTY_FACTOR))
 
     def produce_round(self, now: float | None = None) -> tuple[int, bool]:
         """One round: (tasks submitted, whether every disk was at its task limit)."""
@@ -168,8 +175,13 @@ class CompactionScheduler:
     def _pick(self, refs: list[TabletRef], submitted: set[int], kind: str,
               now: float) -> CompactionTask | None:
         scored = []
+        disabled: dict[int, bool] = {}  # table id -> disable_auto_compaction, once per round
         for ref in refs:
-            if ref.tablet_id in submitted or self._table_disabled(ref):
+            if ref.tablet_id in submitted:
+                continue
+            if ref.table_id not in disabled:
+                disabled[ref.table_id] = self._table_disabled(ref)
+            if disabled[ref.table_id]:
                 continue
             try:
                 tablet = self.cat.engine.get_tablet(ref.tablet_id)
@@ -193,7 +205,7 @@ class CompactionScheduler:
                 if ref.tablet_id in submitted:
                     continue
                 task = settle_task(self.cat, ref, self.policy, now)
-                if task is not None and not self._table_disabled(ref):
+                if task is not None and not disabled.get(ref.table_id, False):
                     return task
         return None
 

@@ -118,14 +118,16 @@ def _merge_on_write_keys(table: OlapTable, predicates: list[ColumnPredicate]):
     return by_key
 
 
-def partitions_of(table: OlapTable, names: list[str] | None) -> list:
-    """The partitions a DELETE names (all without a PARTITION clause)."""
+def partitions_of(table: OlapTable, names: list[str] | None,
+                  missing: str = "Partition does not exist. name: {}") -> list:
+    """The partitions a statement names (all without a PARTITION clause); `missing`: the
+    statement's error for an unknown name (DELETE's by default)."""
     if names is None:
         return table.sorted_partitions()
     out = []
     for name in names:
         p = table.partition_by_name(name)
         if p is None:
-            raise DdlError(f"Partition does not exist. name: {name}")
+            raise DdlError(missing.format(name))
         out.append(p)
     return out

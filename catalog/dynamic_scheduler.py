@@ -10,7 +10,8 @@ background interval job.
          -> run_table(db, t, now) for every table whose rule is enabled, under its locks:
               plan = dynamic_partition.plan(rule, column type, partitions, now)   (pure)
               partition_ddl.apply_plan(...)                                         (journaled)
-              runtime info updated in Doris's order (see `_record`)
+              runtime info updated in Doris's order (see `_apply`); a table under an ALTER
+              job (state ROLLUP / SCHEMA_CHANGE) is skipped and the reason recorded (`_skip`)
 
 Changing dynamic_partition_check_interval_seconds reschedules the job at once. The clock is
 injectable: `clock` for tests of the object, `set_time` (ADMIN SET DYNAMIC PARTITION TIME) to fix
@@ -35,6 +36,7 @@ from catalog.errors import DorisError
 from catalog.fe_config import FeConfig
 from catalog.model import OlapTable
 from catalog.partition_ddl import apply_plan, locked_table, set_dynamic_properties
+from catalog.rollup_job import not_normal_message, table_state
 
 log = logging.getLogger(__name__)
 JOB_ID = "dynamic_partition"
@@ -145,10 +147,17 @@ class DynamicPartitionScheduler:
                 if prop is None or not prop.enable:
                     return
                 info = self.info(table.table_id)
+                state = table_state(self.catalog, table.table_id)
+                if state != "NORMAL":  # an ALTER job runs: adds skipped, drops refused
+                    info.record_create(f"Table[{table.name}]'s state is not NORMAL.Do not allow "
+                                       f"doing dynamic add partition. table state={state}")
                 info.last_scheduler_time = self._time_text(now)
                 column_type = table.column(table.partition_info.columns[0]).type
                 result = plan(prop, column_type, items_of(table), now)
-                self._apply(table, prop, result, info)
+                if state != "NORMAL":
+                    self._skip(table, result, info, state)
+                else:
+                    self._apply(table, prop, result, info)
         except DorisError as e:  # the table went away (or its database) while we waited
             log.info("dynamic partition: skipped %s.%s: %s", db_name, table_name, e.message)
 
@@ -167,6 +176,16 @@ class DynamicPartitionScheduler:
             return
         if result.add:
             info.record_create(None)
+
+    def _skip(self, table: OlapTable, result: DynamicPlan, info: RuntimeInfo,
+              state: str) -> None:
+        """Doris's DynamicPartitionScheduler on a table whose state is not NORMAL: no add is
+        planned (its message is recorded above); the drop message is cleared, then each
+        planned drop fails InternalCatalog.dropPartition's state check. Nothing changes."""
+        info.record_drop(None)
+        if result.drop:
+            info.record_drop(not_normal_message(table.name, state))
+            log.info("dynamic partition of %s skipped: its state is %s", table.name, state)
 
     # -- the background job --------------------------------------------------------------------
     def start(self) -> None:

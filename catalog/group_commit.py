@@ -51,6 +51,7 @@ import pyarrow.ipc as ipc
 from catalog.catalog import Catalog
 from catalog import auto_partition
 from catalog.errors import AnalysisError, DdlError
+from catalog.database_alter import check_data_quota
 from catalog.load import complete_columns, load_table
 from catalog.partitions import route_rows
 from storage import cpu_slots
@@ -186,6 +187,7 @@ class GroupCommitManager:
         with self.catalog.lock:
             table = self.catalog.get_table(db_name, table_name)
             db_name = self.catalog.get_db(db_name).name
+        check_data_quota(self.catalog, db_name)
         for name in data.column_names:
             if table.column(name) is None:
                 raise AnalysisError(f"Unknown column '{name}' in '{table.name}'")

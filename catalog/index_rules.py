@@ -8,17 +8,19 @@ Bloom filters (Doris `PropertyAnalyzer.analyzeBloomFilterColumns/Fpp`):
   HashSet and SHOW CREATE TABLE joins that set).
 - `"bloom_filter_fpp"` must parse as a double within [0.0001, 0.05] (default 0.05).
 
-Bitmap indexes (Doris `IndexDef.analyze/checkColumn`, `CreateTableStmt`, `SchemaChangeHandler`):
+Bitmap and inverted indexes (Doris `IndexDef.analyze/checkColumn`, `CreateTableStmt`, `SchemaChangeHandler`):
 - one column each, named and existing; FLOAT/DOUBLE (and other non-integer/decimal/date/string/
   boolean types) refused; on an AGGREGATE table only key columns;
 - index names are unique in a table (case-insensitive), and so are the column sets of indexes of
-  one type.
+  one type;
+- an INVERTED index's PROPERTIES and parser follow catalog/inverted_rules.py.
 """
 
 from __future__ import annotations
 
 from catalog.errors import AnalysisError, DdlError
 from catalog.model import AGG_KEYS, Column, TableIndex
+from catalog.inverted_rules import check_parser
 from catalog.statements import IndexDef
 
 BF_COLUMNS = "bloom_filter_columns"
@@ -26,7 +28,7 @@ BF_FPP = "bloom_filter_fpp"
 MIN_FPP, MAX_FPP = 0.0001, 0.05
 _BF_REFUSED = ("TINYINT", "FLOAT", "DOUBLE", "BOOLEAN", "ARRAY", "JSON")
 _BITMAP_REFUSED = ("FLOAT", "DOUBLE", "ARRAY", "JSON")
-SUPPORTED_INDEX_TYPES = ("BITMAP",)
+SUPPORTED_INDEX_TYPES = ("BITMAP", "INVERTED")
 
 
 def java_hash_set_order(names: list[str]) -> list[str]:
@@ -80,7 +82,8 @@ def check_index_def(d: IndexDef, columns: list[Column], keys_type: str) -> Colum
     """Validate one INDEX definition against the table's columns; returns its column."""
     using = d.using.upper()
     if using not in SUPPORTED_INDEX_TYPES:
-        raise AnalysisError(f"{using} index is not supported yet; only BITMAP indexes are")
+        raise AnalysisError(f"{using} index is not supported yet; only BITMAP and INVERTED "
+                            "indexes are")
     if len(d.columns) != 1:
         raise AnalysisError(f"{using} index can only apply to a single column.")
     if not d.name:
@@ -97,6 +100,8 @@ def check_index_def(d: IndexDef, columns: list[Column], keys_type: str) -> Colum
     if keys_type == AGG_KEYS and not col.is_key:
         raise AnalysisError(f"{using} index only used in columns of DUP_KEYS/UNIQUE_KEYS table "
                             f"or key columns of AGG_KEYS table. invalid index: {d.name}")
+    if using == "INVERTED":
+        check_parser(col, d.properties)
     return col
 
 

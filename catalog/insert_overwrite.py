@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from catalog.debug_points import debug_point
 from catalog.errors import AnalysisError, DdlError, DorisError
 from catalog.partition_ddl import db_of, locked_table
+from catalog.rollup_job import check_normal
 
 if TYPE_CHECKING:
     from catalog.catalog import Catalog
@@ -57,6 +58,7 @@ def begin(cat: Catalog, db_name: str | None, table_name: str,
                 targets.append(p)
         if not targets:
             raise DdlError(f"table {table.name} has no partition to overwrite")
+        check_normal(cat, table)  # its temporary partitions: InternalCatalog.addPartition
         tag = uuid.uuid4().hex[:8]
         temps = [cat.new_partition(table, f"{OVERWRITE_PREFIX}{tag}_{i}", p.lower, p.upper,
                                    p.values, p.buckets, p.replication_num)

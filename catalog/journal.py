@@ -80,20 +80,22 @@ class Journal:
     def append(self, op: str, data: Any) -> None:
         self.append_many([(op, data)])
 
-    def append_many(self, entries: list[tuple[str, Any]], hand_off_slot: bool = False) -> None:
+    def append_many(self, entries: list[tuple[str, Any]], sync: bool = True,
+                    hand_off_slot: bool = False) -> None:
         """Append entries in order with one write and one fsync (a batch of publishes): all
         of them are durable when this returns; a crash before leaves a prefix of them, whose
-        statements were not acknowledged. `hand_off_slot`: the caller holds no catalog lock,
-        so its CPU slot goes to another statement while it writes (storage/cpu_slots.py; taken
-        back once the journal's lock is released, so no thread waits for the journal behind a
-        slot)."""
+        statements were not acknowledged. `sync=False`: written to the OS only (survives the
+        process's death, not the machine's), for entries nothing acknowledged depends on.
+        `hand_off_slot`: the caller holds no catalog lock, so its CPU slot goes to another
+        statement while it writes (storage/cpu_slots.py; taken back once the journal's lock is
+        released, so no thread waits for the journal behind a slot)."""
         if hand_off_slot:
             with cpu_slots.blocking():
-                self._append(entries)
+                self._append(entries, sync)
         else:
-            self._append(entries)
+            self._append(entries, sync)
 
-    def _append(self, entries: list[tuple[str, Any]]) -> None:
+    def _append(self, entries: list[tuple[str, Any]], sync: bool) -> None:
         with self._lock:
             if self._file is None:
                 self._file = open(self.log_path, "ab")
@@ -105,7 +107,8 @@ class Journal:
                 frames.append(_HEADER.pack(len(body), zlib.crc32(body)) + body)
             self._file.write(b"".join(frames))
             self._file.flush()
-            os.fsync(self._file.fileno())
+            if sync:
+                os.fsync(self._file.fileno())
             self.entries_since_image += len(entries)
 
     def checkpoint(self, catalog_state: dict) -> None:

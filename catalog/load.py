@@ -86,7 +86,7 @@ class PreparedLoad:
     label: str | None = None
     source: OlapTable | None = None  # the table object the rowsets were written for
     shape: tuple | None = None  # its storage_shape then
-    gate: object = None  # the table's LoadGate this load holds (catalog/load_gate.py)
+    gate: object = None  # its GatePass of the table's load gate (catalog/load_gate.py)
     source_type: str | None = None  # Doris's LoadJobSourceType (SHOW PROC '/transactions')
 
     def leave_gate(self) -> None:
@@ -259,7 +259,7 @@ def _publish_batch(catalog: Catalog, batch: list[_QueuedPublish]) -> None:
                 p = item.prepared
                 try:
                     table = catalog.get_table(p.db, p.table)
-                    _check_publishable(table, p)
+                    _check_publishable(catalog, table, p)
                     catalog.reserve_label(p.db, p.label, p.txn_id)
                 except BaseException as exc:  # noqa: BLE001 - this load's own error
                     item.error = exc
@@ -285,16 +285,45 @@ def _publish_batch(catalog: Catalog, batch: list[_QueuedPublish]) -> None:
             item.done = True
 
 
-def _check_publishable(table: OlapTable, prepared: PreparedLoad) -> None:
+def _check_publishable(catalog: Catalog, table: OlapTable, prepared: PreparedLoad) -> None:
+    """Refuse a load whose table changed shape since its sink opened, or lost a partition it
+    wrote; the caller holds the table's load lock and the catalog lock. Two changes are not
+    refusals: an ALTER job's shadow index added meanwhile while the job is WAITING_TXN (it
+    waits for this load, and converts its rows from the base: catalog/rollup_job.py), and a
+    cancelled job's shadow index gone meanwhile (the load's rowsets of it are dropped here)."""
     touched = {pid for pid, _, _ in prepared.rowsets}
     missing = [pid for pid in touched
                if pid not in table.partitions and pid not in table.temp_partitions]
     if (prepared.source is not None and table is not prepared.source) or \
-            (prepared.shape is not None and storage_shape(table) != prepared.shape):
+            (prepared.shape is not None and not _same_shape(catalog, table, prepared.shape)):
         raise AnalysisError(f"Table {prepared.table} changed during the load; load again")
     if missing:
         raise AnalysisError(f"partition {missing[0]} of table {table.name} was dropped "
                             f"during the load")
+    if prepared.shape is not None and set(prepared.shape[0]) - set(table.indexes):
+        kept, gone = [], []
+        for r in prepared.rowsets:
+            (kept if r[1] in table.any_partition(r[0]).tablets else gone).append(r)
+        prepared.rowsets = kept
+        for _, tid, meta in gone:
+            if catalog.engine.has_tablet(tid):
+                catalog.engine.get_tablet(tid).abort_rowset(meta)
+
+
+def _same_shape(catalog: Catalog, table: OlapTable, shape: tuple) -> bool:
+    """The load wrote every index the table has now but the shadow indexes of jobs still
+    WAITING_TXN, the table has every index it wrote but cancelled jobs' shadow indexes, and
+    the optional indexes its segments carry are the table's. (An index dropped or swapped out
+    by a schema change still refuses it: its rows were made for the old schema.)"""
+    now = storage_shape(table)
+    if now == shape:
+        return True
+    if now[1:] != tuple(shape[1:]):
+        return False
+    added, gone = set(now[0]) - set(shape[0]), set(shape[0]) - set(now[0])
+    jobs = [j for j in catalog.alter_jobs.values() if j.table_id == table.table_id]
+    return added <= {j.index_id for j in jobs if j.state == "WAITING_TXN"} and \
+        gone <= {j.index_id for j in jobs if j.state == "CANCELLED"}
 
 
 def abort_load(catalog: Catalog, prepared: PreparedLoad) -> None:

@@ -1,24 +1,29 @@
-"""The load gate of a table: loads in flight, and DDL that changes the table's storage shape
-(ADD ROLLUP, CREATE MATERIALIZED VIEW, schema change, index changes) waiting for them.
+"""The load gate of a table: loads in flight, the ALTER jobs' watersheds, and DDL that changes
+the table's storage shape waiting for them.
 
-A load writes the indexes the table had when it began (catalog/load_sink.py) and is refused at
-its publish if the shape changed meanwhile ("Table t changed during the load"). Doris lets such
-loads finish: its ALTER job waits for the transactions begun before it (WAITING_TXN). ADD ROLLUP
-and CREATE MATERIALIZED VIEW jobs and heavy schema change jobs do so here too, in their own
-thread while SHOW ALTER shows them WAITING_TXN (catalog/rollup_job.py); light schema changes
-and index changes wait in the ALTER statement. Either way `exclusive()` stops new loads of
-the table at the gate and waits for those in flight to publish or abort (at most `timeout`
-seconds; a load still running then, e.g. a two-phase Stream Load never committed, is refused at
-its publish as before), then the DDL runs and the gate opens. Shortcut: Doris lets new loads
-begin during WAITING_TXN (they write the shadow index it created up front); here they wait. A load enters when its sink opens and leaves when its
-PreparedLoad is published or aborted (`PreparedLoad.leave_gate`).
+A load holds a `GatePass` from when its sink opens (catalog/load_sink.py) until its
+PreparedLoad is published or aborted (`PreparedLoad.leave_gate`). It writes the indexes the
+table had when it entered (taken again after `enter` if a DDL ran meanwhile).
+
+- **ALTER jobs** (ADD ROLLUP, CREATE MATERIALIZED VIEW, heavy schema change:
+  catalog/rollup_job.py) wait as Doris's jobs wait for the transactions begun before their
+  watershed transaction, without stopping new loads: the job's shadow index exists from the
+  ALTER statement on, so a load entering after it writes the shadow index too. The job's thread
+  then opens a new *epoch* (`watershed`) and waits (`wait_before`) until every load that
+  entered in an earlier epoch has published or aborted; those may lack the shadow index, and
+  their publish is accepted while the job is WAITING_TXN (catalog/load.py). Loads of later
+  epochs are not waited for.
+- **Other shape changes** (light schema change, index changes, DROP ROLLUP, a schema change's
+  final swap) wait in `exclusive()`: no new load of the table enters, those in flight finish
+  first (at most `timeout` seconds; a load still running then, e.g. a two-phase Stream Load
+  never committed, is refused at its publish), then the DDL runs and the gate opens.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -28,23 +33,61 @@ DDL_WAIT_SECONDS = 30.0
 GIVE_UP_POLL_SECONDS = 0.1
 
 
+class GatePass:
+    """A load's place in the gate, taken in one epoch; `leave` gives it back (once)."""
+
+    def __init__(self, gate: LoadGate, epoch: int):
+        self._gate, self.epoch = gate, epoch
+
+    def leave(self) -> None:
+        gate, self._gate = self._gate, None
+        if gate is not None:
+            gate._leave(self.epoch)
+
+
 class LoadGate:
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._loads = 0
+        self._loads: Counter[int] = Counter()  # epoch -> loads in flight that entered in it
+        self._epoch = 0
         self._ddl = 0
 
-    def enter(self) -> None:
+    def enter(self) -> GatePass:
         """A load begins (waits while a shape-changing DDL of the table runs or waits)."""
         with cpu_slots.blocking(), self._cond:  # waiting frees the CPU slot: cpu_slots.py
             while self._ddl:
                 self._cond.wait()
-            self._loads += 1
+            self._loads[self._epoch] += 1
+            return GatePass(self, self._epoch)
 
-    def leave(self) -> None:
+    def _leave(self, epoch: int) -> None:
         with self._cond:
-            self._loads -= 1
+            self._loads[epoch] -= 1
+            if not self._loads[epoch]:
+                del self._loads[epoch]
             self._cond.notify_all()
+
+    def watershed(self) -> int:
+        """Open a new epoch and return it: loads entering from now on come after it. Call once
+        the job's shadow index is in the table, so that every later load writes it."""
+        with self._cond:
+            self._epoch += 1
+            return self._epoch
+
+    def wait_before(self, epoch: int, timeout: float = DDL_WAIT_SECONDS,
+                    give_up: Callable[[], bool] | None = None) -> bool:
+        """Wait until no load that entered before `epoch` is in flight; new loads go on. False
+        when `timeout` passed or `give_up()` said the job no longer waits (cancelled)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while any(e < epoch for e in self._loads):
+                if give_up is not None and give_up():
+                    return False
+                wait = deadline - time.monotonic()
+                if wait <= 0:
+                    return False
+                self._cond.wait(min(wait, GIVE_UP_POLL_SECONDS) if give_up else wait)
+        return True
 
     @contextmanager
     def exclusive(self, timeout: float = DDL_WAIT_SECONDS,

@@ -9,6 +9,8 @@ publishing its files) lives in pipeline/load_manager.py; this module only owns t
     create_resource(catalog, name, props)   Doris's messages for an existing name / bad type
     drop_resource(catalog, name)
     save_load_job(catalog, record)          journal + apply a job record (upsert by job_id)
+    record_insert_job(catalog, ...)         an INSERT's record (Doris's InsertLoadJob, Type
+                                            INSERT), at most LABEL_NUM_THRESHOLD per database
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from catalog.errors import DdlError
 
 RESOURCE_TYPES = ("spark",)  # the kinds this server can run (Doris also has odbc, s3, jdbc, ...)
 FINAL_STATES = ("FINISHED", "CANCELLED")
+LABEL_NUM_THRESHOLD = 2000  # Doris's label_num_threshold: INSERT records kept per database
+INSERT_JOB_DETAILS = ('{"Unfinished backends":{},"ScannedRows":%d,"TaskNumber":1,"LoadBytes":0,'
+                      '"All backends":{},"FileNumber":0,"FileSize":0}')
 
 
 def create_resource(catalog, name: str, props: dict[str, str], if_not_exists: bool = False) -> None:
@@ -52,6 +57,29 @@ def save_load_job(catalog, record: dict) -> None:
         catalog._log("load_job", dict(record))
 
 
+def record_insert_job(catalog, db: str, table: str, label: str, txn_id: int, rows: int,
+                      user: str, created: str, finished: str, timeout_s: int) -> None:
+    """Doris's LoadManager.recordFinishedLoadJob for an INSERT: a FINISHED job of Type INSERT
+    in SHOW LOAD. Past LABEL_NUM_THRESHOLD INSERT records in the database, the oldest tenth
+    goes (one journal entry), as Doris's label cleaner keeps the count bounded."""
+    with catalog.lock:
+        job_id = catalog._alloc_id()  # noqa: SLF001
+        catalog._log("load_job", {  # noqa: SLF001
+            "job_id": job_id, "db": db, "table": table, "JobId": job_id, "Label": label,
+            "State": "FINISHED", "Progress": f"Unknown id: {job_id}", "Type": "INSERT",
+            "EtlInfo": None,
+            "TaskInfo": f"cluster:N/A; timeout(s):{timeout_s}; max_filter_ratio:0.0",
+            "ErrorMsg": None, "CreateTime": created, "EtlStartTime": created,
+            "EtlFinishTime": created, "LoadStartTime": created, "LoadFinishTime": finished,
+            "URL": None, "JobDetails": INSERT_JOB_DETAILS % rows, "TransactionId": txn_id,
+            "ErrorTablets": "{}", "User": user, "Comment": ""}, sync=False)
+        inserts = sorted(j["job_id"] for j in catalog.load_jobs.values()
+                         if j.get("Type") == "INSERT" and j["db"] == db)
+        if len(inserts) > LABEL_NUM_THRESHOLD:
+            drop = inserts[:len(inserts) - LABEL_NUM_THRESHOLD * 9 // 10]
+            catalog._log("remove_load_jobs", {"job_ids": drop}, sync=False)  # noqa: SLF001
+
+
 def new_job_id(catalog) -> int:
     """A fresh catalog id for a load job (journaled with the job's first record)."""
     with catalog.lock:
@@ -71,7 +99,13 @@ def _apply_load_job(cat, data: dict) -> None:
     cat.next_id = max(cat.next_id, int(data["job_id"]))
 
 
+def _apply_remove_load_jobs(cat, data: dict) -> None:
+    for job_id in data["job_ids"]:
+        cat.load_jobs.pop(int(job_id), None)
+
+
 APPLY = {
+    "remove_load_jobs": _apply_remove_load_jobs,
     "create_resource": _apply_create_resource,
     "drop_resource": _apply_drop_resource,
     "load_job": _apply_load_job,

@@ -24,8 +24,10 @@ Doris's write path (VOlapTableSink -> DeltaWriter -> MemTable -> RowsetWriter), 
 
 A load that never flushed and holds few rows per touched tablet (< SMALL_ROWSET_ROWS on
 average) writes, per index, one load file for all its tablets instead (storage/load_file.py).
-The table object, its partitions and its storage shape are fixed when the sink opens;
-`commit_load` refuses the load if the table changed meanwhile.
+The table object and its storage shape (the indexes written) are fixed when the sink opens
+(the partitions are read again per batch); `commit_load` refuses the load if the table changed
+meanwhile, but for an ALTER job's shadow index added while the job waits for this load, or a
+cancelled job's shadow index gone (its writers are dropped at the next batch).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from catalog.index_rows import index_rows
 from catalog import auto_partition
 from catalog.load import (PreparedLoad, complete_columns, place_rows, storage_shape,
                           target_partitions)
+from catalog.database_alter import check_data_quota
 from catalog.load_gate import load_gate
 from storage import load_file
 from storage.load_file import SMALL_ROWSET_ROWS
@@ -78,6 +81,7 @@ class OlapTableSink:
         with catalog.lock:
             catalog.get_table(db_name, table_name)  # an unknown table: its error, now
             db_name = catalog.get_db(db_name).name
+        check_data_quota(catalog, db_name)  # Doris checks it as the transaction begins
         if label is not None:
             used = catalog.label_txn(db_name, label)
             if used is not None:
@@ -95,8 +99,7 @@ class OlapTableSink:
         self._groups: dict[int, int] = {}  # partition << 32 | bucket -> group number
         self._writers: dict[tuple[int, int], DeltaWriter] = {}  # (index id, group) -> writer
         self._flushed = False
-        self._gate = load_gate(self.table.table_id)  # held until published or aborted
-        self._gate.enter()
+        self._gate = load_gate(self.table.table_id).enter()  # until published or aborted
         if storage_shape(self.table) != self.shape:  # a DDL ran while this load waited
             with catalog.lock:
                 self.table = catalog.get_table(db_name, table_name)
@@ -114,6 +117,7 @@ class OlapTableSink:
                                   complete_columns(self.table, data, self.now))
         with self.catalog.lock:  # the partitions now (ADD PARTITION, auto partitions, ...)
             parts = target_partitions(self.table, self.partition_ids)
+            self._forget_vanished_indexes()
         full, part_idx, buckets = place_rows(self.table, data, self.now, self.partition_ids,
                                              parts)
         if not full.num_rows:
@@ -133,7 +137,9 @@ class OlapTableSink:
             chunk = by_group.slice(bounds[g], bounds[g + 1] - bounds[g])
             group = self._groups[key]
             for index_id, index in self.indexes.items():
-                writer = self._writers[(index_id, group)]
+                writer = self._writers.get((index_id, group))
+                if writer is None:
+                    continue  # an index cancelled while this batch was routed
                 rows = index_rows(self.table, index, chunk)
                 limiter.consume(writer.memtable.add(rows, int(row_bytes * rows.num_rows)))
         self.num_rows += full.num_rows
@@ -163,9 +169,26 @@ class OlapTableSink:
             group = self._groups[key] = len(self._groups)
             part = parts[key >> 32]
             for index_id in self.indexes:
-                tablet = self.engine.get_tablet(part.tablets_by_index[index_id][key & 0xFFFFFFFF])
+                tablet_ids = part.tablets_by_index.get(index_id)
+                if tablet_ids is None:
+                    continue  # a shadow index cancelled meanwhile: its rows are not written
+                tablet = self.engine.get_tablet(tablet_ids[key & 0xFFFFFFFF])
                 self._writers[(index_id, group)] = DeltaWriter(tablet, part.partition_id,
                                                                index_id, group)
+
+    def _forget_vanished_indexes(self) -> None:
+        """Indexes of the snapshot the table no longer has (an ALTER job cancelled: its shadow
+        index went): their writers' memtables and files go; caller holds the catalog lock.
+        commit_load drops any rowset of theirs left."""
+        vanished = [i for i in self.indexes if i not in self.table.indexes]
+        for index_id in vanished:
+            del self.indexes[index_id]
+        for key in [k for k in self._writers if k[0] in vanished]:
+            writer = self._writers.pop(key)
+            self.engine.memtables.release(writer.memtable.nbytes)
+            writer.memtable.take()
+            if writer.rowset is not None:
+                writer.rowset.abort()
 
     def _flush_if_needed(self) -> None:
         full = [w for w in self._writers.values()
@@ -194,6 +217,8 @@ class OlapTableSink:
         """Flush what is left and finish every touched tablet's pending rowset."""
         if self.txn_id is None:
             self.txn_id = self.catalog.begin_txn()
+        with self.catalog.lock:
+            self._forget_vanished_indexes()
         rowsets: list = []
         try:
             if not self._writers:
@@ -222,6 +247,8 @@ class OlapTableSink:
         try:
             for index_id in self.indexes:
                 writers = [w for (i, _), w in self._writers.items() if i == index_id]
+                if not writers:
+                    continue
                 writers.sort(key=lambda w: w.group)
                 counts = [w.memtable.num_rows for w in writers]
                 held = sum(w.memtable.nbytes for w in writers)

@@ -327,7 +327,10 @@ class OlapTable:
             {i.columns[0]: i.index_id for i in self.table_indexes
              if i.index_type == "BITMAP" and i.columns[0] in names},
             self._sequence_column(names), dict(self.origin_column_names),
-            index.index_id == self.base_index_id and self._merge_on_write())
+            index.index_id == self.base_index_id and self._merge_on_write(),
+            {i.columns[0]: {"index_id": i.index_id, "properties": dict(i.properties)}
+             for i in self.table_indexes
+             if i.index_type == "INVERTED" and i.columns[0] in names})
 
     def _merge_on_write(self) -> bool:
         """catalog/unique_model.py's property (its rollups still merge on read)."""
@@ -386,15 +389,21 @@ class Database:
     name: str
     tables: dict[str, OlapTable] = field(default_factory=dict)  # names are case-sensitive
     views: dict[str, dict] = field(default_factory=dict)  # name -> view (catalog/views.py)
+    # ALTER DATABASE SET DATA | REPLICA QUOTA (catalog/database_alter.py); Doris's defaults
+    data_quota: int = 1 << 50
+    replica_quota: int = 1073741824
 
     def to_dict(self) -> dict[str, Any]:
         return {"db_id": self.db_id, "name": self.name,
                 "tables": [t.to_dict() for t in self.tables.values()],
-                "views": list(self.views.values())}
+                "views": list(self.views.values()),
+                "data_quota": self.data_quota, "replica_quota": self.replica_quota}
 
     @staticmethod
     def from_dict(d: dict) -> Database:
         db = Database(d["db_id"], d["name"])
+        db.data_quota = d.get("data_quota", db.data_quota)
+        db.replica_quota = d.get("replica_quota", db.replica_quota)
         db.views = {v["name"]: v for v in d.get("views", [])}
         for t in d["tables"]:
             table = OlapTable.from_dict(t)

@@ -13,6 +13,7 @@ DB_NAME_REGEX = r"^[a-zA-Z][a-zA-Z0-9\-_]{0,63}$"
 TABLE_NAME_REGEX = r"^[a-zA-Z][a-zA-Z0-9\-_]*$"
 COLUMN_NAME_REGEX = r"^[_a-zA-Z@0-9\s/][.a-zA-Z0-9_+\-/?@#$%^&*\"\s,:]{0,255}$"
 TABLE_NAME_LENGTH_LIMIT = 64
+PARTITION_NAME_REGEX = r"^[a-zA-Z][a-zA-Z0-9_]*$"
 
 
 class WrongName(DorisError):
@@ -36,3 +37,9 @@ def check_column_name(name: str) -> None:
     if not re.fullmatch(COLUMN_NAME_REGEX, name or ""):
         raise WrongName(f"Incorrect column name '{name}'. Column regex is '{COLUMN_NAME_REGEX}'",
                         1166)
+
+
+def check_partition_name(name: str) -> None:
+    if not re.fullmatch(PARTITION_NAME_REGEX, name or "") or len(name) > TABLE_NAME_LENGTH_LIMIT:
+        raise WrongName(f"Incorrect partition name '{name}'. Partition name regex is "
+                        f"'{PARTITION_NAME_REGEX}'", 1567)

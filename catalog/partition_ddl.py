@@ -5,7 +5,8 @@ Each operation checks Doris's rules, allocates ids, and journals one operation
 (`catalog/partition_journal.py`) that the catalog applies. Every change to a table's partitions
 holds the table's load lock (`catalog.load.table_lock`) and then the catalog lock, the order a
 load takes them, so a partition is never dropped or replaced under a load that is writing into
-it: the load either published before, or routes against the new partition set after.
+it: the load either published before, or routes against the new partition set after. A table
+under an ALTER job (its state ROLLUP or SCHEMA_CHANGE) takes none of them (`check_normal`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from catalog.catalog import Catalog
 from catalog.create_table import check_bucket_num, plan_partitions, replication_num
 from catalog.dynamic_partition import DynamicPlan
 from catalog.dynamic_properties import PREFIX, DynamicProperty, analyze, read
+from catalog.database_alter import check_replica_quota
 from catalog.errors import CodedDdlError, DdlError
 from catalog.load import table_lock
 from catalog.model import OlapTable, Partition
+from catalog.rollup_job import check_normal
 from catalog.statements import AddPartitionStmt
+
 
 @contextmanager
 def locked_table(cat: Catalog, db_name: str | None, table_name: str) -> Iterator[OlapTable]:
@@ -47,6 +51,7 @@ def check_alter_allowed(table: OlapTable) -> None:
 # -- ADD PARTITION ------------------------------------------------------------------------------
 def add_partition(cat: Catalog, db_name: str | None, stmt: AddPartitionStmt) -> None:
     with locked_table(cat, stmt.db or db_name, stmt.table) as table:
+        check_normal(cat, table)  # Alter.processAlterOlapTable's first check
         check_alter_allowed(table)
         if table.partition_info.kind not in ("RANGE", "LIST"):
             raise DdlError("Only support adding partition to range and list partitioned table")
@@ -60,7 +65,9 @@ def add_partition(cat: Catalog, db_name: str | None, stmt: AddPartitionStmt) -> 
         existing = list(table.partitions.values())
         [(name, lower, upper, values)] = plan_partitions(table, [desc], existing)
         p = cat.new_partition(table, name, lower, upper, values, buckets, replicas)
-        cat._log("add_partitions", {"db": db_of(cat, table), "table": table.name,
+        db = cat.get_db(db_of(cat, table))
+        check_replica_quota(cat, db, sum(len(m.replicas) for m in p.tablets.values()))
+        cat._log("add_partitions", {"db": db.name, "table": table.name,
                                     "partitions": [p.to_dict()], "next_id": cat.next_id})
 
 
@@ -103,6 +110,7 @@ def drop_partition(cat: Catalog, db_name: str | None, table_name: str, name: str
     """DROP PARTITION [IF EXISTS] p [FORCE]: without FORCE the partition goes to the recycle
     bin (RECOVER PARTITION); with it its tablets leave the disk once the drop is journaled."""
     with locked_table(cat, db_name, table_name) as table:
+        check_normal(cat, table)
         check_alter_allowed(table)
         p = table.partition_by_name(name)
         if p is None:
@@ -131,6 +139,7 @@ def truncate(cat: Catalog, db_name: str | None, table_name: str,
     """Replace the named partitions (all without names) by empty ones: same names, ranges,
     buckets and replicas, new ids and tablets; the old tablets' files are deleted."""
     with locked_table(cat, db_name, table_name) as table:
+        check_normal(cat, table)  # InternalCatalog.truncateTable
         if partition_names:
             parts = []
             for name in partition_names:
@@ -153,6 +162,7 @@ def set_dynamic_properties(cat: Catalog, db_name: str | None, table_name: str,
                            given: dict[str, str], max_partitions: int) -> DynamicProperty:
     """ALTER TABLE t SET ("dynamic_partition.x" = ...): merge, check, journal; the new rule."""
     with locked_table(cat, db_name, table_name) as table:
+        check_normal(cat, table)
         new = analyze(table, given, len(cat.available_backends()), max_partitions)
         old = [k for k in table.properties if k.startswith(PREFIX) and k not in new]
         cat._log("modify_table_properties", {"db": db_of(cat, table), "table": table.name,

@@ -181,6 +181,30 @@ def _as_int64(arr: pa.Array) -> np.ndarray | None:
     return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
+_BOUNDS: dict[tuple, tuple[int, int]] = {}  # (type, lower, upper) texts -> int64 bounds
+_BOUNDS_MAX = 1 << 16
+
+
+def _range_bounds(parts: list[Partition], dtype: DataType) -> tuple[np.ndarray, np.ndarray]:
+    """The partitions' [lower, upper) bounds as int64 arrays, each bound's text parsed once per
+    process (a load into a table of hundreds of daily partitions used to parse them all)."""
+    lows, highs = np.empty(len(parts), np.int64), np.empty(len(parts), np.int64)
+    for i, p in enumerate(parts):
+        key = (dtype, tuple(p.lower or ()), tuple(p.upper or ()))
+        bounds = _BOUNDS.get(key)
+        if bounds is None:
+            low = _as_int64(pa.array([_scalar(dtype, p.lower[0])])) if p.lower else None
+            high = _as_int64(pa.array([_scalar(dtype, p.upper[0])])) \
+                if p.upper and p.upper[0] is not MAX else None
+            bounds = (np.iinfo(np.int64).min if low is None else int(low[0]),
+                      np.iinfo(np.int64).max if high is None else int(high[0]))
+            if len(_BOUNDS) >= _BOUNDS_MAX:
+                _BOUNDS.clear()
+            _BOUNDS[key] = bounds
+        lows[i], highs[i] = bounds
+    return lows, highs
+
+
 def _single_column_range(parts: list[Partition], col: pa.Array,
                          dtype: DataType) -> pa.Array | None:
     """The range lookup as one binary search when the partition column is one integer, date
@@ -188,22 +212,15 @@ def _single_column_range(parts: list[Partition], col: pa.Array,
     values = _as_int64(col) if not col.null_count else None
     if values is None or not len(values):
         return None
-    lows, highs = [], []
-    for p in parts:
-        low = _as_int64(pa.array([_scalar(dtype, p.lower[0])])) if p.lower else None
-        high = _as_int64(pa.array([_scalar(dtype, p.upper[0])])) \
-            if p.upper and p.upper[0] is not MAX else None
-        lows.append(np.iinfo(np.int64).min if low is None else int(low[0]))
-        highs.append(np.iinfo(np.int64).max if high is None else int(high[0]))
+    lows, highs = _range_bounds(parts, dtype)
     if values.max() == np.iinfo(np.int64).max:
         return None
-    highs_arr = np.array(highs, dtype=np.int64)
-    if np.any(np.diff(highs_arr) <= 0):
+    if np.any(np.diff(highs) <= 0):
         return None  # not sorted by upper bound: the general way
-    idx = np.searchsorted(highs_arr, values, side="right")
+    idx = np.searchsorted(highs, values, side="right")
     inside = idx < len(parts)
     idx = np.minimum(idx, len(parts) - 1)
-    inside &= values >= np.array(lows, dtype=np.int64)[idx]
+    inside &= values >= lows[idx]
     return pa.array(idx.astype(np.int32), mask=~inside)
 
 

@@ -77,9 +77,7 @@ def _enter_gate(cat: Catalog, load: PreparedLoad) -> None:
             table_id = cat.get_table(load.db, load.table).table_id
     except DorisError:
         return  # the table is gone: its commit fails anyway
-    gate = load_gate(table_id)
-    gate.enter()
-    load.gate = gate
+    load.gate = load_gate(table_id).enter()
 
 
 def _apply_precommit(cat: Catalog, data: dict) -> None:

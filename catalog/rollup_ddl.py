@@ -37,6 +37,7 @@ def add_rollups(cat: Catalog, db: str | None, stmt: AddRollupStmt) -> list[rollu
     with cat.lock:
         table = cat.get_table(db_name, stmt.table)
         check_normal(cat, table)
+        rollup_job.check_no_temp_partitions(table)
         jobs, taken = [], set()
         for desc in stmt.rollups:
             base_id = base_index_of(table, desc.from_index)
@@ -58,6 +59,7 @@ def add_index_job(cat: Catalog, db_name: str, table_name: str, index: Materializ
     """A prepared index (a materialized view) built by a job; the caller holds cat.lock."""
     table = cat.get_table(db_name, table_name)
     check_normal(cat, table)
+    rollup_job.check_no_temp_partitions(table)
     index.index_id = cat._alloc_id()
     return rollup_job.create_pending(cat, db_name, table, index, table.base_index_id,
                                      _timeout(cat, properties))

@@ -4,23 +4,24 @@ A change that alters how rows are stored (a key column added or dropped, a colum
 changed, columns reordered) rewrites the base index into new tablets:
 
  0. `create_job` (the ALTER statement, under the catalog lock only): one job per changed index
-    is journaled WAITING_TXN (`rollup_job_pending`, kind SCHEMA_CHANGE, the table's new schema
-    and the analysed shadow index in the job, one watershed transaction for the statement) and
-    the statement returns at once, as Doris's SchemaChangeJobV2. SHOW ALTER TABLE COLUMN shows
-    the jobs WAITING_TXN while loads begun before are in flight.
+    is journaled WAITING_TXN (`rollup_job_create`, kind SCHEMA_CHANGE, the table's new schema
+    in the job, one watershed transaction for the statement) with its SHADOW index
+    `__doris_shadow_<index>`: the new column definitions (`MaterializedIndexMeta.schema`) and
+    a tablet per bucket of every partition. The statement returns at once, as Doris's
+    SchemaChangeJobV2. Loads from then on write the shadow indexes too, their rows converted
+    (catalog/index_rows.py: columns cast to the new types, new columns filled with their
+    DEFAULT); queries keep reading the old indexes. SHOW ALTER TABLE COLUMN shows the jobs
+    WAITING_TXN while loads begun before are in flight.
  1. The jobs' thread (catalog/rollup_job.py:activate), once those loads published or aborted:
-    a SHADOW index `__doris_shadow_<table>` with the new column definitions
-    (`MaterializedIndexMeta.schema`) and a tablet per bucket of every partition, journaled
-    with the partitions' visible versions as the watershed (`rollup_job_create`, RUNNING),
-    for every job of the statement under one hold of the load gate. Loads from then on write
-    the shadow index too, their rows converted (catalog/index_rows.py: columns cast to the new
-    types, new columns filled with their DEFAULT); queries keep reading the old index.
+    the partitions' visible versions become the watershed of every job of the statement
+    (`rollup_job_run`, RUNNING).
  2. The job's thread (catalog/rollup_job.py:run_job) reads each old tablet at the watershed,
     converts its rows the same way and writes them into the shadow tablet.
- 3. `rollup_job_finish` publishes them and `swap` makes the shadow index the base: the table
-    gets its new schema, the old index and its tablets go, all in that one journal entry.
-    A rollup whose columns change is rebuilt the same way, by a job of its own; the jobs of
-    one statement form a group (`RollupJob.group`) and the swap waits for the last of them.
+ 3. `rollup_job_finish` publishes them (in place of what loads wrote there up to the
+    watershed) and `swap` makes the shadow index the base: the table gets its new schema, the
+    old index and its tablets go, all in that one journal entry. A rollup whose columns change
+    is rebuilt the same way, by a job of its own; the jobs of one statement form a group
+    (`RollupJob.group`) and the swap waits for the last of them.
 
 CANCEL ALTER TABLE COLUMN (WAITING_TXN or RUNNING), a timeout or a failure drop the shadow
 indexes of the whole group (`rollup_job_cancel`); a restart resumes WAITING_TXN and RUNNING
@@ -38,6 +39,7 @@ from catalog.errors import DdlError
 from catalog.index_journal import update_tablet_schemas
 from catalog.model import MaterializedIndexMeta, OlapTable
 from catalog.rollup_ddl import format_time
+from catalog.rollup_job_journal import remove_index
 from catalog.schema_change import apply_schema
 
 if TYPE_CHECKING:
@@ -58,8 +60,7 @@ def create_job(cat: Catalog, db: str, table: OlapTable, plan: _Plan,
     so a refused change journals nothing."""
     from catalog.rollup_ddl import _timeout
 
-    if table.temp_partitions:
-        raise DdlError("Can not alter table when there are temp partitions in table")
+    rollup_job.check_no_temp_partitions(table)
     timeout = _timeout(cat, properties)
     origins = sorted(plan.changed_indexes, key=lambda i: i != table.base_index_id)
     shadows = [(_shadow_index(cat, table, plan, table.indexes[i]), i) for i in origins]
@@ -115,7 +116,7 @@ def swap(cat: Catalog, table: OlapTable, job: rollup_job.RollupJob) -> None:
         new.aggregations, new.properties = dict(old.aggregations), dict(old.properties)
         if table.base_index_id == old.index_id:
             table.base_index_id = new.index_id
-        rollup_job.remove_index(cat, table, old.index_id)
+        remove_index(cat, table, old.index_id)
     base = table.indexes[table.base_index_id]
     table.indexes = {base.index_id: base, **{k: v for k, v in table.indexes.items()
                                               if k != base.index_id}}

@@ -31,6 +31,17 @@ class DropIndexStmt:
 
 
 @dataclass
+class BuildIndexStmt:
+    """BUILD INDEX name ON [db.]t [PARTITION (p, ...)]: index the data loaded before an
+    INVERTED index was added (Doris 2.1's light index change)."""
+
+    db: str | None
+    table: str
+    name: str
+    partitions: list[str] | None = None
+
+
+@dataclass
 class ShowIndexStmt:
     db: str | None
     table: str

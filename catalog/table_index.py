@@ -16,9 +16,10 @@ The journal operations and their apply functions are in index_journal.py.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
-from catalog.errors import DdlError
+from catalog.errors import AnalysisError, DdlError
 from catalog.index_journal import update_tablet_schemas
 from catalog.index_rules import (BF_COLUMNS, BF_FPP, analyze_bloom_filter, check_index_def,
                                  check_new_index)
@@ -35,10 +36,7 @@ if TYPE_CHECKING:
 
 def add_index(cat: Catalog, db_name: str | None, table_name: str, d: IndexDef,
               if_not_exists: bool = False) -> None:
-    with cat.lock:
-        db = cat.get_db(db_name).name
-        check_normal(cat, cat.get_table(db, table_name))  # before waiting for loads
-        table_id = cat.get_table(db, table_name).table_id
+    db, table_id = _table_ids(cat, db_name, table_name)
     with load_gate(table_id).exclusive(), table_lock(table_id):
         with cat.lock:
             table = cat.get_table(db, table_name)
@@ -51,34 +49,87 @@ def add_index(cat: Catalog, db_name: str | None, table_name: str, d: IndexDef,
             index = TableIndex(cat._alloc_id(), d.name, [col.name], d.using.upper(), d.comment,
                                dict(d.properties))
             tablets = _tablets_with(table, col.name)
-        for tid in tablets:
-            cat.engine.get_tablet(tid).build_bitmap_index(col.name, index.index_id)
+        if index.index_type == "BITMAP":  # INVERTED: new data only, until BUILD INDEX
+            for tid in tablets:
+                cat.engine.get_tablet(tid).build_bitmap_index(col.name, index.index_id)
         cat._log("add_index", {"db": db, "table": table.name, "index": index.to_dict(),
                                "next_id": cat.next_id})
 
 
 def drop_index(cat: Catalog, db_name: str | None, table_name: str, name: str,
                if_exists: bool = False) -> None:
+    with _index_locked(cat, db_name, table_name, name) as (db, table, index):
+        if index is None:
+            if if_exists:
+                return
+            raise DdlError(f"index {name} does not exist")
+        cat._log("drop_index", {"db": db, "table": table.name, "name": index.name})
+
+
+def build_index(cat: Catalog, db_name: str | None, table_name: str, name: str,
+                partitions: list[str] | None = None) -> None:
+    """BUILD INDEX name ON t [PARTITION (..)]: index the segments written before an INVERTED
+    index was added (Doris 2.1 runs an index change job; minidoris builds synchronously,
+    under the table's load lock). Each tablet writes side index files for its segments that
+    lack the index; nothing is journaled (the side files are durable, fsynced)."""
+    with _index_locked(cat, db_name, table_name, name, hold=False) as (db, table, index):
+        if index is None:
+            raise AnalysisError(f"Index[{name}] is not exist in table[{table_name}]")
+        if index.index_type != "INVERTED":
+            raise AnalysisError(f"BUILD INDEX operation failed: The index {index.name} of "
+                                f"type {index.index_type} does not support lightweight "
+                                "index changes.")
+        if partitions and table.partition_info.kind == "UNPARTITIONED":
+            raise AnalysisError(f"table {table.name} is not partitioned, cannot build "
+                                "index with partitions.")
+        for p in partitions or ():
+            if table.partition_by_name(p) is None:
+                raise AnalysisError(f"Partition[{p}] does not exist")
+        chosen = {p.lower() for p in partitions} if partitions else None
+        tablets = _tablets_with(table, index.columns[0], chosen)
+        for tid in tablets:
+            cat.engine.get_tablet(tid).build_inverted_index(index.columns[0], index.index_id,
+                                                            dict(index.properties))
+
+
+def _table_ids(cat: Catalog, db_name: str | None, table_name: str) -> tuple[str, int]:
+    """(database name, table id) of a table whose indexes change; checked NORMAL before the
+    caller waits for its loads."""
     with cat.lock:
         db = cat.get_db(db_name).name
-        check_normal(cat, cat.get_table(db, table_name))  # before waiting for loads
-        table_id = cat.get_table(db, table_name).table_id
+        table = cat.get_table(db, table_name)
+        check_normal(cat, table)
+        return db, table.table_id
+
+
+@contextmanager
+def _index_locked(cat: Catalog, db_name: str | None, table_name: str, name: str,
+                  hold: bool = True) -> Iterator[tuple[str, OlapTable, TableIndex | None]]:
+    """(database name, table, its index `name` or None) with the table's loads stopped and the
+    catalog lock held (`hold=False`: the catalog lock only while looking them up)."""
+    db, table_id = _table_ids(cat, db_name, table_name)
     with load_gate(table_id).exclusive(), table_lock(table_id):
         with cat.lock:
             table = cat.get_table(db, table_name)
             check_normal(cat, table)
-            index = next((i for i in table.table_indexes if i.name.lower() == name.lower()), None)
-            if index is None:
-                if if_exists:
-                    return
-                raise DdlError(f"index {name} does not exist")
-            cat._log("drop_index", {"db": db, "table": table.name, "name": index.name})
+            found = (db, table, _named(table, name))
+            if hold:
+                yield found
+                return
+        yield found
 
 
-def _tablets_with(table: OlapTable, column: str) -> list[int]:
-    """Tablets of every materialized index that stores `column`."""
+def _named(table: OlapTable, name: str) -> TableIndex | None:
+    return next((i for i in table.table_indexes if i.name.lower() == name.lower()), None)
+
+
+def _tablets_with(table: OlapTable, column: str,
+                  partitions: set[str] | None = None) -> list[int]:
+    """Tablets of every materialized index that stores `column` (of some partitions)."""
     out = []
     for p in table.partitions.values():
+        if partitions is not None and p.name.lower() not in partitions:
+            continue
         for index_id, tablet_ids in p.tablets_by_index.items():
             if column in table.indexes[index_id].columns:
                 out.extend(tablet_ids)

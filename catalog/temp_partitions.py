@@ -33,6 +33,7 @@ from catalog.load import table_lock
 from catalog.model import Partition
 from catalog.partition_ddl import _buckets, _replicas, db_of, locked_table
 from catalog.partitions import _key, format_range, partition_types
+from catalog.rollup_job import check_normal
 from catalog.statements import AddPartitionStmt
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ def _temp_by_name(table, name: str) -> Partition | None:
 def add_temp_partition(cat: Catalog, db_name: str | None, stmt: AddTempPartitionStmt) -> None:
     add = stmt.add
     with locked_table(cat, add.db or db_name, add.table) as table:
+        check_normal(cat, table)
         if table.partition_info.kind not in ("RANGE", "LIST"):
             raise DdlError("Only support adding partition to range and list partitioned table")
         desc = add.partition
@@ -95,6 +97,7 @@ def add_temp_partition(cat: Catalog, db_name: str | None, stmt: AddTempPartition
 
 def drop_temp_partition(cat: Catalog, db_name: str | None, stmt: DropTempPartitionStmt) -> None:
     with locked_table(cat, stmt.db or db_name, stmt.table) as table:
+        check_normal(cat, table)
         p = _temp_by_name(table, stmt.name)
         if p is None:
             if stmt.if_exists:
@@ -117,6 +120,7 @@ def replace_partitions(cat: Catalog, db_name: str | None, stmt: ReplacePartition
     strict = _flag(stmt.properties, "strict_range", True)
     use_temp_name = _flag(stmt.properties, "use_temp_partition_name", False)
     with locked_table(cat, stmt.db or db_name, stmt.table) as table:
+        check_normal(cat, table)
         olds, temps = [], []
         for name in stmt.partitions:   # Alter.replaceTempPartition's checks, in its order
             p = table.partition_by_name(name)
@@ -190,5 +194,6 @@ def replace_table(cat: Catalog, db_name: str | None, stmt: ReplaceTableStmt) -> 
         with cat.lock:
             for name in (stmt.table, stmt.other):
                 cat.get_table(db.name, name)  # still there
+            check_normal(cat, cat.get_table(db.name, stmt.table))  # the ALTER's own table
             cat._log("replace_table", {"db": db.name, "table": stmt.table,
                                        "other": stmt.other, "swap": swap})

@@ -177,6 +177,12 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
                 return pc.if_else(pc.is_in(low, pa.array(["1", "true"])), True,
                                   pc.if_else(pc.is_in(low, pa.array(["0", "false"])), False,
                                              pc.cast(low, pa.bool_())))
+        if pa.types.is_decimal(target) and pa.types.is_integer(src):
+            # via a decimal wide enough for any integer at the target's scale (Arrow refuses
+            # int64 -> decimal(10, 2) outright); the narrowing cast then checks each value
+            wide = pa.decimal128(38, dtype.scale) if dtype.scale <= 18 else \
+                pa.decimal256(76, dtype.scale)
+            return pc.cast(pc.cast(array, wide), target)
         if pa.types.is_decimal(target) and (pa.types.is_decimal(src) or pa.types.is_floating(src)):
             if pa.types.is_floating(src):
                 array = pc.cast(pc.round(array, dtype.scale), pa.decimal128(38, dtype.scale))

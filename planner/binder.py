@@ -35,6 +35,7 @@ from planner.prune_columns import prune_columns
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.select_rollup import select_rollups
+from planner.match_columns import annotate_matches, annotate_plan
 from planner.pushdown import storage_predicates
 from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
@@ -66,11 +67,13 @@ class BindContext:
     # session variables show_hidden_columns and skip_delete_sign (catalog/hidden_columns.py)
     show_hidden_columns: bool = False
     skip_delete_sign: bool = False
+    match_without_index: bool = True  # enable_match_without_inverted_index
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     """The logical plan of a query and its result columns; scans read only what it uses."""
     plan, cols = _bind_query(lift_doris_aggregates(node), ctx)
+    annotate_plan(plan)
     prune_columns(plan, [c.internal for c in cols])
     plan = select_rollups(plan, ctx.catalog)  # needs the pruned columns and the aggregates
     prune_join_columns(plan, [c.internal for c in cols])
@@ -374,7 +377,11 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
                       merge_on_write=is_merge_on_write(table),
                       column_types={c.name: c.type for c in full},
                       dist_columns=list(table.distribution.columns)
-                      if table.distribution.kind == "HASH" else [])
+                      if table.distribution.kind == "HASH" else [],
+                      inverted_indexes={i.columns[0]: dict(i.properties)
+                                        for i in table.table_indexes
+                                        if i.index_type == "INVERTED"},
+                      match_without_index=ctx.match_without_index)
     if DELETE_SIGN in columns and not (ctx.show_hidden_columns or ctx.skip_delete_sign):
         # Doris's BindRelation adds `__DORIS_DELETE_SIGN__ = 0` over every scan of a table
         # with the sign; storage applies it after the key merge (a value predicate)
@@ -620,6 +627,7 @@ def _filter_scan(node: object, conj: exp.Expression) -> object:
     while isinstance(scan, L.Filter):
         scan = scan.input
     if isinstance(scan, L.OlapScan):
+        annotate_matches(conj, scan)
         predicates, exact = storage_predicates(conj, scan)
         scan.predicates.extend(predicates)
         return L.Filter(node, conj, pushed=exact)

@@ -53,6 +53,11 @@ class OlapScan:
     # Doris's pre-aggregation: the query's aggregates give the same result over rows not yet
     # merged by key (an Aggregate table, PREAGGREGATION ON): storage skips the merge-on-read
     preaggregate: bool = False
+    # column -> PROPERTIES of its INVERTED index (MATCH analyses with them: match_columns.py)
+    inverted_indexes: dict = field(default_factory=dict)
+    match_without_index: bool = True  # session variable enable_match_without_inverted_index
+    # MATCH conjuncts the segments' inverted indexes answer (storage/inverted/filter.py)
+    match_filters: list = field(default_factory=list)
 
 
 @dataclass

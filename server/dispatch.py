@@ -27,10 +27,14 @@ from server.handlers.enable_feature import HANDLERS as ENABLE_FEATURE_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
 from server.handlers.rollup import ROLLUP_HANDLERS
 from server.handlers.schema_change import SCHEMA_CHANGE_HANDLERS
-from server.handlers import outfile
+from server.handlers import outfile, update
 from server.handlers.analyze import ANALYZE_HANDLERS
 from server.handlers.recycle_bin import HANDLERS as RECYCLE_BIN_HANDLERS
 from server.handlers.show_misc import HANDLERS as SHOW_MISC_HANDLERS
+from server.handlers.alter_database import HANDLERS as ALTER_DATABASE_HANDLERS
+from server.handlers.show_replicas import HANDLERS as REPLICA_HANDLERS
+from server.handlers.export import HANDLERS as EXPORT_HANDLERS
+from server.handlers.functions import HANDLERS as FUNCTION_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -66,6 +70,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Intersect: query.query,
     exp.Except: query.query,
     exp.Insert: insert.insert,
+    exp.Update: update.update,  # UPDATE on Unique tables, as an INSERT ... SELECT
     FastInsert: insert.fast_insert,
     exp.Create: ddl.create,
     exp.Drop: ddl.drop,
@@ -101,6 +106,10 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **ENABLE_FEATURE_HANDLERS,  # ALTER TABLE ENABLE FEATURE (hidden columns)
     **RECYCLE_BIN_HANDLERS,  # RECOVER ..., SHOW / DROP CATALOG RECYCLE BIN
     **SHOW_MISC_HANDLERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
+    **ALTER_DATABASE_HANDLERS,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
+    **REPLICA_HANDLERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA ..., SHOW DATA SKEW
+    **EXPORT_HANDLERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
+    **FUNCTION_HANDLERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
 }
 
 

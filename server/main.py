@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import logging
 import os
+from datetime import datetime
 import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +36,7 @@ from catalog.recycle_scheduler import RecycleBinDaemon
 from server import gc_tuning
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
+from catalog.export_jobs import cancel_interrupted
 from server.config import Config, load_config, parse_mem_limit
 from server.data_dir_lock import DataDirInUse, lock_data_dir
 from server.handlers.profile import ProfileStore
@@ -154,6 +156,7 @@ def open_services(cfg: Config) -> Services:
                                 "max_segment_size": cfg.max_segment_size},
         lambda: str(services.global_variables.get("time_zone")))
     services.load_manager.recover()
+    cancel_interrupted(catalog, datetime.now().strftime("%Y-%m-%d %H:%M:%S"))  # EXPORT jobs
     return services
 
 

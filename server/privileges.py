@@ -47,7 +47,8 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 CreateTableStmt, DescStmt, DropPartitionStmt, ExplainStmt,
                                 ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
-from catalog.storage_statements import CreateIndexStmt, DeleteStmt, DropIndexStmt, ShowIndexStmt
+from catalog.storage_statements import (BuildIndexStmt, CreateIndexStmt, DeleteStmt, DropIndexStmt,
+                                        ShowIndexStmt)
 from catalog.load_statements import (CancelLoadStmt, CreateResourceStmt, DropResourceStmt,
                                      LoadStmt, ShowLoadStmt, ShowStreamLoadStmt)
 from catalog.statements import SchemaChangeStmt
@@ -58,8 +59,14 @@ from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, AdminWaitA
 from catalog.temp_partitions import (AddTempPartitionStmt, DropTempPartitionStmt,
                                      ReplacePartitionStmt, ReplaceTableStmt)
 from server.handlers.context import StatementContext
-from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenameTableStmt,
+from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenamePartitionStmt,
+                                   RenameTableStmt,
                                    ShowCreateViewStmt)
+from server.parser.alter_database import RenameDatabaseStmt, SetDatabaseQuotaStmt
+from server.parser.show_replicas import ReplicaStmt, ShowTabletStmt
+from server.parser.export import CancelExportStmt, ExportStmt, ShowExportStmt
+from server.parser.functions import (CreateAliasFunctionStmt, DropFunctionStmt,
+                                     ShowFunctionsStmt)
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
@@ -145,6 +152,17 @@ def _fast_insert(stmt: FastInsert, ctx, access) -> None:
     db = _db(stmt.db, ctx)
     if not _skip_db(db):
         access.require_tbl(db, stmt.table, "LOAD")
+
+
+def _update(stmt: exp.Update, ctx, access) -> None:
+    """UPDATE: LOAD on the target (an INSERT of its rows) and SELECT on every table it reads,
+    the target included (Doris runs it as INSERT INTO t SELECT ... FROM t ...)."""
+    target = stmt.this
+    if isinstance(target, exp.Table):
+        db = _db(target.db, ctx)
+        if not _skip_db(db):
+            access.require_tbl(db, target.name, "LOAD")
+    _select(stmt, ctx, access)
 
 
 def _table_priv(pred: str, command: str | None = None) -> Callable:
@@ -256,6 +274,25 @@ def _recover_table(stmt, ctx, access: Access) -> None:
 
 
 # -- administration ----------------------------------------------------------------------------
+def _function_priv(stmt, ctx, access: Access, pred: str) -> None:
+    if stmt.is_global:
+        access.require_global("ADMIN")
+        return
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_db(db, pred)
+
+
+def _replicas(stmt, ctx, access: Access) -> None:
+    """ADMIN SHOW REPLICA STATUS | DISTRIBUTION need ADMIN; SHOW DATA SKEW, SHOW on the table."""
+    if stmt.kind != "SKEW":
+        access.require_global("ADMIN")
+        return
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_tbl(db, stmt.table, "SHOW", "SHOW")
+
+
 def _admin(stmt, ctx, access: Access) -> None:
     access.require_global("ADMIN")
 
@@ -309,11 +346,13 @@ def _load(stmt, ctx, access: Access) -> None:
 CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     exp.Select: _query, exp.Subquery: _query, exp.Union: _query, exp.Intersect: _query,
     exp.Except: _query, ExplainStmt: _explain, OutfileStmt: _outfile,
-    exp.Insert: _insert, FastInsert: _fast_insert, DeleteStmt: _table_priv("LOAD"),
+    exp.Insert: _insert, FastInsert: _fast_insert, exp.Update: _update,
+    DeleteStmt: _table_priv("LOAD"),
     exp.TruncateTable: _truncate,
     CreateTableStmt: _create_table, exp.Create: _create, exp.Drop: _drop,
     AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),
     AlterTablePropertiesStmt: _table_priv("ALTER"), CreateIndexStmt: _table_priv("ALTER"),
+    BuildIndexStmt: _table_priv("ALTER"),
     DropIndexStmt: _table_priv("ALTER"),
     DescStmt: _table_priv("SHOW", "DESCRIBE"),
     ShowCreateTableStmt: _table_priv("SHOW", "SHOW CREATE TABLE"),
@@ -324,6 +363,21 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     ShowPartitionsStmt: _table_priv("SHOW", "SHOW PARTITIONS"),
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),
     RenameTableStmt: _table_priv("ALTER", "ALTER"), exp.Alter: _alter_view,
+    RenamePartitionStmt: _table_priv("ALTER", "ALTER"),
+    # Doris: RENAME needs ALTER (or ADMIN) on the database, the quotas the global ADMIN
+    RenameDatabaseStmt: lambda stmt, ctx, access: access.require_db(stmt.name, "ALTER"),
+    SetDatabaseQuotaStmt: lambda stmt, ctx, access: access.require_global("ADMIN"),
+    ShowTabletStmt: _admin, ReplicaStmt: _replicas,
+    # EXPORT reads the table (ExportCommand: SELECT on it, denied as "EXPORT"); its records
+    # are the database's, as SHOW LOAD's
+    ExportStmt: lambda stmt, ctx, access: None if _skip_db(_db(stmt.db, ctx)) else
+    access.require_tbl(_db(stmt.db, ctx), stmt.table, "SELECT", "EXPORT"),
+    ShowExportStmt: _show_db, CancelExportStmt: _show_db,
+    # functions: GLOBAL ones need ADMIN, a database's CREATE / DROP on it (CreateFunctionStmt)
+    CreateAliasFunctionStmt: lambda stmt, ctx, access: _function_priv(stmt, ctx, access, "CREATE"),
+    DropFunctionStmt: lambda stmt, ctx, access: _function_priv(stmt, ctx, access, "DROP"),
+    ShowFunctionsStmt: lambda stmt, ctx, access: None if stmt.is_global else
+    _show_db(stmt, ctx, access),
     ShowCreateViewStmt: _table_priv("SHOW", "SHOW CREATE VIEW"),
     ShowLoadStmt: _show_db, ShowStreamLoadStmt: _show_db, CancelLoadStmt: _load_db,
     ShowAlterTableStmt: _show_db,

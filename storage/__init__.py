@@ -12,11 +12,14 @@ Entry points:
     Tablet.publish(meta, version)                          visible at [version, version]
     Tablet.read(version, columns, [ColumnPredicate], ScanStats) -> pa.Table
     Tablet.set_schema / build_bitmap_index                 optional indexes added or dropped
+    Tablet.build_inverted_index                            BUILD INDEX: side files of an
+                                                           inverted index
     bucket_ids(columns, types, num_buckets)                hash distribution (hashing.py)
     bucket_of(values, types, num_buckets)                  ... of one row of Python values
 
 Layering, bottom-up: types, schema -> segment/ (encoding, page, ordinal, zone_map, short_key,
-murmur, bloom_filter, bitmap_index, footer, writer, side_index, filters, reader) -> memtable,
+murmur, bloom_filter, bitmap_index, footer, writer, side_index, filters, reader; inverted/:
+analyzer, match, index, filter) -> memtable,
 merge, rowset, delete_bitmap -> mow, mow_tablet -> tablet -> engine. Storage imports neither
 the catalog, the planner, the executor nor the server. The on-disk format is drawn in
 docs/storage-format.md and in each segment module's docstring.

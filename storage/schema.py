@@ -18,7 +18,8 @@ Short key (prefix index) columns, seed 004 "前缀索引" and Doris FE `calcShor
 
 Optional indexes (seed 003 §5, §6), declared by the catalog and written by every new segment:
 `bloom_filter_columns` with `bloom_filter_fpp` (a bloom filter per data page) and
-`bitmap_indexes` (column -> index id; a bitmap index per segment). The index id names the side
+`bitmap_indexes` (column -> index id; a bitmap index per segment) and `inverted_indexes` (column
+-> index id and PROPERTIES; an inverted index of the column's terms per segment). The index id names the side
 files that hold the index for segments written before the index was added (tablet.py).
 """
 
@@ -95,16 +96,23 @@ class TabletSchema:
     # UNIQUE base index of an `enable_unique_key_merge_on_write` table: reads apply the
     # tablet's delete bitmap instead of merging keys (storage/mow.py, storage/delete_bitmap.py)
     merge_on_write: bool = False
+    # column -> {"index_id": id, "properties": {parser, lower_case, ...}}: an INVERTED index
+    # (storage/inverted/index.py) per segment
+    inverted_indexes: dict[str, dict] = field(default_factory=dict)
     short_key_widths: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.columns = list(self.columns)
         self.bloom_filter_columns = tuple(self.bloom_filter_columns)
         self.bitmap_indexes = dict(self.bitmap_indexes)
+        self.inverted_indexes = {k: {"index_id": int(v["index_id"]),
+                                     "properties": dict(v.get("properties", {}))}
+                                 for k, v in self.inverted_indexes.items()}
         _validate(self.columns, self.keys_type)
         names = {c.name for c in self.columns}
         seq = [self.sequence_column] if self.sequence_column else []
-        for name in [*self.bloom_filter_columns, *self.bitmap_indexes, *seq]:
+        for name in [*self.bloom_filter_columns, *self.bitmap_indexes, *self.inverted_indexes,
+                     *seq]:
             if name not in names:
                 raise ValueError(f"Index on unknown column {name}")
         if self.merge_on_write and self.keys_type != UNIQUE_KEYS:
@@ -198,7 +206,9 @@ class TabletSchema:
                 "sequence_column": self.sequence_column,
                 **({"origin_names": {str(k): v for k, v in self.origin_names.items()}}
                    if self.origin_names else {}),
-                **({"merge_on_write": True} if self.merge_on_write else {})}
+                **({"merge_on_write": True} if self.merge_on_write else {}),
+                **({"inverted_indexes": self.inverted_indexes} if self.inverted_indexes
+                   else {})}
 
     @staticmethod
     def from_dict(d: dict) -> TabletSchema:
@@ -208,7 +218,8 @@ class TabletSchema:
                             {k: int(v) for k, v in d.get("bitmap_indexes", {}).items()},
                             d.get("sequence_column"),
                             {int(k): v for k, v in d.get("origin_names", {}).items()},
-                            bool(d.get("merge_on_write", False)))
+                            bool(d.get("merge_on_write", False)),
+                            dict(d.get("inverted_indexes", {})))
 
 
 def _validate(columns: list[TabletColumn], keys_type: str) -> None:

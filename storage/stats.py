@@ -54,7 +54,8 @@ PROFILE_NAMES = {
     "rows_total": "RowsTotal", "rows_short_key_filtered": "RowsShortKeyFiltered",
     "rows_zone_map_filtered": "RowsZoneMapFiltered",
     "rows_bloom_filter_filtered": "RowsBloomFilterFiltered",
-    "rows_bitmap_index_filtered": "RowsBitmapIndexFiltered", "rows_read": "RowsRead",
+    "rows_bitmap_index_filtered": "RowsBitmapIndexFiltered",
+    "rows_inverted_index_filtered": "RowsInvertedIndexFiltered", "rows_read": "RowsRead",
     "rows_conditions_filtered": "RowsConditionsFiltered", "rows_del_filtered": "RowsDelFiltered",
     "rows_merged": "RowsMerged", "merged_base_rows": "MergedBaseRows",
     "rows_value_filtered": "RowsValueFiltered",
@@ -68,7 +69,8 @@ DORIS_NAMES = {
     "rows_short_key_filtered": "RowsKeyRangeFiltered",
     "rows_zone_map_filtered": "RowsStatsFiltered",
     "rows_bloom_filter_filtered": "RowsBloomFilterFiltered",
-    "rows_bitmap_index_filtered": "RowsBitmapIndexFiltered", "rows_read": "RawRowsRead",
+    "rows_bitmap_index_filtered": "RowsBitmapIndexFiltered",
+    "rows_inverted_index_filtered": "RowsInvertedIndexFiltered", "rows_read": "RawRowsRead",
     "rows_conditions_filtered": "RowsVectorPredFiltered", "rows_del_filtered": "RowsDelFiltered",
     "bytes_read": "CompressedBytesRead", "uncompressed_bytes_read": "UncompressedBytesRead",
 }
@@ -89,6 +91,7 @@ class ScanStats:
     rows_zone_map_filtered: int = 0
     rows_bloom_filter_filtered: int = 0
     rows_bitmap_index_filtered: int = 0
+    rows_inverted_index_filtered: int = 0
     rows_read: int = 0
     rows_conditions_filtered: int = 0
     rows_del_filtered: int = 0

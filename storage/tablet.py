@@ -236,7 +236,7 @@ class Tablet:
         if flips:  # a schema change's new base index: its bitmap (or none) from its rowsets
             mow_tablet.recompute(self)
         self._remove_side_files(lambda rowset_id, index_id: index_id not in
-                                set(schema.bitmap_indexes.values()))
+                                schema_index_ids(schema))
 
     def build_bitmap_index(self, column: str, index_id: int) -> int:
         """Write side index files of `column` for published segments lacking its bitmap index;
@@ -253,6 +253,28 @@ class Tablet:
                 arr = contiguous(arr)
                 path = self._path(side_index.file_name(rs.rowset_id, segment_no, index_id))
                 written += side_index.write(path, arr, column, dtype, self.options.segment)
+        fsync_path(self.directory)
+        return written
+
+    def build_inverted_index(self, column: str, index_id: int, properties: dict) -> int:
+        """BUILD INDEX: write side files of `column`'s inverted index for published segments
+        lacking it; returns the bytes written."""
+        dtype = self.schema.column(column).type
+        spec = {"index_id": index_id, "properties": dict(properties)}
+        written = 0
+        for rs in self.rowsets():
+            if rs.load_file is not None:  # a load file slice is scanned without indexes
+                continue
+            for segment_no, reader in enumerate(self._segments(rs)):
+                if column not in reader.columns or reader.columns[column].inverted_index_id \
+                        == index_id:
+                    continue
+                path = self._path(side_index.file_name(rs.rowset_id, segment_no, index_id))
+                if os.path.exists(path):
+                    continue
+                arr = contiguous(reader.scan([column], [], ScanStats()).column(column))
+                written += side_index.write(path, arr, column, dtype, self.options.segment,
+                                            spec)
         fsync_path(self.directory)
         return written
 
@@ -582,8 +604,12 @@ class Tablet:
             bitmap_files = tuple(
                 (c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
                 for c, i in schema.bitmap_indexes.items())
+            inverted = tuple(
+                (c, v["index_id"], self._path(side_index.file_name(rowset.rowset_id, segment_no,
+                                                                   v["index_id"])))
+                for c, v in schema.inverted_indexes.items())
             parts.append(seg.scan(columns, predicates, stats, later,
-                                  IndexOptions(bloom, bitmap_files),
+                                  IndexOptions(bloom, bitmap_files, inverted),
                                   keep(segment_no, seg.num_rows)))
         return self.concat(parts, columns)
 
@@ -661,7 +687,7 @@ class Tablet:
         removed = [name for name, (rowset_id, _) in self._files().items() if rowset_id not in live]
         for name in removed:
             os.remove(self._path(name))
-        indexes = set(self.schema.bitmap_indexes.values())
+        indexes = schema_index_ids(self.schema)
         removed += self._remove_side_files(lambda rowset_id, index_id: rowset_id not in live
                                            or index_id not in indexes)
         if removed:
@@ -709,3 +735,7 @@ class Tablet:
                 os.remove(self._path(name))
 
 
+def schema_index_ids(schema: TabletSchema) -> set[int]:
+    """The ids of the indexes whose side files a tablet of `schema` keeps."""
+    return {*schema.bitmap_indexes.values(),
+            *(v["index_id"] for v in schema.inverted_indexes.values())}

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from storage.column_mapping import delete_conjunctions
 from storage.errors import StorageError
+from storage.inverted import filter as inverted_filter
 from storage.memtable import aggregations
 from storage.merged_base import merged_rows
 from storage.predicate import ColumnPredicate, prepare
@@ -53,7 +54,9 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
     stats.rowsets_read += len(data)
     if (merge or schema.keys_type != AGG_KEYS) and schema.merges_when_read and \
             (len(data) > 1 or any(r.overlapping for r in data)):
-        result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats, version)
+        with inverted_filter.suspended():  # a value's older version may match, its newest not
+            result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats,
+                                 version)
     else:
         bitmap = None
         if schema.merge_on_write:

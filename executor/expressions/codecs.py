@@ -34,7 +34,7 @@ _MASK64 = (1 << 64) - 1
 MURMUR3_32_SEED = 104729  # Doris's HashUtil::MURMUR3_32_SEED
 
 
-def _one(node: exp.Expression, frame: Frame, name: str) -> Value:
+def one_arg(node: exp.Expression, frame: Frame, name: str) -> Value:
     args = call_args(node)
     if len(args) != 1:
         raise ExpressionError(f"{name} takes one argument")
@@ -43,12 +43,12 @@ def _one(node: exp.Expression, frame: Frame, name: str) -> Value:
 
 def _text_fn(fn: Callable[[str], Any], out: pa.DataType, name: str):
     def handler(node: exp.Expression, frame: Frame) -> Value:
-        return map_distinct(cast_value(_one(node, frame, name), STRING), fn, out)
+        return map_distinct(cast_value(one_arg(node, frame, name), STRING), fn, out)
     return handler
 
 
 def eval_hex(node: exp.Expression, frame: Frame) -> Value:
-    v = _one(node, frame, "hex")
+    v = one_arg(node, frame, "hex")
     if pa.types.is_integer(v.type):
         return map_distinct(cast_value(v, pa.int64()), lambda i: format(i & _MASK64, "X"),
                             STRING)
@@ -70,7 +70,7 @@ def _from_base64(s: str) -> str | None:
 
 
 def eval_bin(node: exp.Expression, frame: Frame) -> Value:
-    v = cast_value(_one(node, frame, "bin"), pa.int64())
+    v = cast_value(one_arg(node, frame, "bin"), pa.int64())
     return map_distinct(v, lambda i: format(i & _MASK64, "b"), STRING)
 
 

@@ -11,6 +11,7 @@ Intermediate values are `Value = pa.Array | pa.Scalar`: a constant sub-expressio
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Union
@@ -32,6 +33,7 @@ class EvalContext:
     now: datetime | None = None
     time_zone: str = "Asia/Shanghai"
     div_precision_increment: int = 4
+    cancel: threading.Event | None = None  # the session's KILL / query_timeout event (sleep())
     zone: ZoneInfo = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

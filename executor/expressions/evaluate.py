@@ -22,11 +22,12 @@ from typing import Any, Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from executor.expressions import (arithmetic, arrays, casts, codecs, comparison, conditional,
-                                  date_round, datetime_functions, json_functions,
-                                  jsonb_functions, logic,
-                                  math_functions, months_between, objects, string_masks,
-                                  strings)
+from executor.expressions import (arithmetic, arrays, bitwise, casts, codecs, comparison,
+                                  conditional, date_round, datetime_functions, format_function,
+                                  hashes, ip_functions, json_functions, json_modify, jsonb_functions,
+                                  logic, match,
+                                  math_functions, months_between, objects, string_masks, strings,
+                                  sleep, text_functions, time_seconds)
 from executor.expressions.context import EvalContext, Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import to_array
@@ -81,7 +82,8 @@ HANDLERS: dict[type, Handler] = {
 FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
-                string_masks, arrays, jsonb_functions):
+                string_masks, arrays, jsonb_functions, match, hashes, bitwise, ip_functions,
+                text_functions, format_function, sleep, time_seconds, json_modify):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 
@@ -190,7 +192,7 @@ def literal_value(expr: exp.Expression, ctx: EvalContext | None = None) -> Any:
 # A sub-expression containing one of these is not constant (or not deterministic).
 _NOT_FOLDABLE = (exp.Column, exp.Rand, exp.Uuid, exp.AggFunc, exp.Subquery, exp.Query, exp.Star,
                  exp.Placeholder, exp.Parameter, exp.Window)
-_NONDETERMINISTIC = {"RAND", "RANDOM", "UUID"}
+_NONDETERMINISTIC = {"RAND", "RANDOM", "UUID", "UUID_NUMERIC", "SLEEP"}
 # Already literals, or parts of a larger node rather than values (units, types, intervals).
 _LEAVES = (exp.Literal, exp.Null, exp.Boolean, exp.Var, exp.DataType, exp.DataTypeParam,
            exp.Interval, exp.Identifier, exp.Tuple)

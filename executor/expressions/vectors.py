@@ -117,3 +117,26 @@ def map_distinct_params(fn: Callable[..., Value], base: Value, params: Sequence[
         return pa.array([], type=out_type)
     order = np.argsort(np.concatenate(positions), kind="stable")
     return pa.concat_arrays(pieces).take(pa.array(order))
+
+
+def map_distinct_rows(arrays: list[pa.Array], fn: Callable[..., Any],
+                      out_type: pa.DataType = pa.string()) -> pa.Array:
+    """fn(*row values) once per distinct combination of the arrays' values (equal-length
+    arrays), gathered back per row; NULL where any value is NULL. For functions of several
+    columns with no Arrow kernel (format, the JSON modifiers)."""
+    n = len(arrays[0])
+    keys = np.zeros(n, dtype=np.int64)
+    columns = []
+    valid = np.ones(n, dtype=bool)
+    for arr in arrays:
+        encoded = pc.dictionary_encode(arr)
+        size = len(encoded.dictionary) + 1
+        indices = to_numpy(encoded.indices, size - 1).astype(np.int64)
+        # renumbered each step, so the combined key stays below n * size
+        keys = np.unique(keys * size + indices, return_inverse=True)[1].ravel()
+        valid &= valid_mask(arr)
+        columns.append((encoded.dictionary.to_pylist(), indices))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    results = [fn(*(values[idx[row]] for values, idx in columns)) if valid[row] else None
+               for row in first]
+    return pa.array(results, out_type).take(pa.array(inverse.ravel()))

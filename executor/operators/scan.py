@@ -23,6 +23,7 @@ import numpy as np
 from executor.env import ExecEnv
 from storage import ScanStats
 from storage import scan_unit, slice_unit
+from storage.inverted import filter as inverted_filter
 
 UNIT_MIN_TABLETS = 16  # fewer tablets are read one by one, each with its page-level indexes
 UNIT_ROWS = 262_144
@@ -38,13 +39,14 @@ def read_tablet(node, st, env: ExecEnv, schema: pa.Schema) -> tuple[pa.Table, Sc
     """One tablet's rows at its snapshot version, renamed to the scan's internal names, with
     the tablet's scan counters (merged by the caller's thread: no shared counters here)."""
     stats = ScanStats()
-    if st.snapshot is not None:  # captured at bind time (storage/snapshot.py)
-        table = st.snapshot.read(list(node.columns), list(node.predicates), stats,
-                                 merge=not node.preaggregate)
-    else:
-        table = env.engine.get_tablet(st.tablet_id).read(st.version, list(node.columns),
-                                                         list(node.predicates), stats,
-                                                         merge=not node.preaggregate)
+    with inverted_filter.using(node.match_filters):  # MATCHes the inverted indexes answer
+        if st.snapshot is not None:  # captured at bind time (storage/snapshot.py)
+            table = st.snapshot.read(list(node.columns), list(node.predicates), stats,
+                                     merge=not node.preaggregate)
+        else:
+            table = env.engine.get_tablet(st.tablet_id).read(st.version, list(node.columns),
+                                                             list(node.predicates), stats,
+                                                             merge=not node.preaggregate)
     table = table.rename_columns(node.output)
     return (table if table.schema.equals(schema) else table.cast(schema)), stats
 

@@ -29,14 +29,14 @@ import pymysql
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.server_process import free_port  # noqa: E402
+from scripts.bench.proc_cpu import cpu_seconds  # noqa: E402
 
 QUERIES = Path(__file__).resolve().parent / "queries"
 DATABASES = {"tpch": "tpch_sf1", "ssb": "ssb_sf1"}
 
 
 def _cpu_ms(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    return cpu_seconds(pid) * 1000
 
 
 def _start(tree: str, data_dir: str, port: int, log: Path) -> subprocess.Popen:

@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))
 from scripts.bench.load import create_tables, stream_load_tables  # noqa: E402
 from scripts.bench.runner import SuiteData  # noqa: E402
 from server_process import ServerProcess, free_port  # noqa: E402
+from scripts.bench.proc_cpu import cpu_seconds  # noqa: E402
 
 DEFAULT_CACHE = Path.home() / ".cache" / "minidoris-bench"
 CASES = ("select1", "pk_text", "pk_prepared")
@@ -66,12 +67,6 @@ def _client(args: tuple) -> float:
     return rate
 
 
-def cpu_seconds(pid: int | None) -> float:
-    """User + system CPU of process `pid` so far (0 without one)."""
-    if pid is None:
-        return 0.0
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def measure(host: str, port: int, user: str, db: str, case: str, clients: int, seconds: float,

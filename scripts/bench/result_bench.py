@@ -47,6 +47,7 @@ import pymysql.cursors
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 from tests.server_process import ServerProcess, free_port  # noqa: E402
+from scripts.bench.proc_cpu import cpu_seconds  # noqa: E402
 
 QUERY = "SELECT a, b, c, d FROM t"
 BATCH = 10_000
@@ -180,12 +181,6 @@ def rss_kib(pid: int, field: str) -> int:
     return 0
 
 
-def cpu_seconds(pid: int | None) -> float:
-    """User + system CPU time of a process so far (0 without a pid)."""
-    if not pid:
-        return 0.0
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def reset_peak(pid: int) -> bool:

@@ -36,6 +36,8 @@ import pymysql
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from scripts.bench.proc_cpu import cpu_seconds  # noqa: E402
+
 NARROW_DDL = """CREATE TABLE narrow (k BIGINT NOT NULL, v INT, d DATE) DUPLICATE KEY(k)
 DISTRIBUTED BY HASH(k) BUCKETS 16 PROPERTIES ("replication_num" = "1")"""
 
@@ -77,12 +79,6 @@ def vm(pid: int, key: str) -> int:
     return 0
 
 
-def cpu_seconds(pid: int) -> float:
-    """The process's user + system CPU time so far (/proc/<pid>/stat): a load's cost that a
-    busy shared machine does not distort as much as its wall time."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main(argv: list[str] | None = None) -> int:

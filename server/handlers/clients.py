@@ -12,9 +12,9 @@ from sqlglot import exp
 
 from server.handlers import views
 from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, SetTransactionStmt,
-                                   RenameTableStmt, ShowCatalogsStmt,
+                                   RenamePartitionStmt, RenameTableStmt, ShowCatalogsStmt,
                                    ShowCreateViewStmt, SwitchCatalogStmt)
-from catalog.rename import rename_table
+from catalog.rename import rename_partition, rename_table
 from server.results import OkResult, RowsResult, text_columns
 
 # Catalog types Doris creates with CREATE CATALOG (none of them exists in minidoris).
@@ -70,4 +70,6 @@ CLIENT_HANDLERS = {
     exp.Alter: views.alter_view,  # ALTER VIEW v AS <query>
     RenameTableStmt: lambda s, ctx: rename_table(ctx.catalog, s.db or ctx.db, s.name, s.new_name)
     or OkResult(),
+    RenamePartitionStmt: lambda s, ctx: rename_partition(ctx.catalog, s.db or ctx.db, s.table,
+                                                         s.name, s.new_name) or OkResult(),
 }

@@ -16,6 +16,7 @@ from planner.short_circuit import PointPlan, plan_point, shows_short_circuit
 from planner import statistics
 from server.handlers.context import StatementContext
 from server.handlers.session_values import inline_session_values
+from catalog.alias_functions import expand as expand_alias_functions
 from server.parser.literals import split_literals
 from server.results import RowsResult, text_columns
 
@@ -25,10 +26,13 @@ _SESSION_KEYS = ("enable_bucket_shuffle_join", "disable_colocate_plan",
 
 
 def hidden_column_flags(ctx: StatementContext) -> dict[str, bool]:
-    """The session variables that decide how scans treat hidden columns (planner/binder.py)."""
+    """The session variables that decide how scans treat hidden columns and MATCH on columns
+    without an inverted index (planner/binder.py)."""
     variables = ctx.session.variables
     return {"show_hidden_columns": bool(variables.get("show_hidden_columns")),
-            "skip_delete_sign": bool(variables.get("skip_delete_sign"))}
+            "skip_delete_sign": bool(variables.get("skip_delete_sign")),
+            "match_without_index": variables.get("enable_match_without_inverted_index",
+                                                 True) not in (False, 0, "false", "0")}
 
 
 def fragment_context(ctx: StatementContext) -> FragmentContext:
@@ -40,7 +44,7 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 
 
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
-    query = inline_session_values(stmt.query, ctx)
+    query = inline_session_values(expand_alias_functions(stmt.query, ctx.catalog, ctx.db), ctx)
     with statistics.memoized():  # each scan's statistics summed once per statement
         plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
                                                       variables=ctx.session.variables.info_rows,

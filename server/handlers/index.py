@@ -1,9 +1,10 @@
-"""Index DDL handlers: ADD INDEX / CREATE INDEX, DROP INDEX, SHOW INDEX[ES] | KEYS."""
+"""Index DDL handlers: ADD INDEX / CREATE INDEX, DROP INDEX, BUILD INDEX, SHOW INDEX[ES] | KEYS."""
 
 from __future__ import annotations
 
 from catalog import table_index
-from catalog.storage_statements import CreateIndexStmt, DropIndexStmt, ShowIndexStmt
+from catalog.storage_statements import (BuildIndexStmt, CreateIndexStmt, DropIndexStmt,
+                                        ShowIndexStmt)
 from server.handlers.context import StatementContext
 from server.results import OkResult, RowsResult, text_columns
 
@@ -20,6 +21,12 @@ def create_index(stmt: CreateIndexStmt, ctx: StatementContext) -> OkResult:
 
 def drop_index(stmt: DropIndexStmt, ctx: StatementContext) -> OkResult:
     table_index.drop_index(ctx.catalog, stmt.db or ctx.db, stmt.table, stmt.name, stmt.if_exists)
+    return OkResult()
+
+
+def build_index(stmt: BuildIndexStmt, ctx: StatementContext) -> OkResult:
+    table_index.build_index(ctx.catalog, stmt.db or ctx.db, stmt.table, stmt.name,
+                            stmt.partitions)
     return OkResult()
 
 

@@ -13,6 +13,7 @@ each through the expression evaluator.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from collections.abc import Iterator
 
 import pyarrow as pa
@@ -22,6 +23,7 @@ from catalog import insert_overwrite
 from catalog.errors import AnalysisError, NotSupported
 from catalog.hidden_columns import check_sequence_given
 from catalog.load import load_batches
+from catalog.load_jobs import record_insert_job
 from catalog.partial_update import complete_partial_columns
 from catalog.values import drop_invalid_json
 from planner.partition_selection import find_partition, names_of
@@ -251,11 +253,20 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | It
         return OkResult(affected_rows=done.rows,
                         info=f"{{'label':'{done.label}', 'status':'PREPARE', "
                              f"'txnId':'{done.txn_id}'}}")
+    created = datetime.now().strftime("%Y-%m-%d %H:%M:%S")
     rows, txn_id = load_batches(ctx.catalog, db, table, batches, ctx.now.replace(tzinfo=None),
                                 label, partition_ids, source_type="INSERT_STREAMING")
     label = label or f"insert_{uuid.uuid4().hex[:16]}"
     status = "VISIBLE" if rows else "NO_DATA"  # Doris skips the transaction for 0 rows
     _remember(ctx, txn_id, label, db, table, status, rows)
+    if rows:  # SHOW LOAD lists the INSERT (Doris's InsertLoadJob)
+        with ctx.catalog.lock:
+            db_name = ctx.catalog.get_db(db or ctx.db).name
+        session = ctx.session
+        record_insert_job(ctx.catalog, db_name, table, label, txn_id, rows,
+                          (session.username if session is not None else None) or "root",
+                          created, datetime.now().strftime("%Y-%m-%d %H:%M:%S"),
+                          int(session.variables.get("insert_timeout")) if session else 14400)
     return OkResult(affected_rows=rows,
                     info=f"{{'label':'{label}', 'status':'{status}', 'txnId':'{txn_id}'}}")
 

@@ -35,24 +35,34 @@ _EXT = {"CSV": "csv", "CSV_WITH_NAMES": "csv", "CSV_WITH_NAMES_AND_TYPES": "csv"
 _MIN_FILE, _MAX_FILE, _DEFAULT_FILE = 5 << 20, 2 << 30, 1 << 30
 
 
-def outfile(stmt: OutfileStmt, ctx: StatementContext) -> RowsResult:
-    fmt = stmt.format.upper()
-    if fmt not in FORMATS:
-        raise AnalysisError(f"format:{stmt.format.lower()} is not supported.")
-    if not stmt.path.startswith("file://"):
+def check_target(path: str, properties: dict[str, str], ctx: StatementContext) -> str:
+    """The local prefix files are written under, after Doris's checks of the path (also what
+    EXPORT checks before it records a job)."""
+    if not path.startswith("file://"):
         raise NotSupported("INTO OUTFILE can only write local files (file:///...) here")
     if not ctx.catalog.fe_config_get("enable_outfile_to_local"):
         raise AnalysisError("Exporting results to local disk is not allowed. To enable this "
                             "feature, you need to add `enable_outfile_to_local=true` in fe.conf "
                             "and restart FE")
-    prefix = stmt.path[len("file://"):]
+    prefix = path[len("file://"):]
     directory = os.path.dirname(prefix) or "/"
     if not os.path.isabs(prefix) or not os.path.isdir(directory):
         raise AnalysisError(f"The directory of the outfile path does not exist: {directory}")
-    props = {k.lower(): v for k, v in stmt.properties.items()}
+    props = {k.lower(): v for k, v in properties.items()}
     if props.get("delete_existing_files", "false").lower() == "true":
         raise AnalysisError("Deleting existing files is not allowed. To enable this feature, "
                             "you need to add `enable_delete_existing_files=true` in fe.conf")
+    _file_size(props.get("max_file_size"))
+    return prefix
+
+
+def outfile(stmt: OutfileStmt, ctx: StatementContext) -> RowsResult:
+    fmt = stmt.format.upper()
+    if fmt not in FORMATS:
+        raise AnalysisError(f"format:{stmt.format.lower()} is not supported.")
+    prefix = check_target(stmt.path, stmt.properties, ctx)
+    directory = os.path.dirname(prefix) or "/"
+    props = {k.lower(): v for k, v in stmt.properties.items()}
     max_size = _file_size(props.get("max_file_size"))
     columns, batches = query_batches(parse_sqlglot(stmt.query), ctx)
     writer = _Writer(prefix + uuid.uuid4().hex[:16] + "-" + uuid.uuid4().hex[:16] + "_", fmt,

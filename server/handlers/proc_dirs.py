@@ -32,8 +32,6 @@ from server.results import RowsResult, text_columns
 
 ROOT = ["backends", "colocation_group", "current_queries", "dbs", "frontends", "jobs",
         "statistic", "transactions"]
-_DATA_QUOTA = 1 << 50
-_REPLICA_QUOTA = 1073741824
 _STATISTIC = ["DbId", "DbName", "TableNum", "PartitionNum", "IndexNum", "TabletNum",
               "ReplicaNum", "UnhealthyTabletNum", "InconsistentTabletNum", "CloningTabletNum",
               "BadTabletNum", "CompactionTooSlowTabletNum", "OversizeTabletNum"]
@@ -59,7 +57,7 @@ def dbs(ctx: StatementContext) -> RowsResult:
                 s, r, _ = table_totals(t)
                 size, replicas = size + s, replicas + r
             rows.append((db.db_id, db.name, len(db.tables) + len(db.views), byte_text(size),
-                         byte_text(_DATA_QUOTA), "NULL", replicas, _REPLICA_QUOTA))
+                         byte_text(db.data_quota), "NULL", replicas, db.replica_quota))
     return text_columns(["DbId", "DbName", "TableNum", "Size", "Quota",
                          "LastConsistencyCheckTime", "ReplicaCount", "ReplicaQuota"], rows)
 

@@ -26,6 +26,7 @@ from server.handlers.context import StatementContext
 from server.handlers.profile import new_query_id
 from server.handlers.explain import fragment_context, hidden_column_flags
 from server.handlers.session_values import inline_session_values
+from catalog.alias_functions import expand as expand_alias_functions
 from server.results import ResultColumn, RowsResult
 from server.system_variables import bool_value
 from storage.types import DataType, from_arrow
@@ -37,7 +38,7 @@ SMALL_FIRST_BATCH = 1024  # rows
 def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, list, ExecEnv, list]:
     """The plan, its result columns, the execution env and the tablet snapshots the plan holds
     (release them when the query ends: `_released`). `db`: bind in it instead of the session's."""
-    stmt = inline_session_values(stmt, ctx)
+    stmt = inline_session_values(expand_alias_functions(stmt, ctx.catalog, db or ctx.db), ctx)
     bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
                            variables=ctx.session.variables.info_rows,
                            **hidden_column_flags(ctx),
@@ -130,7 +131,7 @@ def _select(batch: pa.Table, columns: list) -> pa.Table:
 
 def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
     """The result columns (names, declared types) of a query bound in `db`, without running it."""
-    stmt = inline_session_values(stmt, ctx)
+    stmt = inline_session_values(expand_alias_functions(stmt, ctx.catalog, ctx.db), ctx)
     _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
                                               variables=ctx.session.variables.info_rows,
                                               **hidden_column_flags(ctx)))
@@ -163,7 +164,8 @@ def query_batches(stmt, ctx: StatementContext) -> tuple[list, Iterator[pa.Table]
 
 def eval_context(ctx: StatementContext) -> EvalContext:
     return EvalContext(now=ctx.now.replace(tzinfo=None),
-                       time_zone=str(ctx.session.variables.get("time_zone")))
+                       time_zone=str(ctx.session.variables.get("time_zone")),
+                       cancel=getattr(ctx.session, "cancel", None))
 
 
 def computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):

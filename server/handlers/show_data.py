@@ -17,8 +17,6 @@ from server.parser.tokens import TokenCursor
 from server.results import RowsResult, rows_from_python, text_columns
 from storage.types import DataType
 
-_DATA_QUOTA = 1 << 50          # Doris's default database data quota: 1024 TB
-_REPLICA_QUOTA = 1073741824    # and replica quota
 _NAME, _NUMBER = DataType("VARCHAR", 64), DataType("BIGINT")
 
 
@@ -97,8 +95,9 @@ def _database_data(ctx: StatementContext, tail) -> RowsResult:
            for n, size, replicas, _ in _ordered(["TableName", "Size", "ReplicaCount",
                                                  "RemoteSize"], rows, tail)]
     out.append(("Total", byte_text(total_size), total_replicas, byte_text(0)))
-    out.append(("Quota", byte_text(_DATA_QUOTA), _REPLICA_QUOTA, ""))
-    out.append(("Left", byte_text(_DATA_QUOTA - total_size), _REPLICA_QUOTA - total_replicas, ""))
+    out.append(("Quota", byte_text(db.data_quota), db.replica_quota, ""))
+    out.append(("Left", byte_text(max(db.data_quota - total_size, 0)),
+                max(db.replica_quota - total_replicas, 0), ""))
     return text_columns(["TableName", "Size", "ReplicaCount", "RemoteSize"], out)
 
 

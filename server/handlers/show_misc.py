@@ -1,5 +1,5 @@
 """SHOW LAST INSERT, SHOW TRANSACTION (the rows of SHOW PROC '/transactions/<db id>/...',
-server/handlers/proc_jobs.py), SHOW DATABASE | TABLE | PARTITION <id>, SHOW EXPORT, SHOW ROUTINE LOAD
+server/handlers/proc_jobs.py), SHOW DATABASE | TABLE | PARTITION <id>, SHOW ROUTINE LOAD
 [TASK] (server/parser/show_misc.py), with Doris's columns (ShowExecutor and the Show*Stmt
 metadata). Every column is VARCHAR, as Doris declares them."""
 
@@ -52,8 +52,8 @@ def show_by_id(stmt: ShowObjectByIdStmt, ctx: StatementContext) -> RowsResult:
 
 
 def show_jobs(stmt: ShowJobsStmt, ctx: StatementContext) -> RowsResult:
-    """minidoris runs no EXPORT or Routine Load jobs: Doris's columns, no rows (the database
-    must exist)."""
+    """minidoris runs no Routine Load jobs: Doris's columns, no rows (the database must
+    exist)."""
     if stmt.db is not None:
         with ctx.catalog.lock:
             ctx.catalog.get_db(stmt.db)

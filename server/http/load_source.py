@@ -203,7 +203,7 @@ class _BlockStream(io.RawIOBase):
     """A file-like view of an iterator of blocks (what pyarrow's streaming reader reads)."""
 
     def __init__(self, first: bytes, blocks: Iterator[bytes]):
-        self._buffer, self._offset, self._blocks = first, 0, blocks
+        self._buffer, self._offset, self._blocks = memoryview(first), 0, blocks
 
     def readable(self) -> bool:
         return True
@@ -217,8 +217,9 @@ class _BlockStream(io.RawIOBase):
                 block = next(self._blocks, None)
                 if block is None:
                     break
-                self._buffer, self._offset = block, 0
+                self._buffer, self._offset = memoryview(block), 0
             n = min(len(view) - filled, len(self._buffer) - self._offset)
+            # (a view: slicing the bytes would copy each piece into a fresh allocation first)
             view[filled:filled + n] = self._buffer[self._offset:self._offset + n]
             self._offset += n
             filled += n

@@ -77,13 +77,27 @@ class RenameTableStmt:
     new_name: str
 
 
+@dataclass
+class RenamePartitionStmt:
+    db: str | None
+    table: str
+    name: str
+    new_name: str
+
+
 def _alter_table(cur) -> object | None:
-    """ALTER TABLE t RENAME n; None for the other ALTER TABLE forms (the next parser takes
-    them: REPLACE WITH TABLE is server/parser/temp_partitions.py's)."""
+    """ALTER TABLE t RENAME n, ALTER TABLE t RENAME PARTITION p n; None for the other ALTER
+    TABLE forms (the next parser takes them: REPLACE WITH TABLE is
+    server/parser/temp_partitions.py's)."""
     cur.expect("ALTER", "TABLE")
     db, name = cur.qualified_name()
     if cur.accept("RENAME"):
-        if cur.is_word("COLUMN") or cur.is_word("ROLLUP") or cur.is_word("PARTITION"):
+        if cur.accept("PARTITION"):
+            old = cur.identifier("partition name")
+            new = cur.identifier("partition name")
+            cur.expect_end()
+            return RenamePartitionStmt(db, name, old, new)
+        if cur.is_word("COLUMN") or cur.is_word("ROLLUP"):
             return None
         new_name = cur.identifier("table name")
         cur.expect_end()

@@ -72,39 +72,15 @@ def parse_show_resources(cur: TokenCursor) -> ShowResourcesStmt:
     return stmt
 
 
-def _expression_text(cur: TokenCursor, stop_at_comma: bool = True,
-                     what: str = "an expression") -> str:
-    """The SQL text of one expression: tokens up to a ')' (or, with `stop_at_comma`, a ',')
-    at depth 0, not consumed."""
-    depth, start = 0, cur.peek()
-    if start is None:
-        raise cur.error(f"Expected {what}")
-    end = start
-    while True:
-        t = cur.peek()
-        if t is None:
-            break
-        if t.token_type == TokenType.L_PAREN:
-            depth += 1
-        elif t.token_type == TokenType.R_PAREN:
-            if depth == 0:
-                break
-            depth -= 1
-        elif stop_at_comma and t.token_type == TokenType.COMMA and depth == 0:
-            break
-        end = cur.next()
-    return cur.sql[start.start:end.end + 1]
-
-
 def _where_text(cur: TokenCursor) -> str:
     """A WHERE predicate inside the data description: up to its closing parenthesis."""
-    return _expression_text(cur, stop_at_comma=False, what="a predicate")
+    return cur.expression_text(stop_at_comma=False, what="a predicate")
 
 
 def _set_item(cur: TokenCursor) -> tuple[str, str]:
     column = cur.identifier("column name")
     cur.expect_type(TokenType.EQ, "=")
-    return column, _expression_text(cur)
+    return column, cur.expression_text()
 
 
 def _data_description(cur: TokenCursor) -> DataDescription:

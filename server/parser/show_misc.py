@@ -4,7 +4,6 @@ minidoris does not run:
     SHOW LAST INSERT
     SHOW TRANSACTION [FROM | IN db] WHERE id = n | label = '...' | status = '...'
     SHOW DATABASE <id> | SHOW TABLE <id> | SHOW PARTITION <id>
-    SHOW EXPORT [FROM db] [WHERE ...] [ORDER BY ...] [LIMIT n]
     SHOW [ALL] ROUTINE LOAD [FOR [db.]job] [LIKE '...']
     SHOW ROUTINE LOAD TASK [FROM db] WHERE JobName = '...'
     CREATE ROUTINE LOAD ...            (refused: no Kafka here)
@@ -115,7 +114,6 @@ OWN_PARSERS = (
     (("SHOW", "DATABASE"), parse_show_by_id),
     (("SHOW", "TABLE"), parse_show_by_id),
     (("SHOW", "PARTITION"), parse_show_by_id),
-    (("SHOW", "EXPORT"), _jobs("EXPORT", ("SHOW", "EXPORT"))),
     (("SHOW", "ROUTINE", "LOAD", "TASK"), _jobs("ROUTINE LOAD TASK",
                                                 ("SHOW", "ROUTINE", "LOAD", "TASK"))),
     (("SHOW", "ROUTINE", "LOAD"), _jobs("ROUTINE LOAD", ("SHOW", "ROUTINE", "LOAD"))),

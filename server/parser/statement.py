@@ -17,7 +17,7 @@ from sqlglot.tokens import TokenType
 from catalog.errors import SyntaxError_
 from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
-from server.parser import partition_names
+from server.parser import dialect, partition_names  # noqa: F401  (dialect: changes sqlglot once)
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.analyze import OWN_PARSERS as ANALYZE_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
@@ -28,6 +28,10 @@ from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.recycle_bin import OWN_PARSERS as RECYCLE_BIN_PARSERS
 from server.parser.show_misc import OWN_PARSERS as SHOW_MISC_PARSERS
+from server.parser.alter_database import OWN_PARSERS as ALTER_DATABASE_PARSERS
+from server.parser.show_replicas import OWN_PARSERS as REPLICA_PARSERS
+from server.parser.export import OWN_PARSERS as EXPORT_PARSERS
+from server.parser.functions import OWN_PARSERS as FUNCTION_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
@@ -206,6 +210,10 @@ _OWN_PARSERS = (
     *SCHEMA_CHANGE_PARSERS,  # ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY, SHOW/CANCEL ... COLUMN
     *ANALYZE_PARSERS,  # ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS
     *SHOW_MISC_PARSERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
+    *ALTER_DATABASE_PARSERS,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
+    *REPLICA_PARSERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA STATUS | DISTRIBUTION, SHOW DATA SKEW
+    *EXPORT_PARSERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
+    *FUNCTION_PARSERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
 )
 
 

@@ -1,9 +1,12 @@
 """Parsers for index DDL, DELETE and SHOW QUERY PROFILE (entries of statement.py:_OWN_PARSERS).
 
-    ALTER TABLE [db.]t ADD INDEX [IF NOT EXISTS] i (c) [USING BITMAP] [COMMENT 'c']
+    ALTER TABLE [db.]t ADD INDEX [IF NOT EXISTS] i (c) [USING BITMAP | INVERTED]
+                            [PROPERTIES ("k" = "v", ...)] [COMMENT 'c']
     ALTER TABLE [db.]t DROP INDEX [IF EXISTS] i
-    CREATE INDEX [IF NOT EXISTS] i ON [db.]t (c) [USING BITMAP] [COMMENT 'c']
+    CREATE INDEX [IF NOT EXISTS] i ON [db.]t (c) [USING BITMAP | INVERTED] [PROPERTIES (..)]
+                 [COMMENT 'c']
     DROP INDEX [IF EXISTS] i ON [db.]t
+    BUILD INDEX i ON [db.]t [PARTITION (p1, ...)]
     SHOW INDEX | INDEXES | KEYS FROM | IN [db.]t [FROM | IN db]
     DELETE FROM [db.]t [PARTITION p | PARTITION[S] (p1, ...)] [WHERE cond AND cond ...]
     SHOW QUERY PROFILE "/" | "/query_id"
@@ -23,8 +26,9 @@ from sqlglot.tokens import TokenType
 
 from catalog.errors import AnalysisError, SyntaxError_
 from catalog.statements import IndexDef
-from catalog.storage_statements import (CreateIndexStmt, DeleteCondition, DeleteStmt,
-                                        DropIndexStmt, ShowIndexStmt, ShowQueryProfileStmt)
+from catalog.storage_statements import (BuildIndexStmt, CreateIndexStmt, DeleteCondition,
+                                        DeleteStmt, DropIndexStmt, ShowIndexStmt,
+                                        ShowQueryProfileStmt)
 from server.parser.tokens import TokenCursor
 
 _OPS = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
@@ -80,6 +84,16 @@ def parse_drop_index(cur: TokenCursor) -> DropIndexStmt:
     db, table = cur.qualified_name()
     cur.expect_end()
     return DropIndexStmt(db, table, name, if_exists)
+
+
+def parse_build_index(cur: TokenCursor) -> BuildIndexStmt:
+    cur.expect("BUILD", "INDEX")
+    name = cur.identifier("index name")
+    cur.expect("ON")
+    db, table = cur.qualified_name()
+    partitions = cur.partition_names()
+    cur.expect_end()
+    return BuildIndexStmt(db, table, name, partitions)
 
 
 def parse_show_index(cur: TokenCursor) -> ShowIndexStmt:
@@ -192,6 +206,7 @@ OWN_PARSERS = (
     (("ALTER", "TABLE"), parse_alter_index),
     (("CREATE", "INDEX"), parse_create_index),
     (("DROP", "INDEX"), parse_drop_index),
+    (("BUILD", "INDEX"), parse_build_index),
     (("SHOW", "INDEX"), parse_show_index),
     (("SHOW", "INDEXES"), parse_show_index),
     (("SHOW", "KEYS"), parse_show_index),

@@ -169,6 +169,28 @@ class TokenCursor:
             return k, v
         return dict(self.paren_list(pair))
 
+    def expression_text(self, stop_at_comma: bool = True, what: str = "an expression") -> str:
+        """The SQL text of one expression (or type): tokens up to a ')' (or, with
+        `stop_at_comma`, a ',') at depth 0, not consumed."""
+        depth, start = 0, self.peek()
+        if start is None:
+            raise self.error(f"Expected {what}")
+        end = start
+        while True:
+            t = self.peek()
+            if t is None:
+                break
+            if t.token_type == TokenType.L_PAREN:
+                depth += 1
+            elif t.token_type == TokenType.R_PAREN:
+                if depth == 0:
+                    break
+                depth -= 1
+            elif stop_at_comma and t.token_type == TokenType.COMMA and depth == 0:
+                break
+            end = self.next()
+        return self.sql[start.start:end.end + 1]
+
     def rest_sql(self) -> str:
         t = self.peek()
         return "" if t is None else self.sql[t.start:]

@@ -81,6 +81,13 @@ def write(arr: pa.Array, dtype: DataType, page_size: int, compress: bool,
           write_page: Callable[[bytes], tuple[int, int]]) -> dict:
     """Build the index of one segment column and write its pages; returns the meta dict."""
     uniq, blobs = build(arr, dtype)
+    return write_pages(uniq, blobs, dtype, page_size, compress, write_page)
+
+
+def write_pages(uniq: pa.Array, blobs: list[bytes], dtype: DataType, page_size: int,
+                compress: bool, write_page: Callable[[bytes], tuple[int, int]]) -> dict:
+    """Write a sorted dictionary and its serialized bitmaps (one per entry, then one more) as
+    BITMAP_DICT and BITMAP pages (also the layout of an inverted index's terms)."""
     dict_pages = []
     for start, end in _chunks(_dict_sizes(uniq, dtype), page_size):
         enc = encoding.encode(uniq.slice(start, end - start), dtype, allow_dict=False)

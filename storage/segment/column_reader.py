@@ -99,10 +99,17 @@ class ColumnReader:
         self._segment_zone_map: zone_map.ZoneMaps | None = None
         self._bloom_filters: bloom_filter.BloomFilters | None = None
         self._bitmap_index: bitmap_index.BitmapIndex | None = None
+        self._inverted_index = None
 
     @property
     def has_bloom_filter(self) -> bool:
         return self.meta.get("bloom_filter") is not None
+
+    @property
+    def inverted_index_id(self) -> int | None:
+        """The index id of the in-file inverted index, or None."""
+        meta = self.meta.get("inverted_index")
+        return None if meta is None else int(meta["index_id"])
 
     @property
     def has_bitmap_index(self) -> bool:
@@ -147,6 +154,14 @@ class ColumnReader:
                                       **io.where(self.name))
             self._bloom_filters = filters
         return self._bloom_filters
+
+    def inverted_index(self):
+        """The in-file inverted index (storage/inverted/index.py), kept on the reader."""
+        if self._inverted_index is None:
+            from storage.inverted.index import InvertedIndex
+
+            self._inverted_index = InvertedIndex(self.meta["inverted_index"], self.num_rows)
+        return self._inverted_index
 
     def bitmap_index(self) -> bitmap_index.BitmapIndex:
         """The in-file bitmap index (pages are loaded by its lookups)."""

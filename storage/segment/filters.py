@@ -11,11 +11,13 @@ Owns deciding which predicates each index can serve and what it prunes:
   each answers its predicate exactly as a Roaring bitmap; the bitmaps of all answered
   predicates are intersected, then with the surviving row ranges. The answered predicates are
   dropped from exact evaluation. Counted as RowsBitmapIndexFiltered.
+- inverted indexes: MATCH filters (storage/inverted/filter.py) narrow the rows further;
+  counted as RowsInvertedIndexFiltered.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from pyroaring import BitMap
@@ -85,6 +87,21 @@ def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[Pre
     return ranges
 
 
+def answer(reader: SegmentReader, io: SegmentIO, path: str, column: str, kind: str,
+           lookup: Callable[[Callable], BitMap]) -> BitMap:
+    """`lookup(load)` of an index held in `path` (the segment or a side file), its pages read
+    through the scan's IO; undecodable pages are a CorruptionError."""
+    target = io if path == reader.path else io.other(path)
+
+    def load(pointer, page_type):
+        return target.read_page(pointer, page_type, column)
+
+    try:
+        return lookup(load)
+    except (ValueError, IndexError, KeyError) as exc:
+        raise CorruptionError(f"undecodable {kind} index: {exc}", **target.where(column)) from exc
+
+
 def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
                       ranges: RowRanges, indexes: IndexOptions | None
                       ) -> tuple[np.ndarray | None, list[PreparedPredicate]]:
@@ -99,16 +116,8 @@ def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[Prepa
             remaining.append(pred)
             continue
         index, path = found
-        target = io if path == reader.path else io.other(path)
-
-        def load(pointer, page_type, target=target, column=pred.column):
-            return target.read_page(pointer, page_type, column)
-
-        try:
-            rows = index.lookup(pred.op, pred.key_values, load)
-        except (ValueError, IndexError, KeyError) as exc:
-            raise CorruptionError(f"undecodable bitmap index: {exc}",
-                                  **target.where(pred.column)) from exc
+        rows = answer(reader, io, path, pred.column, "bitmap",
+                      lambda load: index.lookup(pred.op, pred.key_values, load))
         answered = rows if answered is None else answered & rows
     if answered is None:
         return None, prepared
@@ -116,3 +125,17 @@ def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[Prepa
     ids = ids[ranges.contains(ids)]
     io.stats.rows_bitmap_index_filtered += ranges.count - len(ids)
     return ids, remaining
+
+
+def inverted_index_ids(io: SegmentIO, matched: BitMap, ranges: RowRanges,
+                       ids: np.ndarray | None) -> np.ndarray:
+    """The row ids left after the inverted indexes' answer `matched` (storage/inverted/
+    filter.py), within the surviving ranges and bitmap index ids; counted as
+    RowsInvertedIndexFiltered."""
+    found = bitmap_index.rows_of(matched)
+    before = ranges.count if ids is None else len(ids)
+    found = found[ranges.contains(found)]
+    if ids is not None:
+        found = np.intersect1d(found, ids, assume_unique=True)
+    io.stats.rows_inverted_index_filtered += before - len(found)
+    return found

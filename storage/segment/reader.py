@@ -37,6 +37,7 @@ from storage.errors import CorruptionError, StorageError
 from storage.page_cache import DISABLED, PageCache, new_owner
 from storage.predicate import ColumnPredicate, PreparedPredicate, prepare
 from storage.row_filter import row_mask
+from storage.inverted import filter as inverted_filter
 from storage.segment import bitmap_index, filters, footer, page, short_key, side_index, zone_map
 from storage.segment.column_reader import ColumnReader, SegmentIO
 from storage.segment.key_range import key_ranges
@@ -56,6 +57,7 @@ class IndexOptions:
 
     bloom_filter_columns: frozenset = frozenset()
     bitmap: tuple = ()  # ((column, side file path | None), ...)
+    inverted: tuple = ()  # ((column, index id, side file path | None), ...)
 
 
 @dataclass
@@ -92,7 +94,7 @@ class SegmentReader:
         except (KeyError, TypeError) as exc:
             raise CorruptionError(f"footer lacks {exc}", **where) from exc
         self._short_key: short_key.ShortKeyIndex | None = None
-        self._side: dict[str, bitmap_index.BitmapIndex | None] = {}
+        self._side: dict = {}  # side file (or ("inverted", file)) -> its index or None
         self._empty: dict[tuple, pa.Table] = {}
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
@@ -148,6 +150,9 @@ class SegmentReader:
             if ranges.is_empty:
                 return self.empty(columns)
             ids, prepared = filters.bitmap_index_rows(self, io, prepared, ranges, indexes)
+            matched = inverted_filter.segment_rows(self, io, indexes)
+            if matched is not None:
+                ids = filters.inverted_index_ids(io, matched, ranges, ids)
             rows = _Rows(ranges, ids)
             if rows.count == 0:
                 return self.empty(columns)
@@ -279,6 +284,20 @@ class SegmentReader:
             self._side[side] = side_index.open_index(side, self.tablet_id, self.num_rows,
                                                      col.dtype)
         found = self._side[side]
+        return (found, side) if found is not None else None
+
+    def inverted_index(self, column: str, index_id: int, side: str | None):
+        """(the inverted index of `column` with id `index_id`, the file holding it), or None."""
+        col = self.columns[column]
+        if col.inverted_index_id == index_id:
+            return col.inverted_index(), self.path
+        if side is None:
+            return None
+        key = ("inverted", side)
+        if key not in self._side:
+            self._side[key] = side_index.open_index(side, self.tablet_id, self.num_rows,
+                                                    col.dtype, inverted=True)
+        found = self._side[key]
         return (found, side) if found is not None else None
 
     # -- decoding ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Side index files: a bitmap index built for a segment that was written without it.
+"""Side index files: a bitmap index (ADD INDEX) or an inverted index (BUILD INDEX) built for a
+segment that was written without it.
 
 Segment files are immutable, so `ALTER TABLE ... ADD INDEX` (or CREATE INDEX) on a table that
 already holds data writes, next to each existing segment, a small file with that segment
@@ -10,6 +11,7 @@ column's bitmap index. Segments written after the index exists carry it inside (
     offset 8   BITMAP_DICT pages, BITMAP pages (bitmap_index.py), 8-byte aligned
     footer     JSON {"format_version": 1, "num_rows": N, "column": name,
                      "type": DataType.to_dict(), "bitmap_index": meta}
+               (an inverted index: "inverted_index": meta, storage/inverted/index.py)
     tail       u32 footer_size | u32 crc32(footer) | b"MDF1"       (as a segment's, footer.py)
 
 The file is written under a temporary name (`.idx.tmp`), fsynced, then renamed, so a crash
@@ -25,6 +27,7 @@ import pyarrow as pa
 
 from storage.durable import fsync
 from storage.errors import CorruptionError
+from storage.inverted import index as inverted_index
 from storage.segment import bitmap_index, footer
 from storage.segment.writer import SegmentOptions, _File
 from storage.types import DataType
@@ -49,16 +52,24 @@ def parse_file_name(name: str) -> tuple[int, int, int] | None:
 
 
 def write(path: str, arr: pa.Array, column: str, dtype: DataType,
-          options: SegmentOptions) -> int:
-    """Write the bitmap index of one segment column to `path`; returns the file size."""
+          options: SegmentOptions, inverted: dict | None = None) -> int:
+    """Write the bitmap index of one segment column to `path` (or, given `inverted` =
+    {"index_id", "properties"}, its inverted index); returns the file size."""
     tmp = path[:-len(SUFFIX)] + TMP_SUFFIX
     with open(tmp, "wb") as f:
         out = _File(f)
         out.write(footer.file_header(MAGIC))
-        meta = bitmap_index.write(arr, dtype, options.page_size, options.compress, out.write)
+        if inverted is None:
+            key = "bitmap_index"
+            meta = bitmap_index.write(arr, dtype, options.page_size, options.compress,
+                                      out.write)
+        else:
+            key = "inverted_index"
+            meta = inverted_index.write(arr, inverted["index_id"], inverted["properties"],
+                                        options.page_size, options.compress, out.write)
         out.write(footer.encode_footer({"format_version": footer.FORMAT_VERSION,
                                         "num_rows": len(arr), "column": column,
-                                        "type": dtype.to_dict(), "bitmap_index": meta}))
+                                        "type": dtype.to_dict(), key: meta}))
         f.flush()
         fsync(f.fileno())
         size = out.offset
@@ -66,9 +77,10 @@ def write(path: str, arr: pa.Array, column: str, dtype: DataType,
     return size
 
 
-def open_index(path: str, tablet_id: int | None, num_rows: int,
-               dtype: DataType) -> bitmap_index.BitmapIndex | None:
-    """The bitmap index in side file `path`, or None if there is no such file."""
+def open_index(path: str, tablet_id: int | None, num_rows: int, dtype: DataType,
+               inverted: bool = False):
+    """The bitmap index (or inverted index) in side file `path`, or None if there is no such
+    file."""
     where = {"tablet_id": tablet_id, "path": path}
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -80,9 +92,11 @@ def open_index(path: str, tablet_id: int | None, num_rows: int,
         os.close(fd)
     try:
         matches = meta["num_rows"] == num_rows and DataType.from_dict(meta["type"]) == dtype
-        index_meta = meta["bitmap_index"]
+        index_meta = meta["inverted_index" if inverted else "bitmap_index"]
     except (KeyError, TypeError) as exc:
         raise CorruptionError(f"side index footer lacks {exc}", **where) from exc
     if not matches:
         raise CorruptionError("side index does not match its segment", **where)
+    if inverted:
+        return inverted_index.InvertedIndex(index_meta, num_rows)
     return bitmap_index.BitmapIndex(index_meta, dtype, num_rows)

@@ -9,7 +9,8 @@ key entries are computed over whole arrays (pages are sliced, never built row by
 
 Columns the schema gives a bloom filter get a BLOOM_FILTER page after their zone map page
 (bloom_filter.py); columns with a bitmap index get their BITMAP_DICT and BITMAP pages there too
-(bitmap_index.py).
+(bitmap_index.py), and columns with an inverted index the pages of their terms
+(storage/inverted/index.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pyarrow as pa
 
 from storage.arrays import contiguous
 from storage.durable import fsync
+from storage.inverted import index as inverted_index
 from storage.schema import TabletSchema
 from storage.segment import (bitmap_index, bloom_filter, encoding, footer, murmur, ordinal, page,
                              short_key, zone_map)
@@ -82,6 +84,11 @@ def write_segment(path: str, table: pa.Table, schema: TabletSchema,
             if c.name in schema.bitmap_indexes:
                 meta["bitmap_index"] = bitmap_index.write(arr, c.type, options.page_size,
                                                           options.compress, out.write)
+            inverted = schema.inverted_indexes.get(c.name)
+            if inverted is not None:
+                meta["inverted_index"] = inverted_index.write(
+                    arr, inverted["index_id"], inverted["properties"], options.page_size,
+                    options.compress, out.write)
             columns.append(meta)
         meta = {"format_version": footer.FORMAT_VERSION, "num_rows": num_rows,
                 "columns": columns, "short_key": _write_short_key(out, table, schema, options)}

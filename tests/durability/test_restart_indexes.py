@@ -17,12 +17,17 @@ def query(conn, sql):
         return cur.fetchall() if cur.description else cur.rowcount
 
 
-def bitmap_filtered(conn, sql: str) -> int:
+def profile_counter(conn, sql: str, counter: str) -> int:
+    """The value of a scan counter in the profile of running `sql`."""
     query(conn, "SET enable_profile = true")
     query(conn, sql)
     qid = next(r[0] for r in query(conn, 'SHOW QUERY PROFILE "/"') if r[3] == sql)
     text = query(conn, f'SHOW QUERY PROFILE "/{qid}"')[0][0]
-    return int(re.search(r"- RowsBitmapIndexFiltered: (\d+)", text).group(1))
+    return int(re.search(rf"- {counter}: (\d+)", text).group(1))
+
+
+def bitmap_filtered(conn, sql: str) -> int:
+    return profile_counter(conn, sql, "RowsBitmapIndexFiltered")
 
 
 def test_indexes_and_deletes_survive_restart_and_kill9(server_factory):

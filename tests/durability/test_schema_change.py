@@ -133,8 +133,9 @@ def _two_phase(srv, path: str, headers: dict, body: bytes = b"") -> dict:
 
 def test_kill9_while_schema_change_waits_for_a_load(server_factory):
     """A heavy change WAITING_TXN for a pre-committed load survives kill -9 still waiting,
-    with the old schema readable; the commit then lets its jobs run, and the new tablets hold
-    the load's rows."""
+    with the old schema readable; loads begun after the ALTER go in meanwhile (before and
+    after the restart) and write the new tablets too; the commit then lets its jobs run, and
+    the new tablets hold every row once, also after another restart."""
     srv = server_factory().start()
     conn = _loaded(srv, "wsc", 1)
     reply = _two_phase(srv, "/api/wsc/big/_stream_load",
@@ -144,24 +145,34 @@ def test_kill9_while_schema_change_waits_for_a_load(server_factory):
     query(conn, "ALTER TABLE big MODIFY COLUMN v BIGINT")
     waiting = [("big", "big", "WAITING_TXN"), ("big", "r_d", "WAITING_TXN")]
     assert _jobs(conn) == waiting
+    query(conn, "INSERT INTO big VALUES " + ", ".join(f"({8000 + i}, {i % 7}, 1, 'n')"
+                                                      for i in range(100)))
     srv.kill9()
 
     srv.start()
     conn = srv.connect("wsc")
     assert _jobs(conn) == waiting
     assert [r[1] for r in query(conn, "DESC big") if r[0] == "v"] == ["INT"]
-    assert query(conn, "SELECT count(*), sum(v) FROM big") == ((2000, 2 * sum(range(1000))),)
+    assert query(conn, "SELECT count(*), sum(v) FROM big") == \
+        ((2100, 2 * sum(range(1000)) + 100),)
+    query(conn, "INSERT INTO big VALUES " + ", ".join(f"({9000 + i}, {i % 7}, 2, 'm')"
+                                                      for i in range(50)))
     done = _two_phase(srv, "/api/wsc/_stream_load_2pc",
                       {"txn_id": str(reply["TxnId"]), "txn_operation": "commit"})
     assert done["status"] == "Success", done
     query(conn, "ADMIN WAIT ALTER TABLE")
     assert _jobs(conn) == [("big", "big", "FINISHED"), ("big", "r_d", "FINISHED")]
     assert [r[3] for r in query(conn, "DESC big ALL") if r[2] == "v"] == ["BIGINT", "BIGINT"]
-    want = (2300, 2 * sum(range(1000)) + 300 * 5000)
-    assert query(conn, "SELECT count(*), sum(v) FROM big") == (want,)
-    plan = "\n".join(r[0] for r in query(conn, "EXPLAIN SELECT d, sum(v) FROM big GROUP BY d"))
-    assert "rollup: r_d" in plan
-    assert sum(r[1] for r in query(conn, "SELECT d, sum(v) FROM big GROUP BY d")) == want[1]
+    want = (2450, 2 * sum(range(1000)) + 300 * 5000 + 100 + 100)
+    for restart in (False, True):
+        if restart:
+            srv.stop()
+            conn = srv.start().connect("wsc")
+        assert query(conn, "SELECT count(*), sum(v) FROM big") == (want,)
+        plan = "\n".join(r[0] for r in query(conn, "EXPLAIN SELECT d, sum(v) FROM big "
+                                                    "GROUP BY d"))
+        assert "rollup: r_d" in plan
+        assert sum(r[1] for r in query(conn, "SELECT d, sum(v) FROM big GROUP BY d")) == want[1]
 
 
 def test_kill9_after_cancel_while_waiting(server_factory):

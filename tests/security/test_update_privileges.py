@@ -1,0 +1,46 @@
+"""UPDATE needs LOAD on its table (Doris runs it as INSERT INTO t SELECT ... FROM t) and
+SELECT on every table it reads, the target included; a refused UPDATE changes nothing."""
+
+from __future__ import annotations
+
+import pymysql
+import pytest
+
+from server_process import connect, unique_name
+
+TABLE = ("(k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 "
+         "PROPERTIES ('replication_num' = '1')")
+
+
+def _run(conn, sql: str):
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+def test_update_needs_load_and_select(server):
+    db = unique_name("upp")
+    root = server.connect()
+    _run(root, f"CREATE DATABASE {db}")
+    _run(root, f"CREATE TABLE {db}.t {TABLE}")
+    _run(root, f"CREATE TABLE {db}.src {TABLE}")
+    _run(root, f"INSERT INTO {db}.t VALUES (1, 10), (2, 20)")
+    _run(root, f"INSERT INTO {db}.src VALUES (1, 5)")
+    user = f"{db}_u"
+    _run(root, f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'")
+    _run(root, f"GRANT SELECT_PRIV ON internal.{db}.t TO '{user}'@'%'")
+    conn = connect(server.host, server.port, user=user, password="pw")
+    try:
+        with pytest.raises(pymysql.MySQLError) as e:
+            _run(conn, f"UPDATE {db}.t SET v = 0 WHERE k = 1")
+        assert e.value.args[0] == 1142 and "LOAD command denied" in e.value.args[1], e.value.args
+        _run(root, f"GRANT LOAD_PRIV ON internal.{db}.t TO '{user}'@'%'")
+        _run(conn, f"UPDATE {db}.t SET v = 0 WHERE k = 1")
+        with pytest.raises(pymysql.MySQLError) as e:  # reads src without SELECT on it
+            _run(conn, f"UPDATE {db}.t SET v = {db}.src.v FROM {db}.src WHERE t.k = src.k")
+        assert e.value.args[0] == 1142 and "SELECT command denied" in e.value.args[1], \
+            e.value.args
+        assert _run(root, f"SELECT k, v FROM {db}.t ORDER BY k") == ((1, 0), (2, 20))
+    finally:
+        conn.close()
+        root.close()
