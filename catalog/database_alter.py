@@ -14,7 +14,8 @@ The quotas are enforced as Doris does: a load (Stream Load, INSERT, group commit
 database whose published data already reaches its data quota fails before it writes anything
 (Database.checkDataSizeQuota, at the transaction's begin), and CREATE TABLE / ADD PARTITION
 that would take the database past its replica quota is refused (checkReplicaQuota). SHOW DATA
-and SHOW PROC '/dbs' print them. Labels are kept per database name, so a rename carries them.
+and SHOW PROC '/dbs' print them. Labels, alias functions and load / export records are kept by
+database name, so a rename carries them.
 """
 
 from __future__ import annotations
@@ -110,8 +111,16 @@ def _apply_rename(cat: Catalog, data: dict) -> None:
     db = cat.dbs.pop(data["name"])
     db.name = data["new_name"]
     cat.dbs[db.name] = db
+    # what is kept by database name follows it (Doris keys these by database id)
     if data["name"] in cat.labels:
         cat.labels[db.name] = cat.labels.pop(data["name"])
+    if data["name"] in cat.functions:
+        cat.functions[db.name] = cat.functions.pop(data["name"])
+        for fn in cat.functions[db.name].values():
+            fn["db"] = db.name
+    for job in [*cat.load_jobs.values(), *cat.export_jobs.values()]:
+        if job.get("db") == data["name"]:
+            job["db"] = db.name
 
 
 def _apply_quota(cat: Catalog, data: dict) -> None:
