@@ -3,8 +3,10 @@
 The spec carries the table as the journal stores it (`OlapTable.to_dict`: columns, keys,
 partitions with their tablets, distribution, indexes), so executors route, bucket and write
 with the catalog's and storage's own code and the same snapshot of partitions the server
-publishes into; the load's clauses (files, format, separators, column list, SET, WHERE,
-partitions, strict mode, max_filter_ratio); where to write; the resource's Spark settings.
+publishes into, and its storage shape then (`catalog.load.storage_shape`: the publish is
+refused if the table changed shape meanwhile, as any load's); the load's clauses (files,
+format, separators, column list, SET, WHERE, partitions, strict mode, max_filter_ratio); where
+to write; the resource's Spark settings.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import datetime
 import sqlglot
 
 from catalog.errors import AnalysisError, CodedDdlError
+from catalog.load import storage_shape
 from catalog.load_statements import LoadStmt
 from server.http.load_options import StreamLoadOptions
 
@@ -25,6 +28,7 @@ def build_spec(catalog, db: str, stmt: LoadStmt, job_id: int, txn_id: int,
     with catalog.lock:
         table = catalog.get_table(db, desc.table)
         table_dict = table.to_dict()
+        shape = storage_shape(table)
     for name in desc.partitions:
         if table.partition_by_name(name) is None:
             raise CodedDdlError(f"Partition does not exist in table: {name}", 1507)
@@ -49,7 +53,8 @@ def build_spec(catalog, db: str, stmt: LoadStmt, job_id: int, txn_id: int,
     master = resource_props.get("spark.master", "local[*]")
     return {
         "job_id": job_id, "txn_id": txn_id, "label": stmt.label, "db": db,
-        "table": table_dict, "files": list(desc.files), "format": desc.format,
+        "table": table_dict, "shape": [list(shape[0]), list(shape[1]), shape[2]],
+        "files": list(desc.files), "format": desc.format,
         "column_separator": seps.column_separator, "line_delimiter": seps.line_delimiter,
         "columns": list(desc.columns) if desc.columns else None,
         "set": [list(p) for p in desc.set_exprs], "where": desc.where,

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from catalog.errors import AnalysisError, DdlError, DorisError, LabelAlreadyUsed
 from catalog.load import PreparedLoad, commit_load
+from catalog.load_gate import load_gate
 from catalog.load_jobs import FINAL_STATES, new_job_id, save_load_job
 from catalog.load_statements import CancelLoadStmt, LoadFilter, LoadStmt
 from pipeline.job_spec import build_spec
@@ -65,6 +66,7 @@ class LoadManager:
         self._lock = threading.Lock()
         self._cancel_reasons: dict[int, str] = {}
         self._threads: dict[int, threading.Thread] = {}
+        self._gates: dict[int, object] = {}  # job id -> its GatePass (catalog/load_gate.py)
         self._spark = None
         self._spark_master = None
         self._session_lock = threading.Lock()
@@ -104,6 +106,7 @@ class LoadManager:
         out.mkdir(parents=True)
         spec["txn_id"] = self.catalog.begin_txn()
         (out / "job.json").write_text(json.dumps(spec))
+        self._gates[job["job_id"]] = load_gate(spec["table"]["table_id"]).enter()
         self._save(job, State="PENDING", Progress="ETL:0%; LOAD:0%", TransactionId=spec["txn_id"],
                    EtlStartTime=None, EtlFinishTime=None, LoadStartTime=None)
         log.info("spark load %s resumed after a restart (%.0f s left)", job["job_id"], left)
@@ -129,31 +132,45 @@ class LoadManager:
         if resource["type"] != "spark":
             raise DdlError(f"Resource type is not spark. name: {stmt.resource}")
         timeout, ratio = _properties(stmt.properties)
-        with self._lock:
-            self._check_label(db, stmt.label)
-            job_id = new_job_id(cat)
-            props = {**resource["properties"], **stmt.resource_properties}
-            txn_id = cat.begin_txn()
-            spec = build_spec(cat, db, stmt, job_id, txn_id, props, ratio,
-                              str(self.root / str(job_id)), self.segment_options,
-                              self.time_zone())
-            record = {
-                "job_id": job_id, "db": db, "table": spec["table"]["name"],
-                "JobId": job_id, "Label": stmt.label, "State": "PENDING",
-                "Progress": "ETL:0%; LOAD:0%", "Type": "SPARK", "EtlInfo": None,
-                "TaskInfo": f"cluster:{stmt.resource}; timeout(s):{timeout}; "
-                            f"max_filter_ratio:{ratio}",
-                "ErrorMsg": None, "CreateTime": _now_text(), "EtlStartTime": None,
-                "EtlFinishTime": None, "LoadStartTime": None, "LoadFinishTime": None,
-                "URL": None, "JobDetails": "{}", "TransactionId": txn_id,
-                "ErrorTablets": "{}", "User": user, "Comment": "",
-            }
-            save_load_job(cat, record)
-            os.makedirs(spec["output_dir"], exist_ok=True)
-            Path(spec["output_dir"], "job.json").write_text(json.dumps(spec))
-            thread = threading.Thread(target=self._run, args=(job_id, spec, timeout),
-                                      name=f"spark-load-{job_id}", daemon=True)
-            self._threads[job_id] = thread
+        with cat.lock:
+            table_id = cat.get_table(db, stmt.data[0].table).table_id
+        # The job is a load of the table from now until it publishes or is cancelled: ALTER
+        # jobs begun later wait for it, shape-changing DDL makes its publish fail
+        # (catalog/load_gate.py); the spec below takes the table's shape once inside.
+        gate = load_gate(table_id).enter()
+        try:
+            with self._lock:
+                self._check_label(db, stmt.label)
+                job_id = new_job_id(cat)
+                props = {**resource["properties"], **stmt.resource_properties}
+                txn_id = cat.begin_txn()
+                spec = build_spec(cat, db, stmt, job_id, txn_id, props, ratio,
+                                  str(self.root / str(job_id)), self.segment_options,
+                                  self.time_zone())
+                if spec["table"]["table_id"] != table_id:  # dropped and made again meanwhile
+                    raise AnalysisError(f"Table {spec['table']['name']} changed during the "
+                                        f"load; load again")
+                record = {
+                    "job_id": job_id, "db": db, "table": spec["table"]["name"],
+                    "JobId": job_id, "Label": stmt.label, "State": "PENDING",
+                    "Progress": "ETL:0%; LOAD:0%", "Type": "SPARK", "EtlInfo": None,
+                    "TaskInfo": f"cluster:{stmt.resource}; timeout(s):{timeout}; "
+                                f"max_filter_ratio:{ratio}",
+                    "ErrorMsg": None, "CreateTime": _now_text(), "EtlStartTime": None,
+                    "EtlFinishTime": None, "LoadStartTime": None, "LoadFinishTime": None,
+                    "URL": None, "JobDetails": "{}", "TransactionId": txn_id,
+                    "ErrorTablets": "{}", "User": user, "Comment": "",
+                }
+                save_load_job(cat, record)
+                os.makedirs(spec["output_dir"], exist_ok=True)
+                Path(spec["output_dir"], "job.json").write_text(json.dumps(spec))
+                thread = threading.Thread(target=self._run, args=(job_id, spec, timeout),
+                                          name=f"spark-load-{job_id}", daemon=True)
+                self._threads[job_id] = thread
+                self._gates[job_id] = gate
+        except BaseException:
+            gate.leave()
+            raise
         thread.start()
         return job_id
 
@@ -212,6 +229,9 @@ class LoadManager:
             self._finish_cancelled(job_id, reason)
         finally:
             timer.cancel()
+            gate = self._gates.pop(job_id, None)
+            if gate is not None:
+                gate.leave()
             shutil.rmtree(spec["output_dir"], ignore_errors=True)
 
     def _etl_and_load(self, job_id: int, spec: dict, deadline: float = float("inf")) -> None:
@@ -244,8 +264,13 @@ class LoadManager:
                 self._cancel_reasons.setdefault(job_id, "type:TIMEOUT; msg:loading timeout to cancel")
             self._raise_if_cancelled(job_id)
             self._save(self._job(job_id), State="LOADING", LoadStartTime=_now_text())
+        shape = spec["shape"]
         prepared = PreparedLoad(spec["db"], spec["table"]["name"], spec["txn_id"], [],
-                                manifest["loaded"], spec["label"], source_type="BATCH_LOAD_JOB")
+                                manifest["loaded"], spec["label"],
+                                shape=(tuple(shape[0]), tuple(shape[1]), shape[2]),
+                                gate=self._gates.pop(job_id, None),
+                                source_type="BATCH_LOAD_JOB")
+        self._check_same_table(spec, manifest, prepared)
         engine = self.catalog.engine
         for t in manifest["tablets"]:
             meta = engine.get_tablet(t["tablet_id"]).adopt_rowset(t["files"], t["segment_rows"],
@@ -254,6 +279,25 @@ class LoadManager:
         commit_load(self.catalog, prepared)
         self._save(self._job(job_id), State="FINISHED", Progress="ETL:100%; LOAD:100%",
                    LoadFinishTime=_now_text())
+
+    def _check_same_table(self, spec: dict, manifest: dict, prepared: PreparedLoad) -> None:
+        """The job's table is still the one its ETL wrote for (not dropped and made again under
+        its name, every written tablet still there); a changed shape (an index added, dropped
+        or converted, a partition dropped) is refused by commit_load's checks as any load's."""
+        with self.catalog.lock:
+            try:
+                table = self.catalog.get_table(spec["db"], spec["table"]["name"])
+            except DorisError:
+                table = None
+            tablets_gone = table is None or table.table_id != spec["table"]["table_id"]
+        if not tablets_gone:
+            engine = self.catalog.engine
+            tablets_gone = not all(engine.has_tablet(t["tablet_id"])
+                                   for t in manifest["tablets"])
+        if tablets_gone:
+            prepared.leave_gate()
+            raise AnalysisError(f"Table {spec['table']['name']} changed during the load; "
+                                f"load again")
 
     def _etl_progress(self, job_id: int, done: float) -> None:
         """Between run_etl's stages: SHOW LOAD's progress; a job cancelled meanwhile stops."""

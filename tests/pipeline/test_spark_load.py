@@ -230,6 +230,71 @@ def test_cancel_load_and_timeout(spark_load_server, tmp_path):
     assert _versions(server, db) == [1, 1]
 
 
+def _slow_etl(server, db: str, ms: int) -> None:
+    """The test hook that holds a job between its ETL and LOADING for `ms` milliseconds."""
+    query(server, db, f'ADMIN SET FRONTEND CONFIG ("spark_load_etl_delay_ms" = "{ms}")')
+
+
+def test_add_rollup_during_the_job_waits_for_it(spark_load_server, tmp_path):
+    # A Spark Load is a load of its table from LOAD LABEL to its publish, as Doris's
+    # transaction is: an ADD ROLLUP issued meanwhile waits for it (WAITING_TXN) and then
+    # converts its rows too; a rollup built without them would answer wrong.
+    server = spark_load_server
+    db = _setup(server, _PARTITIONED)
+    query(server, db, "INSERT INTO t VALUES (1, 1, 'a', 1.0), (600, 2, 'b', 2.0)")
+    url = _csv(tmp_path / "r.csv", 900)
+    _slow_etl(server, db, 3000)
+    try:
+        _load(server, db, "lr", f'DATA INFILE("{url}") INTO TABLE t COLUMNS TERMINATED BY ","')
+        query(server, db, "ALTER TABLE t ADD ROLLUP r_g (g, v)")
+        # while the load has not ended, the job waits for it (read in that order: a load not
+        # ended after the job's state was read had not ended when it was read)
+        for _ in range(10):
+            rollup_state = query(server, db, "SHOW ALTER TABLE ROLLUP")[0][8]
+            if show_load(server, db, "lr")["State"] in ("FINISHED", "CANCELLED"):
+                break
+            assert rollup_state == "WAITING_TXN"
+            time.sleep(0.2)
+        job = wait_load(server, db, "lr")
+    finally:
+        _slow_etl(server, db, 0)
+    assert job["State"] == "FINISHED", job
+    query(server, db, "ADMIN WAIT ALTER TABLE")
+    assert [r[8] for r in query(server, db, "SHOW ALTER TABLE ROLLUP")] == ["FINISHED"]
+    explain = "\n".join(r[0] for r in query(server, db, "EXPLAIN SELECT g, sum(v) FROM t GROUP BY g"))
+    assert "(r_g)" in explain, explain
+    expect = {}
+    for i in range(900):
+        expect[i % 7] = expect.get(i % 7, Decimal(0)) + Decimal(f"{i}.5")
+    expect[1] += Decimal("1.00")
+    expect[2] += Decimal("2.00")
+    assert query(server, db, "SELECT g, sum(v) FROM t GROUP BY g ORDER BY g") == \
+        [(g, expect[g]) for g in range(7)]
+    assert query(server, db, "SELECT count(*) FROM t") == [(902,)]
+
+
+def test_table_made_again_during_the_job_gets_nothing(spark_load_server, tmp_path):
+    # DROP TABLE and CREATE TABLE of the same name while the job runs: its files were made for
+    # the dropped table's tablets; the job is cancelled and the new table stays empty.
+    server = spark_load_server
+    db = _setup(server, _PARTITIONED)
+    url = _csv(tmp_path / "d.csv", 300)
+    _slow_etl(server, db, 3000)
+    try:
+        _load(server, db, "ld", f'DATA INFILE("{url}") INTO TABLE t COLUMNS TERMINATED BY ","')
+        query(server, db, "DROP TABLE t FORCE")
+        query(server, db, _PARTITIONED)
+        job = wait_load(server, db, "ld")
+    finally:
+        _slow_etl(server, db, 0)
+    assert job["State"] == "CANCELLED", job
+    assert job["ErrorMsg"] == "type:LOAD_RUN_FAIL; msg:Table t changed during the load; load again"
+    assert query(server, db, "SELECT count(*) FROM t") == [(0,)]
+    assert _versions(server, db) == [1, 1]
+    assert not [p for p in (server.data_dir / "spark_load").iterdir()
+                if p.name != "errors" and p.name == str(job["JobId"])]
+
+
 def test_kill9_during_etl_resumes_the_job_and_publishes_once(server_factory, tmp_path):
     server = server_factory("killed")
     server.start()
