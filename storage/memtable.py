@@ -36,7 +36,8 @@ GROUP_COLUMN = "__tablet"
 
 def conform(data: pa.Table, schema: TabletSchema) -> pa.Table:
     """`data` with exactly the schema's columns, in order and type; raises StorageError."""
-    missing = [c.name for c in schema.columns if c.name not in data.column_names]
+    present = set(data.column_names)  # a list built anew on every access
+    missing = [c.name for c in schema.columns if c.name not in present]
     if missing:
         raise StorageError(f"Rows to load lack column(s) {', '.join(missing)}")
     arrays = []

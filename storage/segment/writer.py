@@ -144,9 +144,12 @@ def _write_column(out: _File, arr: pa.Array, name: str, dtype: DataType,
         meta["ordinal_index"] = list(out.write(page.frame(
             page.ORDINAL_INDEX, 0, 0, len(starts), ordinal.encode(locations), options.compress)))
     zones = zone_map.compute(arr, starts, ends, dtype)
+    zones_body = zone_map.encode(zones, dtype)
     meta["zone_map"] = list(out.write(page.frame(
-        page.ZONE_MAP_INDEX, 0, 0, len(zones), zone_map.encode(zones, dtype), options.compress)))
-    segment_zone = zone_map.encode(zone_map.merge(zones, dtype), dtype)
+        page.ZONE_MAP_INDEX, 0, 0, len(zones), zones_body, options.compress)))
+    # one page: the segment's zone map is that page's (the same bytes)
+    segment_zone = zones_body if len(zones) == 1 else \
+        zone_map.encode(zone_map.merge(zones, dtype), dtype)
     meta["segment_zone_map"] = base64.b64encode(segment_zone).decode()
     return meta
 
