@@ -109,7 +109,7 @@ def _bulk_columns(sql: str, start: int) -> list | None:
     if not first:
         return None
     width = len(first)
-    columns = _csv_columns(sql, start, width)
+    columns = _csv_columns(sql, start, width, first)
     if columns is not None:
         return columns
     parts = _SPLIT_RE.split(sql[start:])  # separator, literal, separator, ..., separator
@@ -126,31 +126,36 @@ def _bulk_columns(sql: str, start: int) -> list | None:
     return [_column(texts[j::width]) for j in range(width)]
 
 
-def _csv_columns(sql: str, start: int, width: int) -> list | None:
+def _csv_columns(sql: str, start: int, width: int, first: list | None = None) -> list | None:
     """The bulk way through Arrow's CSV reader: rows become lines (every `)` `,` `(` between
     rows a line break), fields are split on commas without quote handling, and each field must
     then be exactly one literal (checked with one regex per column). A string holding a comma,
-    a quote or `),(` breaks that shape, so the statement goes the `re.split` way instead."""
+    a quote or `),(` breaks that shape, so the statement goes the `re.split` way instead.
+
+    A column whose value in the `first` row is an integer is read by Arrow as int64 at once
+    (its strict integer parser: every field exactly an integer literal, else the read fails
+    and every column is read as text, checked as above)."""
     body = sql[start:].rstrip()
     if body.endswith(";"):
         body = body[:-1].rstrip()
     if len(body) < 2 or body[0] != "(" or body[-1] != ")":
         return None
-    text = _ROW_BREAK.sub("\n", body[1:-1]).encode()
-    names = [f"c{i}" for i in range(width)]
-    try:
-        table = pacsv.read_csv(
-            pa.py_buffer(text),
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
-            parse_options=pacsv.ParseOptions(delimiter=",", quote_char=False, escape_char=False,
-                                             ignore_empty_lines=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.string() for n in names}, strings_can_be_null=False,
-                quoted_strings_can_be_null=False, null_values=[]))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    lines = _ROW_BREAK.sub("\n", body[1:-1])
+    text = pa.py_buffer(lines.encode())
+    # Arrow's integer parser also takes hex (0x1f): a statement holding one reads as text
+    hex_free = "0x" not in lines and "0X" not in lines
+    guess = [pa.int64() if type(v) is int and hex_free else pa.string()
+             for v in first or [None] * width]
+    table = _read_fields(text, guess)
+    if table is None and pa.int64() in guess:
+        table = _read_fields(text, [pa.string()] * width)
+    if table is None:
         return None
     columns = []
     for col in table.columns:
+        if col.type == pa.int64():
+            columns.append(col.combine_chunks())
+            continue
         arr = pc.utf8_trim_whitespace(col.combine_chunks())
         typed = _plain_column(arr)
         if typed is None:  # NULLs, decimals, escapes...: check each literal, then type
@@ -159,6 +164,22 @@ def _csv_columns(sql: str, start: int, width: int) -> list | None:
             typed = _column(arr)
         columns.append(typed)
     return columns
+
+
+def _read_fields(text: pa.Buffer, types: list[pa.DataType]) -> pa.Table | None:
+    """The lines of `text` split on commas into len(types) columns of these types, or None."""
+    names = [f"c{i}" for i in range(len(types))]
+    try:
+        return pacsv.read_csv(
+            text,
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter=",", quote_char=False, escape_char=False,
+                                             ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict(zip(names, types)), strings_can_be_null=False,
+                quoted_strings_can_be_null=False, null_values=[]))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def _plain_column(arr: pa.Array) -> pa.Array | None:

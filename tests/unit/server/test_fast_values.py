@@ -54,6 +54,11 @@ def _bulk(rows: list[str], copies: int = 400) -> str:
     ["(1,'x) , (y')", "(2,'')"],                               # ... with spaces; an empty one
     ["(1,'a\nb')", "(2,'it''s')"],                            # escapes: the general way
     ["( 1 ,  'p' )", "(-3,'q')"],                              # spaces around values
+    # an integer in the first row, then something else in that column (read as int64 first)
+    ["(1, 5)", "(2, NULL)"], ["(1, 5)", "(2, 2.5)"], ["(1, 5)", "(2, 'x')"],
+    ["(1, 5)", "(2, +6)"], ["(1,5)", "(2,\t6)"], ["(1, 5)", "(2, 99999999999999999999)"],
+    ["(1, 5)", "(2, TRUE)"], ["(1,5)", "(2,-0)"], ["(1, 5)", "(2, 1e3)"],
+    ["(1, '0x1f')", "(2, 'a')"],                               # hex-looking text
 ])
 def test_bulk_way_agrees_with_token_way(rows):
     from server.parser.fast_values import _token_columns
@@ -69,6 +74,7 @@ def test_bulk_way_agrees_with_token_way(rows):
     _bulk(["(1, 2)"]) + ",",                     # dangling comma
     _bulk(["(1, 2)", "()"]),                     # an empty row
     _bulk(["(1, 2)", "(3, x)"]),                 # a bare word
+    _bulk(["(1, 2)", "(0x10, 3)"]),              # a hex literal (Arrow's int parser takes it)
 ])
 def test_bulk_way_falls_back(sql):
     assert parse_fast_insert(sql) is None
