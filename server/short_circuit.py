@@ -63,6 +63,9 @@ def clear() -> None:
 
 
 def answer(session, sql: str) -> list | None:
+    head = sql[:16].lstrip()
+    if head[:6].upper() != "SELECT" and not head.startswith("/*"):
+        return None  # only a SELECT is a key lookup or a constant: nothing else is looked at
     variables = session.variables
     if not variables.get("enable_short_circuit_query") or \
             any(variables.get(v) for v in _OFF_VARIABLES):
@@ -70,8 +73,8 @@ def answer(session, sql: str) -> list | None:
     constant = _constants.get(sql)
     if constant is not None:
         return _finish(session, time.time(), RowsResult(*constant))
-    if sql[:16].lstrip()[:6].upper() != "SELECT":
-        return None  # only a SELECT is a key lookup: no second parse of anything else
+    if head[:6].upper() != "SELECT":
+        return None  # a commented constant query is remembered; a lookup starts with SELECT
     split = split_literals(sql)
     if split is None:
         return None
