@@ -47,7 +47,7 @@ from typing import Iterator
 
 import pyarrow as pa
 
-from storage import load_version, mow_tablet, stale_sweeper
+from storage import load_version, mow_tablet, stale_sweeper, tablet_bloom
 from storage.arrays import contiguous
 from storage.compaction import COMPACTION_BATCH_ROWS, COMPACTION_WHOLE_ROWS, merge_runs
 from storage.delete_bitmap import DeleteBitmap, DeleteBitmapView, decode_entries
@@ -578,7 +578,8 @@ class Tablet:
 
     def scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                     columns: list[str], predicates: list[ColumnPredicate],
-                    stats: ScanStats, bitmap: DeleteBitmapView | None = None) -> pa.Table:
+                    stats: ScanStats, bitmap: DeleteBitmapView | None = None,
+                    ruled_out: dict | None = None) -> pa.Table:
         """One rowset's rows (its segments concatenated), minus rows of later DELETEs and (a
         merge-on-write tablet) minus the rows `bitmap` deletes."""
         if bitmap is not None and not bitmap.touches(rowset.rowset_id):
@@ -586,11 +587,13 @@ class Tablet:
         if load_version.applies(schema, rowset, columns, predicates):
             return load_version.scan(partial(self._scan_rowset, bitmap=bitmap), schema, rowset,
                                      deletes, columns, predicates, stats)
-        return self._scan_rowset(schema, rowset, deletes, columns, predicates, stats, bitmap)
+        return self._scan_rowset(schema, rowset, deletes, columns, predicates, stats, bitmap,
+                                 ruled_out)
 
     def _scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                      columns: list[str], predicates: list[ColumnPredicate],
-                     stats: ScanStats, bitmap: DeleteBitmapView | None = None) -> pa.Table:
+                     stats: ScanStats, bitmap: DeleteBitmapView | None = None,
+                     ruled_out: dict | None = None) -> pa.Table:
         def keep(segment_no: int, num_rows: int):  # the rows the delete bitmap leaves
             return None if bitmap is None else bitmap.keep(rowset.rowset_id, segment_no,
                                                            num_rows)
@@ -601,6 +604,10 @@ class Tablet:
         bloom = frozenset(schema.bloom_filter_columns)
         parts = []
         for segment_no, seg in enumerate(self._segments(rowset)):
+            bloom_column = ruled_out.get((rowset.rowset_id, segment_no)) if ruled_out else None
+            if bloom_column is not None:  # storage/tablet_bloom.py
+                parts.append(seg.scan_ruled_out(columns, predicates, bloom_column, stats))
+                continue
             bitmap_files = tuple(
                 (c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
                 for c, i in schema.bitmap_indexes.items())
@@ -621,6 +628,9 @@ class Tablet:
         filter pass)."""
         parts: list[pa.Table] = []
         run: list[RowsetMeta] = []
+        ruled_out = tablet_bloom.ruled_out(
+            self, snapshot, predicates, schema,
+            skip=lambda rs: needs_mapping(rowset_columns(schema, rs), deletes))
 
         def flush_run() -> None:
             if len(run) == 1:
@@ -646,7 +656,7 @@ class Tablet:
                 flush_run()
             if rs.load_file is None:
                 parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats,
-                                              bitmap))
+                                              bitmap, ruled_out))
             else:
                 run.append(rs)
         flush_run()

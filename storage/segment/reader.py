@@ -158,6 +158,19 @@ class SegmentReader:
                 return self.empty(columns)
             return self._materialize(io, columns, prepared, live, rows, keep)
 
+    def scan_ruled_out(self, columns: list[str], predicates: list[ColumnPredicate],
+                       bloom_column: str, stats: ScanStats) -> pa.Table:
+        """No rows: a segment the tablet's bloom filters ruled out (storage/tablet_bloom.py),
+        counted as a scan whose bloom filters on `bloom_column` drop every page."""
+        stats.segments_total += 1
+        stats.segments_read += 1
+        stats.rows_total += self.num_rows
+        stats.rows_bloom_filter_filtered += self.num_rows
+        needed = dict.fromkeys([*columns, *(p.column for p in predicates)])
+        stats.pages_total += sum(self.columns[c].num_pages for c in needed if c in self.columns)
+        stats.pages_bloom_filter_filtered += self.columns[bloom_column].num_pages
+        return self.empty(columns)
+
     def may_match(self, predicates: list[ColumnPredicate], stats: ScanStats) -> bool:
         """False when the segment zone maps prove no row satisfies all the predicates."""
         prepared = [prepare(p, self.columns[p.column].dtype) for p in predicates]
