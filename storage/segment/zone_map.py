@@ -301,7 +301,11 @@ def _strings_contain(zm: ZoneMaps, pred: PreparedPredicate) -> np.ndarray | None
     v = values[0]
     if len(unknown) == 1:  # a segment zone map: one comparison, no array operations
         return np.array([bool(unknown[0]) or lo_arr[0] <= v <= hi_arr[0]])
-    return unknown | ((lo_arr <= v) & (hi_arr >= v))
+    # compared as a Python str in a 0-d object array: a bare str operand becomes a numpy
+    # str_, which drops trailing NULs ('\x00' would compare as '')
+    boxed = np.empty((), dtype=object)
+    boxed[()] = v
+    return unknown | ((lo_arr <= boxed) & (hi_arr >= boxed))
 
 
 def _in_sorted(zm: ZoneMaps, value_set: pa.Array, values: np.ndarray) -> np.ndarray:

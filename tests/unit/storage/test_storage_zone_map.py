@@ -175,3 +175,18 @@ def test_numpy_zone_maps_equal_the_per_page_kernels(kind, values):
         assert merged.mins.to_pylist() == [pc.min(arr).as_py()]
         assert merged.maxs.to_pylist() == [pc.max(arr).as_py()]
         assert zone_map.decode(pa.py_buffer(zone_map.encode(fast, dtype)), dtype).mins.equals(fast.mins)
+
+
+def test_string_equality_keeps_pages_of_nul_strings():
+    # numpy turns a bare str compared with an object array into a str_, which drops trailing
+    # NULs: '\x00' compared as '' and a page [min '\x00', max 'a\x00'] was skipped
+    from storage.predicate import prepare
+    from storage.segment import zone_map
+    from storage.types import DataType
+    dtype = DataType("VARCHAR", length=10)
+    arr = pa.array(["", "a", "\x00", "\x00ab", "a\x00", "b"])
+    zones = zone_map.compute(arr, np.array([0, 2, 4]), np.array([2, 4, 6]), dtype)
+    for value, want in (("\x00", [True, True, False]), ("", [True, False, False]),
+                        ("a\x00", [False, False, True]), ("\x00\x00", [True, True, False])):
+        got = zone_map.keep(zones, prepare(P("s", "=", [value]), dtype))
+        assert got.tolist() == want, value
