@@ -4,22 +4,35 @@
   it as MySQL's FORMAT(number, decimals[, locale]) (exp.NumberToStr) and refuses a fourth
   argument. It becomes a plain call (exp.Anonymous), which the evaluator's FORMAT handles
   (executor/expressions/format_function.py).
+- IFNULL(a, b) and NVL(a, b) stay exp.Coalesce (one evaluator) but remember the name written,
+  in `meta["function"]`, for the result column's name (planner/naming.py): Doris labels the
+  column `ifnull(a, 1)`, not `coalesce(a, 1)`.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 from sqlglot.dialects.doris import Doris
+from sqlglot.parser import build_coalesce
 
 
 def _format_call(args: list) -> exp.Expression:
     return exp.Anonymous(this="format", expressions=args)
 
 
+def _named_coalesce(name: str):
+    def build(args: list) -> exp.Expression:
+        node = build_coalesce(args)
+        node.meta["function"] = name
+        return node
+    return build
+
+
 def install() -> None:
     parser = Doris.Parser
     if parser.FUNCTIONS.get("FORMAT") is not _format_call:
-        parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call}
+        parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call,
+                            "IFNULL": _named_coalesce("ifnull"), "NVL": _named_coalesce("nvl")}
 
 
 install()
