@@ -85,7 +85,7 @@ def answer(session, sql: str) -> list | None:
         planned = _plan(session, sql, values)
         if planned is BUSY:  # the catalog lock was held: the general path, no verdict kept
             return None
-        cached = (epoch, planned)
+        cached = (epoch, planned, *_result_shape(planned))
         _plans.put(key, cached)
     plan = cached[1]
     if plan is None or not _allowed(session, key, plan, epoch, sql):
@@ -93,11 +93,17 @@ def answer(session, sql: str) -> list | None:
     bound = bind_point(plan, values, catalog)
     if bound is None:
         return None
-    predicates, tablets = bound
+    predicates, snapshots = bound
+    table = read_point(snapshots, plan.columns, predicates, cached[2])
+    return _finish(session, started, RowsResult(list(cached[3]), [table]))
+
+
+def _result_shape(plan) -> tuple:
+    """(Arrow schema, result columns) of a light plan, built once per cached plan."""
+    if not isinstance(plan, PointPlan):
+        return None, ()
     schema = pa.schema([pa.field(n, t.arrow()) for n, t in zip(plan.names, plan.types)])
-    table = read_point(tablets, plan.columns, predicates, schema)
-    columns = [ResultColumn(n, t) for n, t in zip(plan.names, plan.types)]
-    return _finish(session, started, RowsResult(columns, [table]))
+    return schema, tuple(ResultColumn(n, t) for n, t in zip(plan.names, plan.types))
 
 
 def _finish(session, started: float, result: RowsResult) -> list:

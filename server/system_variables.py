@@ -85,6 +85,9 @@ class DorisGlobalVariables(GlobalVariables):
         return self.get_variable(name)
 
     def get_variable(self, name: str):
+        values = self._values  # a value set (the common case) without the schema's lookup
+        if name in values:
+            return values[name]
         try:
             return super().get_variable(name)
         except MysqlError:

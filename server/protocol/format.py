@@ -58,6 +58,17 @@ def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
     return pc.cast(array, pa.string())
 
 
+def few_texts(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> list:
+    """`to_text(array, dtype).to_pylist()` for a few rows: strings and integers (whose text
+    is Python's own) without a kernel call; other types through to_text."""
+    t = array.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return array.to_pylist()
+    if pa.types.is_integer(t):
+        return [None if v is None else str(v) for v in array.to_pylist()]
+    return to_text(array, dtype).to_pylist()
+
+
 def mysql_type(dtype: DataType) -> int:
     return _MYSQL_TYPE.get(dtype.kind, ColumnType.VAR_STRING)
 
