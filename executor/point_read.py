@@ -22,7 +22,7 @@ def read_point(snapshots: list, columns: list[str], predicates: list,
             part = lookup(snapshot, columns, predicates, stats)
             if part is None:  # not a plain sorted-key search: the snapshot's usual read
                 part = snapshot.read(list(columns), list(predicates), stats)
-            if part.schema.names != schema.names or part.schema.types != schema.types:
+            if not part.schema.equals(schema):
                 part = pa.Table.from_arrays(part.columns, schema=schema) \
                     if part.schema.types == schema.types else \
                     part.rename_columns(schema.names).cast(schema)
