@@ -95,7 +95,8 @@ def answer(session, sql: str) -> list | None:
         return None
     predicates, snapshots = bound
     table = read_point(snapshots, plan.columns, predicates, cached[2])
-    return _finish(session, started, RowsResult(list(cached[3]), [table]))
+    # the plan's own columns tuple: the connection keeps its packets by identity
+    return _finish(session, started, RowsResult(cached[3], [table]))
 
 
 def _result_shape(plan) -> tuple:

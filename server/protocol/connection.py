@@ -187,8 +187,7 @@ class DorisConnection(Connection):
             await self.stream.write(self.ok(affected_rows=result.affected_rows))
             return
         types = [mysql_type(c.type) for c in result.columns]
-        header = [_column_count(self.capabilities._value_, len(result.columns))]
-        header += [column_definition(c.name, c.type, c.nullable) for c in result.columns]
+        header = self.column_packets(result.columns)
         rows = _binary_rows(result, types)
         if use_cursor:  # COM_STMT_FETCH pulls the rows; they are computed as it asks
             stmt.cursor = _lazy_cursor(rows)
@@ -226,8 +225,14 @@ class DorisConnection(Connection):
         await super().handle_stmt_fetch(data)
 
     async def handle_stmt_reset(self, data: bytes) -> None:
+        """mysql-mimic's, reading the statement id with struct (mysql-connector sends one
+        before every COM_STMT_EXECUTE of a prepared cursor)."""
         with malformed_packet():
-            await super().handle_stmt_reset(data)
+            stmt = self.get_stmt(struct.unpack_from("<I", data)[0])
+        stmt.param_buffers = None
+        stmt.cursor = None
+        await self.session.reset()
+        await self.stream.write(self.ok())
 
     async def handle_stmt_close(self, data: bytes) -> None:
         with malformed_packet():
@@ -245,14 +250,26 @@ class DorisConnection(Connection):
             return b"\xff" + struct.pack("<H", err.code) + b"#" + err.sqlstate.encode()[:5] + msg
         return b"\xff" + struct.pack("<H", err.code) + msg
 
+    def column_packets(self, columns) -> list[bytes]:
+        """The column count and definition packets of a result (a new list). A tuple of
+        columns (a cached light plan's, server/short_circuit.py) is remembered by identity
+        for the next result of the same statement on this connection."""
+        memo = self.__dict__.get("_column_memo")
+        if memo is not None and memo[0] is columns and memo[2] == self.capabilities._value_:
+            return list(memo[1])
+        header = [_column_count(self.capabilities._value_, len(columns))]
+        header += [column_definition(c.name, c.type, c.nullable) for c in columns]
+        if isinstance(columns, tuple):
+            self._column_memo = (columns, tuple(header), self.capabilities._value_)
+        return header
+
     async def write_rows(self, result: RowsResult, more: int = 0) -> None:
         """Column definitions, then the rows as they are computed, then OK/EOF.
 
         Batches are pulled and encoded in a worker thread (`_row_packets`), one chunk ahead of
         the socket: the next chunk is computed and encoded while the event loop sends this one,
         and no more than two encoded chunks exist at a time."""
-        header = [_column_count(self.capabilities._value_, len(result.columns))]
-        header += [column_definition(c.name, c.type, c.nullable) for c in result.columns]
+        header = self.column_packets(result.columns)
         if not self.deprecate_eof():
             header.append(self.eof(flags=more))
         self.stream.write_many(header)
@@ -350,7 +367,8 @@ def _row_packets(result: RowsResult, seq: int, cancel=None):
         for start in range(0, batch.num_rows, ROWS_PER_WRITE):
             if cancel is not None and cancel.is_set():
                 raise QueryInterrupted()
-            chunk = batch.slice(start, ROWS_PER_WRITE)
+            chunk = batch if batch.num_rows <= ROWS_PER_WRITE else \
+                batch.slice(start, ROWS_PER_WRITE)
             if chunk.num_rows <= FEW_ROWS:  # a key lookup's row: no Arrow kernels
                 few = encode_values([few_texts(chunk.column(i), c.type)
                                      for i, c in enumerate(result.columns)], chunk.num_rows, seq)
