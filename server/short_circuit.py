@@ -11,7 +11,8 @@ Two kinds of statement qualify:
   database, built from one real parse the first time, and kept while the catalog's
   `ddl_epoch` is unchanged (any DDL, privilege or property change moves it; loads do not). Each
   execution turns the literals into storage predicates, prunes partitions and buckets from
-  them, captures the tablet's snapshot and reads it here (executor/point_read.py). The caller's
+  them, captures the tablet's snapshot and reads it here (executor/point_read.py: a sorted-key
+  search of each segment, storage/point_lookup.py, where no merge is needed). The caller's
   SELECT privilege is checked once per session and template and again after any change of
   the epoch; a refused check leaves the statement to the general path, which reports Doris's
   error.

@@ -7,7 +7,9 @@
   affected rows (mysql-mimic's row count there breaks MariaDB Connector/J);
 - OK packets carry the real affected-row count; several statements in one COM_QUERY return
   several results with SERVER_MORE_RESULTS_EXISTS;
-- errors carry their MySQL number, SQLSTATE and Doris's message text.
+- errors carry their MySQL number, SQLSTATE and Doris's message text;
+- OK, EOF and column-count packets are built once per (capabilities, status, fields), and a
+  cached light plan's column packets once per connection (a key lookup's fixed cost).
 """
 
 from __future__ import annotations
