@@ -26,7 +26,7 @@ from executor.expressions.list_layout import build, parts
 from executor.expressions.temporal import parse_datetime  # the one string -> date parser
 from storage.types import DataType, is_json_type
 
-_INT_RANGE = {
+INT_RANGE = {
     "TINYINT": (-(2**7), 2**7 - 1), "SMALLINT": (-(2**15), 2**15 - 1),
     "INT": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1),
     "LARGEINT": (-(10**38) + 1, 10**38 - 1),
@@ -38,7 +38,7 @@ def parse_value(dtype: DataType, text: str) -> object:
     try:
         if dtype.is_integer:
             v = int(text)
-            lo, hi = _INT_RANGE[dtype.kind]
+            lo, hi = INT_RANGE[dtype.kind]
             if not lo <= v <= hi:
                 raise ValueError
             return v

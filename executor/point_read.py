@@ -8,22 +8,28 @@ from __future__ import annotations
 import pyarrow as pa
 
 from storage import ScanStats
+from storage.point_lookup import lookup
 
 
-def read_point(tablets: list, columns: list[str], predicates: list,
+def read_point(snapshots: list, columns: list[str], predicates: list,
                schema: pa.Schema) -> pa.Table:
-    """The rows of `tablets` (L.ScanTablet with snapshots) matching `predicates`, `columns` read
+    """The rows of `snapshots` (storage.TabletSnapshot) matching `predicates`, `columns` read
     and returned under `schema`'s names and types; every snapshot is released."""
     try:
         parts = []
-        for st in tablets:
-            part = st.snapshot.read(list(columns), list(predicates), ScanStats())
-            parts.append(pa.Table.from_arrays(part.columns, schema=schema)
-                         if part.schema.types == schema.types else
-                         part.rename_columns(schema.names).cast(schema))
+        for snapshot in snapshots:
+            stats = ScanStats()
+            part = lookup(snapshot, columns, predicates, stats)
+            if part is None:  # not a plain sorted-key search: the snapshot's usual read
+                part = snapshot.read(list(columns), list(predicates), stats)
+            if not part.schema.equals(schema):
+                part = pa.Table.from_arrays(part.columns, schema=schema) \
+                    if part.schema.types == schema.types else \
+                    part.rename_columns(schema.names).cast(schema)
+            parts.append(part)
     finally:
-        for st in tablets:
-            st.snapshot.release()
+        for snapshot in snapshots:
+            snapshot.release()
     if not parts:
         return schema.empty_table()
     return parts[0] if len(parts) == 1 else pa.concat_tables(parts)

@@ -30,17 +30,20 @@ table is the same object (checked here).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
 from catalog.errors import DorisError
 from catalog.system_dbs import system_db
+from catalog.values import INT_RANGE
 from planner import logical as L
 from planner.naming import output_name
 from planner.prune_buckets import prune_buckets
 from planner.prune_partitions import surviving_partitions
 from planner.pushdown import storage_predicates
+from storage import bucket_of
 from storage.schema import DELETE_SIGN
 from storage.types import OBJECT_KINDS, DataType
 
@@ -62,6 +65,8 @@ class PointPlan:
     scan: L.OlapScan = field(repr=False)  # columns and types for pushdown's conversions
     sign_predicates: list = field(default_factory=list)  # __DORIS_DELETE_SIGN__ = 0
 
+
+_DIGITS = re.compile(r"\d+")
 
 BUSY = object()  # plan_point could not look at the catalog now (its lock was held): ask again
 
@@ -191,21 +196,17 @@ def _select_list(items: list, table, relation: str) -> tuple[list[str] | None, l
 
 
 def bind_point(plan: PointPlan, values: tuple[str, ...], catalog) -> tuple[list, list] | None:
-    """(storage predicates, captured L.ScanTablets in scan order) for one execution, or None
+    """(storage predicates, captured TabletSnapshots in scan order) for one execution, or None
     when the general path must run it: a constant that is not exactly its comparison (`k =
     1.5` on an integer key), the catalog lock held by someone else (never waited for: this may
-    run on the protocol's event loop), or the table replaced."""
+    run on the protocol's event loop), or the table replaced. The caller releases the
+    snapshots."""
     predicates = list(plan.sign_predicates)
-    for name, i, negated, is_string in plan.keys:
-        text = values[i]
-        lit = exp.Literal.string(text) if is_string else \
-            exp.Literal.number("-" + text if negated else text)
-        got, exact = storage_predicates(exp.EQ(this=exp.column(name, quoted=True),
-                                               expression=lit), plan.scan)
-        if not exact:
+    for key in plan.keys:
+        got = _key_predicate(plan, key, values[key[1]])
+        if got is None:
             return None
-        predicates += got
-    scan = replace(plan.scan, predicates=predicates, tablets=[])
+        predicates.append(got)
     if not catalog.lock.acquire(blocking=False):
         return None
     try:
@@ -215,21 +216,63 @@ def bind_point(plan: PointPlan, values: tuple[str, ...], catalog) -> tuple[list,
             return None
         if table is not plan.table:
             return None
-        try:
-            keep = surviving_partitions(table, scan)
-        except TypeError:
-            keep = set(table.partitions)
-        parts = [p for p in table.sorted_partitions() if p.partition_id in keep]
-        scan.tablets = [L.ScanTablet(tid, p.visible_version, p.partition_id,
-                                     p.tablets[tid].replicas[0], bucket)
-                        for p in parts
-                        for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id])]
-        if table.distribution.kind == "HASH":
-            prune_buckets(scan, list(table.distribution.columns),
-                          {p.partition_id: p.buckets for p in parts})
+        parts = table.sorted_partitions()
+        if len(parts) > 1 or table.partition_info.kind in ("RANGE", "LIST"):
+            scan = replace(plan.scan, predicates=predicates, tablets=[])
+            try:
+                keep = surviving_partitions(table, scan)
+            except TypeError:
+                keep = set(table.partitions)
+            parts = [p for p in parts if p.partition_id in keep]
         engine = catalog.engine
-        captured = [replace(t, snapshot=engine.get_tablet(t.tablet_id).capture(t.version))
-                    for t in scan.tablets]
+        snapshots = []
+        for p in parts:
+            tablets = p.tablets_by_index[table.base_index_id]
+            chosen = _buckets(plan, table, predicates, p, tablets)
+            snapshots += [engine.get_tablet(tablets[b]).capture(p.visible_version)
+                          for b in chosen]
     finally:
         catalog.lock.release()
-    return predicates, captured
+    return predicates, snapshots
+
+
+def _key_predicate(plan: PointPlan, key: tuple, text: str):
+    """The storage predicate `key = text`, exactly the comparison, or None. Integer and
+    VARCHAR/STRING keys are converted here (what pushdown.storage_predicates gives for them,
+    without building a sqlglot comparison); other types go through pushdown."""
+    from storage import ColumnPredicate
+
+    name, _, negated, is_string = key
+    dtype = plan.scan.column_types[name]
+    if dtype.is_integer and not is_string and dtype.kind in INT_RANGE:
+        if not _DIGITS.fullmatch(text):
+            return None
+        value = -int(text) if negated else int(text)
+        lo, hi = INT_RANGE[dtype.kind]
+        return ColumnPredicate(name, "=", (value,)) if lo <= value <= hi else None
+    if is_string and dtype.kind in ("VARCHAR", "STRING"):
+        return ColumnPredicate(name, "=", (text,))
+    lit = exp.Literal.string(text) if is_string else \
+        exp.Literal.number("-" + text if negated else text)
+    got, exact = storage_predicates(exp.EQ(this=exp.column(name, quoted=True), expression=lit),
+                                    plan.scan)
+    return got[0] if exact and len(got) == 1 else None
+
+
+def _buckets(plan: PointPlan, table, predicates: list, partition, tablets: list) -> list[int]:
+    """The buckets of `partition` a lookup reads: the one its constants hash to when they fix
+    every distribution column (storage.bucket_of, as rows were routed at load), else all."""
+    dist = table.distribution
+    if dist.kind == "HASH" and dist.columns:
+        fixed = {p.column: p.values[0] for p in predicates if p.op == "="}
+        if all(c in fixed for c in dist.columns):
+            types = [plan.scan.column_types[c] for c in dist.columns]
+            bucket = bucket_of(tuple(fixed[c] for c in dist.columns), types, partition.buckets)
+            if bucket is not None:
+                return [bucket]
+            scan = replace(plan.scan, predicates=predicates, tablets=[
+                L.ScanTablet(tid, partition.visible_version, partition.partition_id, 0, b)
+                for b, tid in enumerate(tablets)])
+            prune_buckets(scan, list(dist.columns), {partition.partition_id: partition.buckets})
+            return [t.bucket for t in scan.tablets]
+    return list(range(len(tablets)))

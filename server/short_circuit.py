@@ -11,7 +11,8 @@ Two kinds of statement qualify:
   database, built from one real parse the first time, and kept while the catalog's
   `ddl_epoch` is unchanged (any DDL, privilege or property change moves it; loads do not). Each
   execution turns the literals into storage predicates, prunes partitions and buckets from
-  them, captures the tablet's snapshot and reads it here (executor/point_read.py). The caller's
+  them, captures the tablet's snapshot and reads it here (executor/point_read.py: a sorted-key
+  search of each segment, storage/point_lookup.py, where no merge is needed). The caller's
   SELECT privilege is checked once per session and template and again after any change of
   the epoch; a refused check leaves the statement to the general path, which reports Doris's
   error.
@@ -88,7 +89,7 @@ def answer(session, sql: str) -> list | None:
         planned = _plan(session, sql, values)
         if planned is BUSY:  # the catalog lock was held: the general path, no verdict kept
             return None
-        cached = (epoch, planned)
+        cached = (epoch, planned, *_result_shape(planned))
         _plans.put(key, cached)
     plan = cached[1]
     if plan is None or not _allowed(session, key, plan, epoch, sql):
@@ -96,11 +97,18 @@ def answer(session, sql: str) -> list | None:
     bound = bind_point(plan, values, catalog)
     if bound is None:
         return None
-    predicates, tablets = bound
+    predicates, snapshots = bound
+    table = read_point(snapshots, plan.columns, predicates, cached[2])
+    # the plan's own columns tuple: the connection keeps its packets by identity
+    return _finish(session, started, RowsResult(cached[3], [table]))
+
+
+def _result_shape(plan) -> tuple:
+    """(Arrow schema, result columns) of a light plan, built once per cached plan."""
+    if not isinstance(plan, PointPlan):
+        return None, ()
     schema = pa.schema([pa.field(n, t.arrow()) for n, t in zip(plan.names, plan.types)])
-    table = read_point(tablets, plan.columns, predicates, schema)
-    columns = [ResultColumn(n, t) for n, t in zip(plan.names, plan.types)]
-    return _finish(session, started, RowsResult(columns, [table]))
+    return schema, tuple(ResultColumn(n, t) for n, t in zip(plan.names, plan.types))
 
 
 def _finish(session, started: float, result: RowsResult) -> list:

@@ -85,8 +85,16 @@ class DorisGlobalVariables(GlobalVariables):
         return self.get_variable(name)
 
     def get_variable(self, name: str):
+        name = name.lower()
+        values = self._values  # a value set (the common case) without the schema's lookup
+        if name in values:
+            return values[name]
+        defaults = self.__dict__.setdefault("_defaults", {})  # a default, looked up once
+        if name in defaults:
+            return defaults[name]
         try:
-            return super().get_variable(name)
+            found = defaults[name] = super().get_variable(name)
+            return found
         except MysqlError:
             raise UnknownVariable(name.lower()) from None
 

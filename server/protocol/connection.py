@@ -7,13 +7,16 @@
   affected rows (mysql-mimic's row count there breaks MariaDB Connector/J);
 - OK packets carry the real affected-row count; several statements in one COM_QUERY return
   several results with SERVER_MORE_RESULTS_EXISTS;
-- errors carry their MySQL number, SQLSTATE and Doris's message text.
+- errors carry their MySQL number, SQLSTATE and Doris's message text;
+- OK, EOF and column-count packets are built once per (capabilities, status, fields), and a
+  cached light plan's column packets once per connection (a key lookup's fixed cost).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import lru_cache
 import logging
 import struct
 
@@ -28,11 +31,11 @@ from executor.errors import QueryInterrupted
 from executor.expressions.errors import ExpressionError
 from mysql_mimic.prepared import PreparedStatement
 from server.protocol.field_list import field_list_packets
-from server.protocol.format import column_definition, mysql_type, to_text
+from server.protocol.format import column_definition, few_texts, mysql_type, to_text
 from server.protocol.prepared import binary_row, bind_sql, placeholders, read_params
 from storage import cpu_slots
 from storage.types import DataType
-from server.protocol.text_rows import encode_rows
+from server.protocol.text_rows import FEW_ROWS, encode_rows, encode_values
 from server.results import OkResult, RowsResult
 
 ROWS_PER_WRITE = 8192
@@ -63,6 +66,20 @@ class DorisConnection(Connection):
             self._kill = None
         finally:
             await self.session.close()
+
+    # OK / EOF packets as mysql-mimic builds them, kept per (capabilities, status, fields):
+    # its Flag arithmetic (`in`, `|` on enum.Flag) cost more than a key lookup's storage read
+    def ok(self, eof: bool = False, affected_rows: int = 0, last_insert_id: int = 0,
+           warnings: int = 0, flags: int = 0) -> bytes:
+        return _ok_packet(self.capabilities._value_, self.status_flags._value_, eof,
+                          affected_rows, last_insert_id, warnings, int(flags))
+
+    def eof(self, warnings: int = 0, flags: int = 0) -> bytes:
+        return _eof_packet(self.capabilities._value_, self.status_flags._value_, warnings,
+                           int(flags))
+
+    def deprecate_eof(self) -> bool:
+        return bool(self.capabilities._value_ & _DEPRECATE_EOF)
 
     def error(self, **kwargs) -> bytes:
         """As mysql-mimic's; a login refused for a connection limit reports 1203, not 1045."""
@@ -172,9 +189,7 @@ class DorisConnection(Connection):
             await self.stream.write(self.ok(affected_rows=result.affected_rows))
             return
         types = [mysql_type(c.type) for c in result.columns]
-        header = [packets.make_column_count(capabilities=self.capabilities,
-                                            column_count=len(result.columns))]
-        header += [column_definition(c.name, c.type, c.nullable) for c in result.columns]
+        header = self.column_packets(result.columns)
         rows = _binary_rows(result, types)
         if use_cursor:  # COM_STMT_FETCH pulls the rows; they are computed as it asks
             stmt.cursor = _lazy_cursor(rows)
@@ -212,8 +227,14 @@ class DorisConnection(Connection):
         await super().handle_stmt_fetch(data)
 
     async def handle_stmt_reset(self, data: bytes) -> None:
+        """mysql-mimic's, reading the statement id with struct (mysql-connector sends one
+        before every COM_STMT_EXECUTE of a prepared cursor)."""
         with malformed_packet():
-            await super().handle_stmt_reset(data)
+            stmt = self.get_stmt(struct.unpack_from("<I", data)[0])
+        stmt.param_buffers = None
+        stmt.cursor = None
+        await self.session.reset()
+        await self.stream.write(self.ok())
 
     async def handle_stmt_close(self, data: bytes) -> None:
         with malformed_packet():
@@ -231,29 +252,49 @@ class DorisConnection(Connection):
             return b"\xff" + struct.pack("<H", err.code) + b"#" + err.sqlstate.encode()[:5] + msg
         return b"\xff" + struct.pack("<H", err.code) + msg
 
+    def column_packets(self, columns) -> list[bytes]:
+        """The column count and definition packets of a result (a new list). A tuple of
+        columns (a cached light plan's, server/short_circuit.py) is remembered by identity
+        for the next result of the same statement on this connection."""
+        memo = self.__dict__.get("_column_memo")
+        if memo is not None and memo[0] is columns and memo[2] == self.capabilities._value_:
+            return list(memo[1])
+        header = [_column_count(self.capabilities._value_, len(columns))]
+        header += [column_definition(c.name, c.type, c.nullable) for c in columns]
+        if isinstance(columns, tuple):
+            self._column_memo = (columns, tuple(header), self.capabilities._value_)
+        return header
+
     async def write_rows(self, result: RowsResult, more: int = 0) -> None:
         """Column definitions, then the rows as they are computed, then OK/EOF.
 
         Batches are pulled and encoded in a worker thread (`_row_packets`), one chunk ahead of
         the socket: the next chunk is computed and encoded while the event loop sends this one,
         and no more than two encoded chunks exist at a time."""
-        header = [packets.make_column_count(capabilities=self.capabilities,
-                                            column_count=len(result.columns))]
-        header += [column_definition(c.name, c.type, c.nullable) for c in result.columns]
+        header = self.column_packets(result.columns)
         if not self.deprecate_eof():
             header.append(self.eof(flags=more))
         self.stream.write_many(header)
         chunks = _row_packets(result, self.stream.seq.value, getattr(self.session, "cancel", None))
         small = isinstance(result.batches, (list, tuple)) and \
             sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
+        if small:  # SHOW output, a key lookup: encoded here, one write with the header
+            try:
+                for payload, seq in chunks:
+                    self.stream._buffer += payload  # noqa: SLF001 - sent with the OK/EOF
+                    self.stream.seq.value = seq
+            except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+                timer = getattr(self.session, "timer", None)
+                await self.stream.write(self.error_packet(
+                    _report(timer.translate(e) if timer is not None else e)))
+                return
+            await self.stream.write(self.ok_or_eof(affected_rows=0, flags=more), drain=True)
+            return
 
         async def next_chunk():
-            if small:  # SHOW output and the like: no thread hop, one write with the header
-                return next(chunks, None)
             return await asyncio.to_thread(_next_chunk, chunks)
 
-        if not small:
-            await self.stream.drain()  # the client has the columns before the first row
+        await self.stream.drain()  # the client has the columns before the first row
         pending = asyncio.ensure_future(next_chunk())
         try:
             while True:
@@ -268,11 +309,8 @@ class DorisConnection(Connection):
                     break
                 pending = asyncio.ensure_future(next_chunk())
                 payload, self.stream.seq.value = chunk
-                if small:
-                    self.stream._buffer += payload  # noqa: SLF001 - sent with the OK/EOF
-                else:
-                    self.stream.writer.write(payload)
-                    await self.stream.writer.drain()
+                self.stream.writer.write(payload)
+                await self.stream.writer.drain()
         finally:
             if not pending.done():  # the client went away mid-result: nobody awaits it
                 pending.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -294,6 +332,29 @@ def _prepare_ok(stmt_id: int, num_columns: int, num_params: int) -> bytes:
     return struct.pack("<BIHHBH", 0, stmt_id, num_columns, num_params, 0, 0)
 
 
+_DEPRECATE_EOF = Capabilities.CLIENT_DEPRECATE_EOF.value
+
+
+@lru_cache(maxsize=1024)
+def _ok_packet(capabilities: int, status: int, eof: bool, affected_rows: int,
+               last_insert_id: int, warnings: int, flags: int) -> bytes:
+    return packets.make_ok(capabilities=Capabilities(capabilities),
+                           status_flags=ServerStatus(status), eof=eof,
+                           affected_rows=affected_rows, last_insert_id=last_insert_id,
+                           warnings=warnings, flags=flags)
+
+
+@lru_cache(maxsize=256)
+def _eof_packet(capabilities: int, status: int, warnings: int, flags: int) -> bytes:
+    return packets.make_eof(capabilities=Capabilities(capabilities),
+                            status_flags=ServerStatus(status), warnings=warnings, flags=flags)
+
+
+@lru_cache(maxsize=256)
+def _column_count(capabilities: int, count: int) -> bytes:
+    return packets.make_column_count(capabilities=Capabilities(capabilities), column_count=count)
+
+
 def _next_chunk(chunks):
     """The next chunk of a streamed result, computed holding a statement slot (the query's
     remaining work runs here: storage/cpu_slots.py)."""
@@ -308,7 +369,15 @@ def _row_packets(result: RowsResult, seq: int, cancel=None):
         for start in range(0, batch.num_rows, ROWS_PER_WRITE):
             if cancel is not None and cancel.is_set():
                 raise QueryInterrupted()
-            chunk = batch.slice(start, ROWS_PER_WRITE)
+            chunk = batch if batch.num_rows <= ROWS_PER_WRITE else \
+                batch.slice(start, ROWS_PER_WRITE)
+            if chunk.num_rows <= FEW_ROWS:  # a key lookup's row: no Arrow kernels
+                few = encode_values([few_texts(chunk.column(i), c.type)
+                                     for i, c in enumerate(result.columns)], chunk.num_rows, seq)
+                if few is not None:
+                    yield few
+                    seq = few[1]
+                    continue
             texts = [to_text(chunk.column(i), c.type) for i, c in enumerate(result.columns)]
             payload, seq = encode_rows(texts, seq)
             yield payload, seq

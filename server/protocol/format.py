@@ -58,6 +58,22 @@ def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
     return pc.cast(array, pa.string())
 
 
+def few_texts(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> list:
+    """`to_text(array, dtype).to_pylist()` for a few rows: strings and integers (whose text
+    is Python's own) without a kernel call; other types through to_text."""
+    kind = _FEW_KINDS.get(array.type)
+    if kind == "str":
+        return array.to_pylist()
+    if kind == "int":
+        return [None if v is None else str(v) for v in array.to_pylist()]
+    return to_text(array, dtype).to_pylist()
+
+
+_FEW_KINDS = {**{t: "str" for t in (pa.string(), pa.large_string())},
+              **{t: "int" for t in (pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(),
+                                    pa.uint16(), pa.uint32(), pa.uint64())}}
+
+
 def mysql_type(dtype: DataType) -> int:
     return _MYSQL_TYPE.get(dtype.kind, ColumnType.VAR_STRING)
 

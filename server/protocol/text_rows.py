@@ -26,7 +26,7 @@ def encode_rows(columns: list[pa.Array], seq: int) -> tuple[bytes | memoryview, 
     n = len(columns[0]) if columns else 0
     if n == 0:
         return b"", seq
-    if n <= _FEW_ROWS:
+    if n <= FEW_ROWS:
         few = _encode_few(columns, n, seq)
         if few is not None:
             return few
@@ -50,7 +50,7 @@ def encode_rows(columns: list[pa.Array], seq: int) -> tuple[bytes | memoryview, 
     return _joined(parts, wide), (seq + n) % 256
 
 
-_FEW_ROWS = 16
+FEW_ROWS = 16
 
 
 def _lenenc(size: int) -> bytes:
@@ -64,7 +64,12 @@ def _lenenc(size: int) -> bytes:
 
 def _encode_few(columns: list[pa.Array], n: int, seq: int) -> tuple[bytes, int] | None:
     """`encode_rows` for a few rows, framed one by one; None if a payload reaches 16 MiB."""
-    values = [arr.to_pylist() for arr in columns]
+    return encode_values([arr.to_pylist() for arr in columns], n, seq)
+
+
+def encode_values(values: list[list], n: int, seq: int) -> tuple[bytes, int] | None:
+    """Packets for `n` rows given as a list of texts (str, or None for NULL) per column, framed
+    one by one in Python (a few rows); None if a payload reaches 16 MiB."""
     out = bytearray()
     for i in range(n):
         row = bytearray()
