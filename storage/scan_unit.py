@@ -13,8 +13,9 @@ hundreds of times for little data. A unit reads its snapshots' segments together
     read_unit(snapshots, columns, predicates, stats) -> (rows, rows per snapshot)
         1. the segment zone maps of all the unit's segments, combined per column (cached per
            unit): one `zone_map.keep` per predicate drops the segments that cannot match;
-        2. the surviving segments' columns, each read whole (page cache) and concatenated
-           once (the concatenation kept in the page cache under the unit's key);
+        2. the surviving segments' columns, each read whole and concatenated once (the
+           concatenation kept in the page cache under the unit's key, the segments' pages
+           not: the same rows twice in the cache would halve what it holds);
         3. the predicates evaluated once over the concatenated rows (`row_filter.row_mask`),
            and a merge-on-write tablet's delete bitmap at the snapshot's version (its
            segments' keep-masks concatenated), the rows filtered once, with the count of rows each snapshot gave (callers slice per tablet).
@@ -201,7 +202,7 @@ def read_unit(snapshots: list[TabletSnapshot], columns: list[str],
                     if keep:
                         with SegmentIO(seg.path, seg.tablet_id, stats, seg.cache, seg.owner) as io:
                             parts.extend(seg.columns[name].read_ranges(
-                                io, RowRanges.full(seg.num_rows)).chunks)
+                                io, RowRanges.full(seg.num_rows), cache=False).chunks)
                 dtype = segments[0].columns[name].dtype.arrow()
                 arr = contiguous(pa.chunked_array(parts, type=dtype))
                 cache.put((*key, name), arr)

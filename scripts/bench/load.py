@@ -10,7 +10,11 @@ the columns joined element-wise into tuples and the tuples into one string per b
 loop over rows. Each statement is one load transaction, so it adds one rowset per
 (partition, bucket) it touches; batches are made large (`batch_bytes`) to keep rowsets few.
 
-DuckDB gets the same Arrow tables (`duckdb_connect`), so both engines hold identical values.
+A table may also be given as the path of its Parquet file (`datagen` caches them): Stream Load
+then reads it chunk by chunk (`stream_load_parquet`, one load per chunk) and DuckDB reads it
+itself, so a table larger than the client's memory is never held whole.
+
+DuckDB gets the same data (`duckdb_connect`), so both engines hold identical values.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ import json
 import time
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from scripts.bench.schema import ddl_statements
 
@@ -134,26 +140,62 @@ def csv_body(table: pa.Table) -> bytes:
     return (pc.binary_join(as_list, "\n")[0].as_py() + "\n").encode() if len(lines) else b""
 
 
+def _stream_load(host: str, http_port: int, database: str, name: str, part: pa.Table) -> None:
+    """One Stream Load of `part` as a CSV body."""
+    auth = "Basic " + base64.b64encode(b"root:").decode()
+    req = urllib.request.Request(
+        f"http://{host}:{http_port}/api/{database}/{name}/_stream_load",
+        data=csv_body(part), method="PUT",
+        headers={"Authorization": auth, "column_separator": "\\x01",
+                 "columns": ", ".join(part.column_names)})
+    with urllib.request.urlopen(req, timeout=3600) as resp:
+        reply = json.loads(resp.read())
+    if reply.get("Status") != "Success" or reply.get("NumberLoadedRows") != part.num_rows:
+        raise RuntimeError(f"stream load into {name} failed: {reply}")
+
+
+def _parquet_chunks(path: Path, rows: int):
+    """A Parquet file as tables of about `rows` rows, read batch by batch (never whole)."""
+    source = pq.ParquetFile(path)
+    held, count = [], 0
+    for batch in source.iter_batches(batch_size=min(rows, 1_000_000)):
+        held.append(batch)
+        count += batch.num_rows
+        if count >= rows:
+            yield pa.Table.from_batches(held, source.schema_arrow)
+            held, count = [], 0
+    if held or source.metadata.num_rows == 0:
+        yield pa.Table.from_batches(held, source.schema_arrow)
+
+
+def stream_load_parquet(host: str, http_port: int, database: str, name: str, path: Path,
+                        *, batch_rows: int = 4_000_000) -> int:
+    """Stream Load a Parquet file into table `name`, one load per `batch_rows` rows read from
+    the file (the client holds one load's rows and CSV at a time); returns the loads made."""
+    loads = 0
+    for part in _parquet_chunks(Path(path), batch_rows):
+        _stream_load(host, http_port, database, name, part)
+        loads += 1
+    return loads
+
+
 def stream_load_tables(host: str, http_port: int, database: str, tables: dict[str, pa.Table],
                        *, log=None, batch_rows: int = 4_000_000) -> list[LoadStats]:
-    """Stream Load every table (one load per `batch_rows` rows); returns per-table statistics."""
-    auth = "Basic " + base64.b64encode(b"root:").decode()
+    """Stream Load every table (one load per `batch_rows` rows); returns per-table statistics.
+    A table may be an Arrow table or the path of a Parquet file (read chunk by chunk)."""
     stats = []
     for name, table in tables.items():
-        began, loads = time.perf_counter(), 0
-        for start in range(0, max(table.num_rows, 1), batch_rows):
-            part = table.slice(start, batch_rows)
-            req = urllib.request.Request(
-                f"http://{host}:{http_port}/api/{database}/{name}/_stream_load",
-                data=csv_body(part), method="PUT",
-                headers={"Authorization": auth, "column_separator": "\\x01",
-                         "columns": ", ".join(table.column_names)})
-            with urllib.request.urlopen(req, timeout=3600) as resp:
-                reply = json.loads(resp.read())
-            if reply.get("Status") != "Success" or reply.get("NumberLoadedRows") != part.num_rows:
-                raise RuntimeError(f"stream load into {name} failed: {reply}")
-            loads += 1
-        stat = LoadStats(name, table.num_rows, loads, time.perf_counter() - began)
+        began = time.perf_counter()
+        if isinstance(table, pa.Table):
+            rows, loads = table.num_rows, 0
+            for start in range(0, max(table.num_rows, 1), batch_rows):
+                _stream_load(host, http_port, database, name, table.slice(start, batch_rows))
+                loads += 1
+        else:
+            rows = pq.ParquetFile(table).metadata.num_rows
+            loads = stream_load_parquet(host, http_port, database, name, table,
+                                        batch_rows=batch_rows)
+        stat = LoadStats(name, rows, loads, time.perf_counter() - began)
         stats.append(stat)
         if log:
             log(f"stream-loaded {name}: {stat.rows} rows in {stat.seconds:.1f} s "
@@ -161,13 +203,20 @@ def stream_load_tables(host: str, http_port: int, database: str, tables: dict[st
     return stats
 
 
-def duckdb_connect(tables: dict[str, pa.Table], threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB holding `tables` (typed as the Arrow tables are)."""
-    con = duckdb.connect()
+def duckdb_connect(tables: dict[str, pa.Table | Path], threads: int | None = None,
+                   database: str = ":memory:") -> duckdb.DuckDBPyConnection:
+    """A DuckDB (in memory unless `database` names a file) holding `tables`, typed as the Arrow
+    tables are; a table given as a Parquet path is read by DuckDB itself (`read_parquet`, row
+    group by row group), so the client never holds it."""
+    con = duckdb.connect(str(database))
     if threads:
         con.execute(f"SET threads = {int(threads)}")
     for name, table in tables.items():
-        con.register("__src", table)
-        con.execute(f"CREATE TABLE {name} AS SELECT * FROM __src")
-        con.unregister("__src")
+        if isinstance(table, pa.Table):
+            con.register("__src", table)
+            con.execute(f"CREATE TABLE {name} AS SELECT * FROM __src")
+            con.unregister("__src")
+        else:
+            path = str(table).replace("'", "''")
+            con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{path}')")
     return con

@@ -191,36 +191,49 @@ class ColumnReader:
             raise CorruptionError(f"undecodable page: {exc}", **io.where(self.name)) from exc
 
     # -- data ----------------------------------------------------------------------------------
-    def read_ranges(self, io: SegmentIO, ranges: RowRanges) -> pa.ChunkedArray:
+    def read_ranges(self, io: SegmentIO, ranges: RowRanges, cache: bool = True) -> pa.ChunkedArray:
         """The rows of `ranges`, in order, as slices of the decoded pages (no copy). All rows
         of a column of several pages come as one contiguous array, kept in the page cache
-        beside the pages (scans that read every row then copy nothing)."""
+        instead of its pages (scans that read every row then copy nothing). With `cache`
+        false nothing read here is put in the cache (the caller keeps a copy of its own there,
+        `scan_unit.py`'s concatenation), though what is there already is used."""
         if self.num_pages > 1 and io.cache.enabled and len(ranges) == 1 \
                 and ranges.starts[0] == 0 and ranges.ends[0] == self.num_rows:
-            return pa.chunked_array([self._whole(io)], type=self.dtype.arrow())
-        return self._read_ranges(io, ranges)
+            if cache:
+                return pa.chunked_array([self._whole(io)], type=self.dtype.arrow())
+            whole = io.cache.get((io.owner, self.name, WHOLE_COLUMN))
+            if whole is not None:
+                io.stats.cached_pages_num += self.num_pages
+                return pa.chunked_array([whole], type=self.dtype.arrow())
+        return self._read_ranges(io, ranges, cache_pages=cache)
 
     def _whole(self, io: SegmentIO) -> pa.Array:
-        """Every row as one array, from the page cache when it is there."""
+        """Every row as one array, from the page cache when it is there. Only the whole array
+        goes into the cache, not its pages as well: the same rows kept twice halved what the
+        cache held (SSB SF 10's four-column scans no longer fitted in 2 GB and were decoded
+        again on every run)."""
         key = (io.owner, self.name, WHOLE_COLUMN)
         whole = io.cache.get(key)
         if whole is None:
-            whole = self._read_ranges(io, RowRanges.full(self.num_rows)).combine_chunks()
+            whole = self._read_ranges(io, RowRanges.full(self.num_rows),
+                                      cache_pages=False).combine_chunks()
             io.cache.put(key, whole)
         else:
             io.stats.cached_pages_num += self.num_pages
         return whole
 
-    def _read_ranges(self, io: SegmentIO, ranges: RowRanges) -> pa.ChunkedArray:
+    def _read_ranges(self, io: SegmentIO, ranges: RowRanges,
+                     cache_pages: bool = True) -> pa.ChunkedArray:
         locs = self.locations(io)
         if len(ranges) == 1:  # a key lookup's rows: bisect in Python, no numpy set operations
-            return self._read_range(io, locs, int(ranges.starts[0]), int(ranges.ends[0]))
+            return self._read_range(io, locs, int(ranges.starts[0]), int(ranges.ends[0]),
+                                    cache_pages)
         ends = locs.ends
         first = locs.page_of_rows(ranges.starts)
         last = locs.page_of_rows(ranges.ends - 1)
         wanted = np.unique(np.concatenate(
             [np.arange(a, b + 1) for a, b in zip(first.tolist(), last.tolist())] or [[]]))
-        pages = self._decode_pages(io, wanted.astype(np.int64))
+        pages = self._decode_pages(io, wanted.astype(np.int64), cache_pages)
         chunks = []
         for start, end, a, b in zip(ranges.starts.tolist(), ranges.ends.tolist(),
                                     first.tolist(), last.tolist()):
@@ -231,11 +244,11 @@ class ColumnReader:
         return pa.chunked_array(chunks, type=self.dtype.arrow())
 
     def _read_range(self, io: SegmentIO, locs: ordinal.PageLocations, start: int,
-                    end: int) -> pa.ChunkedArray:
+                    end: int, cache_pages: bool = True) -> pa.ChunkedArray:
         firsts, ends = locs.first_rows_list, locs.ends_list
         a = bisect.bisect_right(firsts, start) - 1
         b = bisect.bisect_right(firsts, end - 1) - 1
-        pages = self._decode_pages(io, np.arange(a, b + 1, dtype=np.int64))
+        pages = self._decode_pages(io, np.arange(a, b + 1, dtype=np.int64), cache_pages)
         chunks = []
         for p in range(a, b + 1):
             lo, hi = max(start, firsts[p]), min(end, ends[p])
@@ -262,8 +275,10 @@ class ColumnReader:
         merged = arrays[0] if len(arrays) == 1 else pa.concat_arrays(arrays)
         return merged.take(pa.array(local))
 
-    def _decode_pages(self, io: SegmentIO, wanted: np.ndarray) -> dict[int, pa.Array]:
-        """Decoded arrays of the wanted page numbers, fetching runs of adjacent pages at once."""
+    def _decode_pages(self, io: SegmentIO, wanted: np.ndarray,
+                      cache_pages: bool = True) -> dict[int, pa.Array]:
+        """Decoded arrays of the wanted page numbers, fetching runs of adjacent pages at once;
+        the pages decoded here go into the page cache when `cache_pages`."""
         out = {p: io.pages[(self.name, p)] for p in wanted.tolist() if (self.name, p) in io.pages}
         if io.cache.enabled:
             for p in wanted.tolist():
@@ -285,7 +300,7 @@ class ColumnReader:
                 offset = int(locs.offsets[p]) - start
                 out[p] = self._decode_page(io, blob.slice(offset, int(locs.sizes[p])), p, locs)
                 io.pages[(self.name, p)] = out[p]
-                if io.cache.enabled:
+                if cache_pages and io.cache.enabled:
                     io.cache.put((io.owner, self.name, p), out[p])
         return out
 

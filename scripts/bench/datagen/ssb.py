@@ -33,7 +33,9 @@ resolves; LINEORDER has SSB's size (~6,000,000 x SF) and the queries' selectivit
 from __future__ import annotations
 
 import datetime as dt
+import math
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -42,7 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from scripts.bench.datagen.tpch import generate_tpch, read_raw, sf_label
+from scripts.bench.datagen.tpch import read_raw, sf_label, tpchgen_executable
 from scripts.bench.schema import arrow_schemas, cast_to_schema
 
 SSB_TABLES = ("lineorder", "customer", "supplier", "part", "dates")
@@ -209,28 +211,124 @@ def dates() -> pa.Table:
     })
 
 
-def generate_ssb(sf: float, cache_dir: Path) -> Path:
-    """Derive (or reuse) the SSB tables at scale `sf` as Parquet files; returns their directory."""
+# Rows of LINEITEM per chunk of the fact table (about SF 1's: ~1.5 GB of Arrow while derived).
+LINEITEM_ROWS_PER_PART = 6_000_000
+DIMENSION_TABLES = ("customer", "supplier", "part", "nation", "region")
+
+
+def lineorder_parts(sf: float) -> int:
+    """How many chunks LINEORDER is derived in: about SF 1 each (1 up to SF 1)."""
+    return max(1, math.ceil(sf * 6_000_000 / LINEITEM_ROWS_PER_PART))
+
+
+def _tpchgen(sf: float, tables: tuple[str, ...], out: Path, parts: int | None = None,
+             part: int | None = None) -> None:
+    command = [tpchgen_executable(), "parquet", "-s", sf_label(sf), "-o", str(out), "--quiet"]
+    for table in tables:
+        command += ["-T", table]
+    if parts is not None:
+        command += ["--parts", str(parts), "--part", str(part)]
+    subprocess.run(command, check=True, stdin=subprocess.DEVNULL)
+
+
+def _read_generated(directory: Path, table: str) -> pa.Table:
+    """A table tpchgen-cli wrote under `directory`: `<table>.parquet`, or with --parts the
+    file(s) under `<table>/`, in part order."""
+    single = directory / f"{table}.parquet"
+    if single.exists():
+        return read_raw(directory, table)
+    files = sorted((directory / table).glob("*.parquet"))
+    if not files:
+        raise RuntimeError(f"tpchgen-cli wrote no file for {table} under {directory}")
+    return pa.concat_tables([read_raw(f.parent, f.name.removesuffix(".parquet")) for f in files])
+
+
+class _OrdersWindow:
+    """ORDERS read part by part, in order-key order, as LINEITEM's parts ask for them.
+
+    tpchgen-cli cuts LINEITEM's parts by line-item count and ORDERS's by order count, so their
+    key ranges do not coincide (SF 1 in 4 parts: lineitem part 1 ends at order 1,499,942, orders
+    part 1 at 1,500,000); this keeps the orders from the first key still needed to the last part
+    generated: at most about two parts."""
+
+    def __init__(self, sf: float, parts: int, work: Path):
+        self.sf, self.parts, self.work = sf, parts, work
+        self.next_part, self.table = 1, None
+
+    def covering(self, last_key: int) -> pa.Table:
+        """The buffered orders, after generating parts until they reach order key `last_key`."""
+        while self.table is None or _np(self.table["o_orderkey"])[-1] < last_key:
+            if self.next_part > self.parts:
+                raise RuntimeError(f"no order {last_key} in tpchgen-cli's ORDERS")
+            chunk = self.work / f"orders-{self.next_part}"
+            _tpchgen(self.sf, ("orders",), chunk, parts=self.parts, part=self.next_part)
+            new = _read_generated(chunk, "orders")
+            shutil.rmtree(chunk)
+            self.table = new if self.table is None else pa.concat_tables([self.table, new])
+            self.next_part += 1
+        return self.table
+
+    def drop_before(self, key: int) -> None:
+        """Forget the orders below `key` (the next LINEITEM part starts at or after it)."""
+        keep = int(np.searchsorted(_np(self.table["o_orderkey"]), key))
+        self.table = self.table.slice(keep).combine_chunks()
+
+
+def _write_lineorder(sf: float, path: Path, work: Path, parts: int, log) -> int:
+    """LINEORDER at scale `sf` into one Parquet file, chunk by chunk: part k of tpchgen-cli's
+    LINEITEM joined with the orders its keys need (`_OrdersWindow`) and appended as row groups;
+    at most one part of LINEITEM and about two of ORDERS are in memory. The parts concatenated
+    are tpchgen-cli's single file row for row, so the rows come out as from one file."""
+    schema = arrow_schemas("ssb")["lineorder"]
+    orders = _OrdersWindow(sf, parts, work)
+    rows = 0
+    with pq.ParquetWriter(path, schema) as writer:
+        for k in range(1, parts + 1):
+            chunk = work / f"lineitem-{k}"
+            _tpchgen(sf, ("lineitem",), chunk, parts=parts, part=k)
+            items = _read_generated(chunk, "lineitem")
+            shutil.rmtree(chunk)
+            keys = _np(items["l_orderkey"])
+            table = cast_to_schema(lineorder(items, orders.covering(int(keys[-1]))), schema)
+            orders.drop_before(int(keys[-1]))
+            del items
+            writer.write_table(table)
+            rows += table.num_rows
+            del table
+            log(f"lineorder sf {sf_label(sf)}: part {k}/{parts}, {rows:,} rows")
+    return rows
+
+
+def generate_ssb(sf: float, cache_dir: Path, *, parts: int | None = None, log=None) -> Path:
+    """Derive (or reuse) the SSB tables at scale `sf` as Parquet files; returns their directory.
+    LINEORDER is derived in `parts` chunks (default `lineorder_parts(sf)`), so memory stays near
+    one chunk's whatever the scale; the dimensions are small and derived whole."""
     out = Path(cache_dir) / f"ssb-sf{sf_label(sf)}"
     if (out / "DONE").exists():
         return out
-    src = generate_tpch(sf, cache_dir)
-    raw = {t: read_raw(src, t) for t in ("lineitem", "orders", "customer", "supplier", "part",
-                                         "nation", "region")}
-    nation_names, region_names = _nation_names(raw["nation"], raw["region"])
-    tables = {
-        "lineorder": lineorder(raw["lineitem"], raw["orders"]),
-        "customer": customer(raw["customer"], nation_names, region_names),
-        "supplier": supplier(raw["supplier"], nation_names, region_names),
-        "part": part(raw["part"]),
-        "dates": dates(),
-    }
-    schemas = arrow_schemas("ssb")
+    log = log or (lambda msg: None)
+    parts = parts or lineorder_parts(sf)
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".ssb-sf{sf_label(sf)}-", dir=out.parent))
     try:
+        dims = tmp / "tpch-dimensions"
+        _tpchgen(sf, DIMENSION_TABLES, dims)
+        raw = {t: _read_generated(dims, t) for t in DIMENSION_TABLES}
+        nation_names, region_names = _nation_names(raw["nation"], raw["region"])
+        tables = {
+            "customer": customer(raw["customer"], nation_names, region_names),
+            "supplier": supplier(raw["supplier"], nation_names, region_names),
+            "part": part(raw["part"]),
+            "dates": dates(),
+        }
+        schemas = arrow_schemas("ssb")
         for name, table in tables.items():
             pq.write_table(cast_to_schema(table, schemas[name]), tmp / f"{name}.parquet")
-        (tmp / "DONE").write_text(f"derived from tpchgen-cli parquet -s {sf_label(sf)}\n")
+        del raw, tables
+        shutil.rmtree(dims)
+        _write_lineorder(sf, tmp / "lineorder.parquet", tmp, parts, log)
+        (tmp / "DONE").write_text(
+            f"derived from tpchgen-cli parquet -s {sf_label(sf)} (lineorder in {parts} parts)\n")
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)
