@@ -71,13 +71,9 @@ def ruled_out(tablet, rowsets: list, predicates: list[ColumnPredicate], schema,
 
 
 def _combined(tablet, rowsets: list, column: str, dtype) -> _Combined | None:
-    key = (column, dtype, tuple(rs.rowset_id for rs in rowsets))
-    memo = _memo(tablet)
-    with memo.lock:
-        found = memo.entries.get(key)
-        if found is not None:
-            memo.entries.move_to_end(key)
-            return found
+    """The combined filters of the segments whose filters are loaded, kept per (column,
+    rowsets) and built again only when more of them have been loaded since (a segment its
+    zone maps ruled out never loads them: it stays out and goes the per-segment way)."""
     segments = []
     for rs in rowsets:
         for segment_no, seg in enumerate(tablet._segments(rs)):
@@ -85,12 +81,18 @@ def _combined(tablet, rowsets: list, column: str, dtype) -> _Combined | None:
             filters = None if col is None or col.dtype != dtype else col._bloom_filters
             if filters is not None and len(filters):
                 segments.append(((rs.rowset_id, segment_no), filters))
+    key = (column, dtype, tuple(rs.rowset_id for rs in rowsets))
+    memo = _memo(tablet)
+    with memo.lock:
+        found = memo.entries.get(key)
+        if found is not None and found[0] == len(segments):
+            memo.entries.move_to_end(key)
+            return found[1]
     combined = _Combined(segments) if segments else None
-    if combined is not None and len(segments) == sum(rs.num_segments for rs in rowsets):
-        with memo.lock:  # kept only once every segment's filters are in it
-            memo.entries[key] = combined
-            while len(memo.entries) > _MEMO_ENTRIES:
-                memo.entries.popitem(last=False)
+    with memo.lock:
+        memo.entries[key] = (len(segments), combined)
+        while len(memo.entries) > _MEMO_ENTRIES:
+            memo.entries.popitem(last=False)
     return combined
 
 
