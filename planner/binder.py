@@ -80,6 +80,28 @@ def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.R
     return plan, cols
 
 
+BIND_ATTEMPTS = 5
+
+
+def bind_statement(node: exp.Expression, ctx: BindContext
+                   ) -> tuple[object, list[L.ResultColumnInfo]]:
+    """bind_query, bound again while a table the statement was bound to has a partition or an
+    index replaced before its snapshots are captured (`PlanStale`, `_capture_snapshots`):
+    such a change takes the catalog lock once, so the next binding sees it done."""
+    for attempt in range(BIND_ATTEMPTS):
+        try:
+            return bind_query(node, ctx)
+        except PlanStale:
+            for snapshot in ctx.snapshots:
+                snapshot.release()
+            ctx.snapshots.clear()
+            ctx.names = NameGen()
+            if attempt == BIND_ATTEMPTS - 1:
+                raise AnalysisError("The tables of the statement kept changing while it was "
+                                    "planned; run it again") from None
+    raise AssertionError("unreachable")
+
+
 def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     with_ = node.args.get("with_") or node.args.get("with")
     if with_ is not None:
@@ -566,6 +588,7 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
         if plan.tablets_total == 0:
             with ctx.catalog.lock:
                 table = ctx.catalog.get_table(plan.db or None, plan.table)
+                _check_bound(plan, table)
                 prune_partitions(plan, table)
                 plan.tablets_total = len(plan.tablets)
                 dist = table.distribution.columns if table.distribution.kind == "HASH" else []
@@ -580,23 +603,49 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
             _finalize_scans(child, ctx)
 
 
+class PlanStale(Exception):
+    """The catalog changed under a statement between binding and capturing its snapshots (an
+    index swapped or dropped): bind the statement again."""
+
+
+def _bound_partition(table, t: L.ScanTablet):
+    """The partition of a tablet the scan was bound to; PlanStale if either went since."""
+    p = table.partitions.get(t.partition_id) or table.temp_partitions.get(t.partition_id)
+    if p is None or t.tablet_id not in p.tablets:
+        raise PlanStale(f"tablet {t.tablet_id} of {table.name} went while bound")
+    return p
+
+
+def _check_bound(scan: L.OlapScan, table) -> None:
+    """PlanStale if a partition the scan was bound to went, or its index (one tablet of each
+    partition tells: an index is replaced whole)."""
+    first = {}
+    for t in scan.tablets:
+        first.setdefault(t.partition_id, t)
+    for t in first.values():
+        _bound_partition(table, t)
+
+
 def _capture_snapshots(scan: L.OlapScan, ctx: BindContext) -> None:
     """MVCC: each tablet the scan still reads after pruning, at its partition's visible version,
     captured while the catalog lock keeps publish and compaction swaps out
     (storage/snapshot.py), with the rollups' tablets of the same bucket (the scan may read one
     of them instead). Done after pruning so that a query over one day of a table with hundreds
-    of partitions does not capture (and release) every tablet; a partition dropped since the
-    statement was bound is read as empty, as if the statement had started after the drop."""
+    of partitions does not capture (and release) every tablet.
+
+    A bound partition or tablet that is gone by then was dropped or replaced since the
+    statement was bound: INSERT OVERWRITE's and REPLACE PARTITION's swap
+    (catalog/insert_overwrite.py), a schema change's index swap (catalog/schema_change_job.py),
+    TRUNCATE, DROP PARTITION. Reading it as empty would be a wrong answer for all but the
+    last, so the statement is bound again (`PlanStale`, caught by server/handlers/query.py)
+    and reads the table as it is now."""
     engine = ctx.catalog.engine
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(scan.db or None, scan.table)
         rollup_ids = [i.index_id for i in table.rollups()]
         captured = []
         for t in scan.tablets:
-            p = table.partitions.get(t.partition_id) or \
-                table.temp_partitions.get(t.partition_id)
-            if p is None or t.tablet_id not in p.tablets:
-                continue
+            p = _bound_partition(table, t)
             version = p.visible_version
             snapshot = engine.get_tablet(t.tablet_id).capture(version)
             ctx.snapshots.append(snapshot)

@@ -327,12 +327,13 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
         needed = set(scan.columns)
         options = []  # (index id, preagg reason or None, call rewrites)
         fits = {}     # index id -> (the usage without the view's WHERE conjuncts, dropped columns)
-        for index in [table.indexes[base], *table.rollups()]:
+        rollups = _captured_rollups(scan, table)
+        for index in [table.indexes[base], *rollups]:
             fit = _where_fit(index, u)
             if fit is not None:
                 fits[index.index_id] = fit
         if table.keys_type == DUP_KEYS:
-            for index in [table.indexes[base], *table.rollups()]:
+            for index in [table.indexes[base], *rollups]:
                 if index.index_id not in fits:
                     continue
                 uu, dropped = fits[index.index_id]
@@ -346,7 +347,7 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
         else:
             reason = preaggregation(table, base, u)
             hidden = {c.name for c in table.hidden_columns}  # in every index of the table
-            for index in [table.indexes[base], *table.rollups()]:
+            for index in [table.indexes[base], *rollups]:
                 if index.index_id not in fits:
                     continue
                 if index.index_id != base:
@@ -364,6 +365,20 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
         if index.where_clause:
             _drop_where_conjuncts(scan, table, index, u)
     return wrapped
+
+
+def _captured_rollups(scan: L.OlapScan, table: OlapTable) -> list:
+    """The table's rollups the scan captured snapshots of for every tablet
+    (planner/binder.py:_capture_snapshots): one that finished building, or was dropped, after
+    the capture is not read (the scan reads exactly what it captured)."""
+    rollups = table.rollups()
+    if not scan.tablets or any(t.snapshot is None for t in scan.tablets):
+        return rollups  # not captured (a plan only explained): the catalog's rollups
+    held = None
+    for t in scan.tablets:
+        ids = set(t.rollup_snapshots or ())
+        held = ids if held is None else held & ids
+    return [i for i in rollups if i.index_id in held]
 
 
 @functools.lru_cache(maxsize=256)

@@ -108,6 +108,8 @@ class Tablet:
         self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
         self.compaction = CompactionState()  # cumulative point, last success/failure times
         self.scans = 0  # snapshots taken: the producer's scan frequency
+        self._destroyed = False  # dropped from the engine; files removed once no snapshot holds
+        self._files_removed = False
         self.generation = 0  # bumped whenever the published rowsets change (score caches)
         self._view: tuple[list | None, list[RowsetInfo]] = (None, [])  # compaction_view's
         # merge-on-write (storage/mow_tablet.py): the rows later loads replaced, entries
@@ -452,6 +454,9 @@ class Tablet:
 
     def sweep_stale(self) -> list[str]:
         """Delete the files of stale rowsets no snapshot holds; the names removed."""
+        if self._destroyed:  # the whole directory goes with the last snapshot
+            self._destroy_if_unheld()
+            return []
         with self._lock:
             self._unregister_dropped()
             held = self._held_ids()
@@ -555,7 +560,10 @@ class Tablet:
             ids = self._snapshots.pop(key, ())
             freed = bool(self._stale) and any(i in self._stale for i in ids) or \
                 bool(self._dropped_keys)
-        if freed:
+            destroyed = self._destroyed
+        if destroyed:
+            self._destroy_if_unheld()
+        elif freed:
             self.sweep_stale()
 
     def _dropped(self, key: int) -> None:
@@ -717,11 +725,33 @@ class Tablet:
         return removed
 
     def destroy(self) -> None:
-        """Remove the tablet's directory and everything in it (and its load file slices)."""
+        """Remove the tablet's directory and everything in it (and its load file slices), at
+        once or, while snapshots still hold its rowsets (a query captured it before a DROP,
+        TRUNCATE, INSERT OVERWRITE's or a schema change's swap), when the last is released:
+        the tablet is already gone from the engine, its readers finish on its files."""
         with self._lock:
+            self._destroyed = True
+            self._unregister_dropped()
+            if self._snapshots:
+                return
+        self._remove_files()
+
+    def _remove_files(self) -> None:
+        with self._lock:
+            if self._files_removed:
+                return
+            self._files_removed = True
             held = list(self._load_slices)
         self._release_load_files(held)
         shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _destroy_if_unheld(self) -> None:
+        """A destroyed tablet's last snapshot went: its files go now."""
+        with self._lock:
+            self._unregister_dropped()
+            if not self._destroyed or self._snapshots:
+                return
+        self._remove_files()
 
     def _files(self) -> dict[str, tuple[int, int]]:
         if not os.path.isdir(self.directory):

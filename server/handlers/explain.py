@@ -7,7 +7,7 @@ import time
 from catalog.statements import ExplainStmt
 from executor.env import ExecEnv
 from executor.stream import stream
-from planner.binder import BindContext, bind_query
+from planner.binder import BindContext, bind_statement
 from planner.explain import render
 from planner.explain_graph import render_graph
 from planner.fragments import FragmentContext, build_fragments
@@ -46,9 +46,9 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(expand_alias_functions(stmt.query, ctx.catalog, ctx.db), ctx)
     with statistics.memoized():  # each scan's statistics summed once per statement
-        plan, columns = bind_query(query, BindContext(ctx.catalog, ctx.db, NameGen(),
-                                                      variables=ctx.session.variables.info_rows,
-                                                      **hidden_column_flags(ctx)))
+        plan, columns = bind_statement(query, BindContext(
+            ctx.catalog, ctx.db, NameGen(), variables=ctx.session.variables.info_rows,
+            **hidden_column_flags(ctx)))
         fragments = build_fragments(plan, columns, fragment_context(ctx))
     if _short_circuit(query, ctx):
         _mark_short_circuit(fragments)

@@ -15,7 +15,7 @@ from executor.env import ExecEnv
 from executor.expressions import EvalContext
 from executor.spill import QuerySpill, SpillOptions
 from executor.stream import stream
-from planner.binder import BindContext, bind_query
+from planner.binder import BindContext, bind_statement
 from planner import logical as L
 from planner import statistics
 from planner.fragments import build_fragments
@@ -46,7 +46,7 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
     profiling = profile.enabled(ctx)
     try:
         with statistics.memoized():
-            plan, columns = bind_query(stmt, bind_ctx)
+            plan, columns = bind_statement(stmt, bind_ctx)
             # The distributed plan decides each join's distribution; the executor carries it
             # out (a plan without joins has nothing to decide: EXPLAIN builds its fragments).
             # A profiled query keeps it: its profile draws the operators (web UI).
@@ -132,9 +132,9 @@ def _select(batch: pa.Table, columns: list) -> pa.Table:
 def describe_query(stmt, ctx: StatementContext, db: str | None) -> list:
     """The result columns (names, declared types) of a query bound in `db`, without running it."""
     stmt = inline_session_values(expand_alias_functions(stmt, ctx.catalog, ctx.db), ctx)
-    _, columns = bind_query(stmt, BindContext(ctx.catalog, db, NameGen(),
-                                              variables=ctx.session.variables.info_rows,
-                                              **hidden_column_flags(ctx)))
+    _, columns = bind_statement(stmt, BindContext(ctx.catalog, db, NameGen(),
+                                                  variables=ctx.session.variables.info_rows,
+                                                  **hidden_column_flags(ctx)))
     return columns
 
 

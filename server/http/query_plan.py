@@ -34,7 +34,7 @@ from executor.env import ExecEnv
 from executor.expressions import EvalContext
 from executor.stream import stream
 from planner import logical as L
-from planner.binder import BindContext, bind_query
+from planner.binder import BindContext, bind_statement
 from planner.naming import NameGen
 
 
@@ -81,7 +81,7 @@ def _bind(catalog, db: str, sql: str, access):
     stmt = _parse(sql, db)
     for t in stmt.find_all(exp.Table):  # the scanned table and any in a subquery of the WHERE
         access.require_tbl(t.db or db, t.name, "SELECT")
-    plan, columns = bind_query(stmt, BindContext(catalog, db, NameGen()))
+    plan, columns = bind_statement(stmt, BindContext(catalog, db, NameGen()))
     scan = _find_scan(plan)
     if scan is None:
         raise AnalysisError("only support single table select with columns and a filter")

@@ -22,24 +22,9 @@ import pytest
 import executor.point_read as point_read
 from catalog.compaction import compact_all
 from server import short_circuit
-from server.config import load_config
-from server.main import open_services
 from server.protocol.format import few_texts, to_text
 from server.session import DorisSession
 from storage.types import DataType
-
-
-@pytest.fixture(scope="module")
-def services(tmp_path_factory):
-    cfg = load_config(None)
-    cfg.data_dir = str(tmp_path_factory.mktemp("point-lookup") / "data")
-    svc = open_services(cfg)
-    yield svc
-    svc.dynamic_scheduler.shutdown()
-    svc.pool.shutdown(wait=False, cancel_futures=True)
-    svc.catalog.close()
-    if svc.data_dir_lock is not None:
-        svc.data_dir_lock.close()
 
 
 @pytest.fixture

@@ -11,23 +11,8 @@ import pyarrow as pa
 import pytest
 
 from server import short_circuit
-from server.config import load_config
-from server.main import open_services
 from server.results import RowsResult
 from server.session import DorisSession
-
-
-@pytest.fixture(scope="module")
-def services(tmp_path_factory):
-    cfg = load_config(None)
-    cfg.data_dir = str(tmp_path_factory.mktemp("short-circuit") / "data")
-    svc = open_services(cfg)
-    yield svc
-    svc.dynamic_scheduler.shutdown()
-    svc.pool.shutdown(wait=False, cancel_futures=True)
-    svc.catalog.close()
-    if svc.data_dir_lock is not None:
-        svc.data_dir_lock.close()
 
 
 @pytest.fixture

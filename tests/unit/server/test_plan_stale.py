@@ -1,0 +1,131 @@
+"""A statement bound while a heavy schema change swaps the table's index in: the bound tablets
+are gone when its snapshots are captured, and the statement is bound again
+(planner/binder.py PlanStale, server/handlers/query.py _bind) instead of reading the table as
+empty. The swap is made to land in that window: bucket pruning, which runs between binding and
+capture outside the catalog lock, waits on its first call for the schema change job to finish."""
+
+from __future__ import annotations
+
+import time
+
+import pyarrow as pa
+import pytest
+
+import planner.binder as binder
+from catalog import rollup_job
+from server.session import DorisSession
+
+
+def run(s: DorisSession, sql: str) -> object:
+    result = s.execute(sql)[-1]
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+def rows(result) -> list[tuple]:
+    batches = list(result.batches)
+    return [] if not batches else [tuple(r.values()) for r in
+                                   pa.concat_tables(batches).to_pylist()]
+
+
+def _wait_finished(cat, table: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with cat.lock:
+            jobs = [j for j in cat.alter_jobs.values() if j.table_name == table]
+        if jobs and all(j.state == rollup_job.FINISHED for j in jobs):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"the schema change of {table} did not finish")
+
+
+@pytest.mark.parametrize("model", [
+    "UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2 PROPERTIES (\"replication_num\" = \"1\", "
+    "\"enable_unique_key_merge_on_write\" = \"true\")",
+    "DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 3 PROPERTIES (\"replication_num\" = \"1\")"])
+def test_query_bound_before_the_swap_reads_the_new_index(services, monkeypatch, model):
+    s = DorisSession(services)
+    run(s, "CREATE DATABASE IF NOT EXISTS stale")
+    s.database = "stale"
+    table = "mow" if model.startswith("UNIQUE") else "dup"
+    run(s, f"DROP TABLE IF EXISTS {table} FORCE")
+    run(s, f"CREATE TABLE {table} (id INT, v INT) {model}")
+    run(s, f"INSERT INTO {table} VALUES (1, 1), (2, 2), (3, 3)")
+    run(s, f"INSERT INTO {table} VALUES (1, 10)")
+    expected = rows(run(s, f"SELECT id, v FROM {table} ORDER BY id, v"))
+
+    real, calls = binder.prune_buckets, []
+
+    def prune_after_the_swap(*args, **kwargs):
+        if not calls:  # the first binding: the ALTER's job swaps the index in meanwhile
+            _wait_finished(services.catalog, table)
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(binder, "prune_buckets", prune_after_the_swap)
+    run(s, f"ALTER TABLE {table} MODIFY COLUMN v BIGINT")
+    assert rows(run(s, f"SELECT id, v FROM {table} ORDER BY id, v")) == expected
+    assert len(calls) == 2  # bound twice: the first binding's tablets were swapped out
+    assert [r[1] for r in rows(run(s, f"DESC {table}"))] == ["INT", "BIGINT"]
+
+
+def test_query_bound_before_an_insert_overwrite_reads_the_new_partitions(services, monkeypatch):
+    """The overwrite replaces the partitions the query was bound to (new partition ids) before
+    its partitions are pruned: read as absent, the table would look empty."""
+    s, writer = DorisSession(services), DorisSession(services)
+    run(s, "CREATE DATABASE IF NOT EXISTS stale")
+    s.database = writer.database = "stale"
+    run(s, "DROP TABLE IF EXISTS io FORCE")
+    run(s, "CREATE TABLE io (id INT, v INT) DUPLICATE KEY(id) PARTITION BY RANGE(id) "
+           "(PARTITION p1 VALUES LESS THAN (100), PARTITION p2 VALUES LESS THAN (1000)) "
+           "DISTRIBUTED BY HASH(id) BUCKETS 4 PROPERTIES (\"replication_num\" = \"1\")")
+    run(s, "INSERT INTO io VALUES (1, 1), (2, 2), (150, 3)")
+
+    real, calls = binder._finalize_scans, []
+
+    def overwrite_first(plan, ctx):
+        if not calls:
+            calls.append(1)
+            run(writer, "INSERT OVERWRITE TABLE io VALUES (1, 10), (150, 30), (151, 31)")
+        return real(plan, ctx)
+
+    monkeypatch.setattr(binder, "_finalize_scans", overwrite_first)
+    assert rows(run(s, "SELECT id, v FROM io ORDER BY id")) == [(1, 10), (150, 30), (151, 31)]
+    assert rows(run(s, "SELECT count(*) FROM io WHERE id > 100")) == [(2,)]
+
+
+def test_a_rollup_finished_after_the_capture_is_not_read(services, monkeypatch):
+    """The scan reads what it captured: a rollup that becomes visible between the capture and
+    the index choice has no snapshot in the statement, so the base serves it; the next
+    statement captures and reads the rollup."""
+    s = DorisSession(services)
+    run(s, "CREATE DATABASE IF NOT EXISTS stale")
+    s.database = "stale"
+    run(s, "DROP TABLE IF EXISTS agg FORCE")
+    run(s, "CREATE TABLE agg (k1 INT, k2 INT, v BIGINT SUM) AGGREGATE KEY(k1, k2) "
+           "DISTRIBUTED BY HASH(k1) BUCKETS 2 PROPERTIES (\"replication_num\" = \"1\")")
+    run(s, "INSERT INTO agg VALUES (1, 1, 10), (1, 2, 20), (2, 1, 5)")
+
+    real, chosen = binder.select_rollups, []
+
+    def add_rollup_first(plan, catalog):
+        if not chosen:
+            run(DorisSession(services), "ALTER TABLE stale.agg ADD ROLLUP r_k2 (k2, v)")
+            _wait_finished(services.catalog, "agg")
+        out = real(plan, catalog)
+        chosen.append(_scan_index(plan))
+        return out
+
+    monkeypatch.setattr(binder, "select_rollups", add_rollup_first)
+    sql = "SELECT k2, sum(v) FROM agg GROUP BY k2 ORDER BY k2"
+    assert rows(run(s, sql)) == [(1, 15), (2, 20)]
+    assert rows(run(s, sql)) == [(1, 15), (2, 20)]
+    assert chosen == ["agg", "r_k2"], chosen
+
+
+def _scan_index(plan) -> str:
+    from planner import logical as L
+    while not isinstance(plan, L.OlapScan):
+        plan = plan.input
+    return plan.index_name
