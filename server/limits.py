@@ -145,6 +145,9 @@ class StatementTimer:
         return error
 
 
+_WORD = struct.Struct("<I")
+
+
 class BoundedStream:
     """A MysqlStream whose `read` enforces max_allowed_packet and well-formed framing.
 
@@ -170,11 +173,12 @@ class BoundedStream:
     async def read(self) -> bytes:
         data = bytearray()
         limit = self.max_packet()
+        inner = self.inner  # the wrapped stream's attributes, read once (not via __getattr__)
         while True:
             header = await self._exactly(4)
-            word = struct.unpack("<I", header)[0]
+            word = _WORD.unpack(header)[0]
             length, sequence_id = word & 0xFFFFFF, word >> 24
-            expected = next(self.seq)
+            expected = next(inner.seq)
             if sequence_id != expected:
                 await self._refuse(PACKETS_OUT_OF_ORDER, "Got packets out of order")
             if len(data) + length > limit:
@@ -194,7 +198,7 @@ class BoundedStream:
 
     async def _exactly(self, n: int) -> bytes:
         try:
-            return await self.reader.readexactly(n)
+            return await self.inner.reader.readexactly(n)
         except Exception:  # noqa: BLE001 - EOF, reset, truncated packet: the client is gone
             raise ConnectionClosed() from None
 

@@ -198,12 +198,22 @@ class DorisConnection(Connection):
             return
         if not self.deprecate_eof():
             header.append(self.eof())
-        self.stream.write_many(header)
-        small = isinstance(result.batches, list) and \
+        small = isinstance(result.batches, (list, tuple)) and \
             sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
+        if small:  # a key lookup: encoded here, one write with the header and the OK/EOF
+            try:
+                for chunk in rows:
+                    header += chunk
+            except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+                await self.stream.write(self.error_packet(_report(e)))
+                return
+            self.stream.write_many(header)
+            await self.stream.write(self.ok_or_eof(affected_rows=0))
+            return
+        self.stream.write_many(header)
         while True:
-            try:  # a complete small result (a key lookup) is encoded here, without a hop
-                chunk = next(rows, None) if small else await asyncio.to_thread(next, rows, None)
+            try:
+                chunk = await asyncio.to_thread(next, rows, None)
             except Exception as e:  # noqa: BLE001 - reported to the client, see _report
                 await self.stream.write(self.error_packet(_report(e)))
                 return
@@ -388,8 +398,9 @@ def _binary_rows(result: RowsResult, types: list[int]):
     loop per row: see prepared.py)."""
     for batch in result.batches:
         for start in range(0, batch.num_rows, ROWS_PER_WRITE):
-            chunk = batch.slice(start, ROWS_PER_WRITE)
-            columns = [chunk.column(i).to_pylist() for i in range(chunk.num_columns)]
+            chunk = batch if batch.num_rows <= ROWS_PER_WRITE else \
+                batch.slice(start, ROWS_PER_WRITE)
+            columns = [column.to_pylist() for column in chunk.columns]
             yield [binary_row(list(r), types) for r in zip(*columns)]
 
 
