@@ -50,8 +50,9 @@ def _scan_instances(node: L.OlapScan, env) -> list[pa.Table] | None:
     schema = scan_schema(node)
     start = time.perf_counter()
     parts = read_tablets(node, env, schema)
-    env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start,
-               nbytes=sum(t.nbytes for t, _ in parts))
+    if env.profile is not None:  # a table's nbytes walks its buffers: only when profiled
+        env.record(node, sum(t.num_rows for t, _ in parts), time.perf_counter() - start,
+                   nbytes=sum(t.nbytes for t, _ in parts))
     tables: dict[int, list[pa.Table]] = defaultdict(list)
     for st, (table, stats) in zip(node.tablets, parts):
         env.scan_stats.merge(stats)

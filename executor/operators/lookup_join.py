@@ -172,7 +172,10 @@ def _assemble(probe: pa.Table, build: pa.Table, rows: np.ndarray, kind: str,
         taken = b.take(pa.array(rows, mask=~matched))
         return _join_columns(p, taken)
     sel = np.flatnonzero(matched)
-    inner = _join_columns(p.take(pa.array(sel)), b.take(pa.array(rows[sel])))
+    if len(sel) == len(rows):  # every probe row matched (runtime filters often see to it)
+        inner = _join_columns(p, b.take(pa.array(rows)))
+    else:
+        inner = _join_columns(p.take(pa.array(sel)), b.take(pa.array(rows[sel])))
     if kind == "inner":
         return inner
     # right outer: the build rows nothing matched, with NULLs for the probe's columns

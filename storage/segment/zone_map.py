@@ -232,8 +232,9 @@ def _numeric_condition(numbers: tuple[np.ndarray, np.ndarray],
     in numpy."""
     mins, maxs = numbers
     vs = pred.value_set
-    if vs is not None:
-        if not vs.numeric or mins.dtype.kind not in "iu":
+    if vs is not None:  # any integer set, however small (a runtime filter's few keys)
+        t = vs.array.type
+        if not pa.types.is_integer(t) or t == pa.uint64() or mins.dtype.kind not in "iu":
             return None
         return _holds_a_value(vs.numpy, mins, maxs)
     v = pred.number
