@@ -115,8 +115,10 @@ class Journal:
         """Write an image of `catalog_state` (taken under the catalog lock) and reset the log."""
         with self._lock:
             tmp = self.image_path.with_suffix(".json.tmp")
+            # dumps, not dump: json.dump encodes in pure Python, chunk by chunk (~10x slower)
+            text = json.dumps({"seq": self.seq, "catalog": catalog_state}, separators=(",", ":"))
             with open(tmp, "w") as f:
-                json.dump({"seq": self.seq, "catalog": catalog_state}, f, separators=(",", ":"))
+                f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.image_path)
