@@ -31,6 +31,7 @@ from server.handlers.context import StatementContext
 from server.limits import StatementTimer
 from server.parser import query_cache
 from server.parser.fast_values import parse_fast_insert
+from server.parser.pipes import PIPES_AS_CONCAT, enabled as pipes_enabled
 from server.parser.statement import parse_statement, split_statements
 from server.results import OkResult
 from server.variables import new_session_variables
@@ -159,7 +160,9 @@ class DorisSession(BaseSession):
 
     def _execute(self, sql: str) -> list:
         out: list = []
-        fast = query_cache.cached(sql)
+        # sql_mode PIPES_AS_CONCAT changes what `||` means: such texts bypass the text caches
+        pipes = "||" in sql
+        fast = query_cache.cached(sql) if not pipes else None
         if fast is None:
             fast = parse_fast_insert(sql)
         try:
@@ -173,13 +176,18 @@ class DorisSession(BaseSession):
             log.debug("connection %s runs: %.2000s", self.connection_id, text)
             started, ran = time.time(), len(out)
             try:
-                if fast is None and len(statements) == 1:
+                if fast is None and len(statements) == 1 and not pipes:
                     fast = query_cache.lookup(tokens)
                 if fast is not None:
                     stmt = fast
                 else:
-                    stmt = parse_statement(text, tokens)
-                    if len(statements) == 1:
+                    mode = PIPES_AS_CONCAT.set(pipes and pipes_enabled(
+                        self.variables.get("sql_mode")))
+                    try:
+                        stmt = parse_statement(text, tokens)
+                    finally:
+                        PIPES_AS_CONCAT.reset(mode)
+                    if len(statements) == 1 and not pipes:
                         query_cache.remember(sql, text, tokens, stmt)
                 ctx = StatementContext(self.services.catalog, self.services.engine,
                                        self.services.pool, self,
@@ -187,7 +195,7 @@ class DorisSession(BaseSession):
                 self.timer.arm(stmt, self.variables)
                 # judged before running: binding rewrites the tree (@@var, DATABASE() become
                 # literals that must not be kept)
-                constant = len(statements) == 1 and short_circuit.is_constant(stmt)
+                constant = len(statements) == 1 and not pipes and short_circuit.is_constant(stmt)
                 out.append(run_statement(stmt, ctx))
                 if constant:
                     short_circuit.remember_constant(sql, out[-1])

@@ -26,6 +26,7 @@ from server.parser.load import OWN_PARSERS as LOAD_PARSERS
 from server.parser.clients import CLIENT_PARSERS, resolve_catalogs
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
 from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
+from server.parser.pipes import PIPES_AS_CONCAT, DorisPipes
 from server.parser.recycle_bin import OWN_PARSERS as RECYCLE_BIN_PARSERS
 from server.parser.show_misc import OWN_PARSERS as SHOW_MISC_PARSERS
 from server.parser.alter_database import OWN_PARSERS as ALTER_DATABASE_PARSERS
@@ -93,7 +94,7 @@ def _insert_label(text: str, tokens: list) -> tuple[str, list, str | None]:
 
 def parse_sqlglot(text: str) -> object:
     try:
-        parsed = sqlglot.parse_one(text, read="doris")
+        parsed = sqlglot.parse_one(text, read=DorisPipes if PIPES_AS_CONCAT.get() else "doris")
     except (ParseError, TokenError) as e:
         raise SyntaxError_(_syntax_message(text, e)) from None
     if parsed is None:
