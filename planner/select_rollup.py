@@ -372,6 +372,12 @@ def _captured_rollups(scan: L.OlapScan, table: OlapTable) -> list:
     (planner/binder.py:_capture_snapshots): one that finished building, or was dropped, after
     the capture is not read (the scan reads exactly what it captured)."""
     rollups = table.rollups()
+    if not rollups:
+        return rollups
+    if any(t.partition_id not in table.partitions for t in scan.tablets):
+        # a partition replaced since the capture (INSERT OVERWRITE, TRUNCATE): its rollup
+        # tablets are not found by partition any more; the captured base serves the query
+        return []
     if not scan.tablets or any(t.snapshot is None for t in scan.tablets):
         return rollups  # not captured (a plan only explained): the catalog's rollups
     held = None

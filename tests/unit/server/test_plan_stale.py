@@ -129,3 +129,34 @@ def _scan_index(plan) -> str:
     while not isinstance(plan, L.OlapScan):
         plan = plan.input
     return plan.index_name
+
+
+def test_partitions_replaced_after_the_capture_are_read_from_the_captured_base(services,
+                                                                               monkeypatch):
+    """INSERT OVERWRITE between the capture and the index choice: the rollup's tablets of the
+    replaced partitions are not found by partition any more, so the captured base snapshots
+    serve the statement (before: KeyError in the index choice)."""
+    s, writer = DorisSession(services), DorisSession(services)
+    run(s, "CREATE DATABASE IF NOT EXISTS stale")
+    s.database = writer.database = "stale"
+    run(s, "DROP TABLE IF EXISTS ro FORCE")
+    run(s, "CREATE TABLE ro (k1 INT, k2 INT, v BIGINT SUM) AGGREGATE KEY(k1, k2) "
+           "DISTRIBUTED BY HASH(k1) BUCKETS 2 ROLLUP (r_k2 (k2, v)) "
+           "PROPERTIES (\"replication_num\" = \"1\")")
+    run(s, "INSERT INTO ro VALUES (1, 1, 10), (1, 2, 20), (2, 1, 5)")
+    sql = "SELECT k2, sum(v) FROM ro GROUP BY k2 ORDER BY k2"
+    assert rows(run(s, sql)) == [(1, 15), (2, 20)]
+
+    real, chosen = binder.select_rollups, []
+
+    def overwrite_first(plan, catalog):
+        if not chosen:
+            run(writer, "INSERT OVERWRITE TABLE ro VALUES (1, 1, 1)")
+        out = real(plan, catalog)
+        chosen.append(_scan_index(plan))
+        return out
+
+    monkeypatch.setattr(binder, "select_rollups", overwrite_first)
+    assert rows(run(s, sql)) == [(1, 15), (2, 20)]  # the snapshot taken before the overwrite
+    assert rows(run(s, sql)) == [(1, 1)]
+    assert chosen == ["ro", "r_k2"], chosen
