@@ -93,6 +93,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         # properties, partitions): what caches of plans and privilege checks are keyed on
         # (server/short_circuit.py); a load leaves it alone.
         self.ddl_epoch = 0
+        # Bumped by every journaled change once applied, loads and compactions included: what
+        # planner statistics kept across statements are keyed on (planner/statistics.py).
+        self.data_epoch = 0
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:
@@ -203,6 +206,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             if op not in _NOT_DDL:
                 self.ddl_epoch += 1
             _APPLY[op](self, data)
+            self.data_epoch += 1
             self._maybe_checkpoint()
 
     def _maybe_checkpoint(self) -> None:
@@ -228,6 +232,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             self._unapplied -= len(entries)
             for op, data in entries:
                 _APPLY[op](self, data)
+            self.data_epoch += 1
             self._maybe_checkpoint()
 
     def label_txn(self, db_name: str, label: str) -> int | None:

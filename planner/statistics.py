@@ -9,6 +9,7 @@ which is what a cost model wants.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -50,13 +51,27 @@ def _partition_rows(p: Partition, tablet_ids: list[int]) -> tuple[int, int, int,
 
 # Within `memoized()` (one statement's planning) each (table, partitions, index) is summed once:
 # join ordering and the fragment builder ask for the same scans again and again, and each ask
-# walks every tablet's rowsets (hundreds of tablets with Doris's tooling DDL).
+# walks every tablet's rowsets (hundreds of tablets with Doris's tooling DDL). Given the
+# catalog's data epoch (Catalog.data_epoch: bumped by every applied journal entry, loads and
+# compactions included), the sums are also kept for later statements planned at the same
+# epoch: a read-only workload sums each scan once, not once per statement.
 _MEMO: ContextVar[dict | None] = ContextVar("scan_statistics_memo", default=None)
+_SHARED: tuple[int, dict] = (-1, {})  # (data epoch, memo) shared across statements
+_SHARED_LOCK = threading.Lock()
+SHARED_ENTRIES = 4096  # scans kept per epoch (then the memo starts again)
 
 
 @contextmanager
-def memoized():
-    token = _MEMO.set({})
+def memoized(epoch: int | None = None):
+    global _SHARED
+    memo: dict = {}
+    if epoch is not None:
+        with _SHARED_LOCK:
+            if _SHARED[0] == epoch and len(_SHARED[1]) < SHARED_ENTRIES:
+                memo = _SHARED[1]
+            else:
+                _SHARED = (epoch, memo)
+    token = _MEMO.set(memo)
     try:
         yield
     finally:

@@ -45,7 +45,7 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
                            view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
     profiling = profile.enabled(ctx)
     try:
-        with statistics.memoized():
+        with statistics.memoized(ctx.catalog.data_epoch):
             plan, columns = bind_statement(stmt, bind_ctx)
             # The distributed plan decides each join's distribution; the executor carries it
             # out (a plan without joins has nothing to decide: EXPLAIN builds its fragments).
