@@ -633,22 +633,27 @@ def _capture_snapshots(scan: L.OlapScan, ctx: BindContext) -> None:
     of them instead). Done after pruning so that a query over one day of a table with hundreds
     of partitions does not capture (and release) every tablet.
 
-    A bound partition or tablet that is gone by then was dropped or replaced since the
-    statement was bound: INSERT OVERWRITE's and REPLACE PARTITION's swap
+    A bound partition, tablet or column that is gone by then was dropped or replaced since
+    the statement was bound: INSERT OVERWRITE's and REPLACE PARTITION's swap
     (catalog/insert_overwrite.py), a schema change's index swap (catalog/schema_change_job.py),
-    TRUNCATE, DROP PARTITION. Reading it as empty would be a wrong answer for all but the
-    last, so the statement is bound again (`PlanStale`, caught by server/handlers/query.py)
-    and reads the table as it is now."""
+    TRUNCATE, DROP PARTITION, a light DROP COLUMN. Reading the tablet as empty would be a
+    wrong answer, reading the column an error, so the statement is bound again (`PlanStale`,
+    caught by `bind_statement`) and reads the table as it is now."""
     engine = ctx.catalog.engine
     with ctx.catalog.lock:
         table = ctx.catalog.get_table(scan.db or None, scan.table)
         rollup_ids = [i.index_id for i in table.rollups()]
         captured = []
+        checked = None  # the last tablet schema the scan's columns were found in
         for t in scan.tablets:
             p = _bound_partition(table, t)
             version = p.visible_version
             snapshot = engine.get_tablet(t.tablet_id).capture(version)
             ctx.snapshots.append(snapshot)
+            if snapshot.schema is not checked:  # a column dropped since binding (light
+                checked = snapshot.schema          # schema change): bind again
+                if not all(checked.has_column(c) for c in scan.columns):
+                    raise PlanStale(f"columns of {scan.table} changed while bound")
             rollups = {i: engine.get_tablet(p.tablets_by_index[i][t.bucket]).capture(version)
                        for i in rollup_ids if i in p.tablets_by_index} or None
             ctx.snapshots += (rollups or {}).values()

@@ -57,7 +57,7 @@ def merged_rows(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], de
     if base is not None:
         stats.merged_base_rows += base.num_rows
         parts = [base, *parts]
-    table = tablet.concat(parts, columns)
+    table = tablet.concat(parts, columns, schema)
     merged = merge_sorted(sort_by_key(table, schema.merge_order()), schema.key_names,
                           aggregations)
     stats.rows_merged += table.num_rows - merged.num_rows

@@ -118,7 +118,7 @@ def compact_rows(tablet: Tablet, schema: TabletSchema, inputs: list[RowsetMeta],
         parts.append(rows.filter(pa.array(keep)).append_column(POS, pa.array(source)))
         offset += rs.num_rows
     if not parts:
-        empty = tablet.concat([], names)
+        empty = tablet.concat([], names, schema)
         return empty, np.zeros(0, np.int64)
     table = sort_by_key(pa.concat_tables(parts), [*schema.key_names, POS])
     if base and schema.has_delete_sign and table.num_rows:

@@ -391,7 +391,7 @@ class Tablet:
         if sum(rs.num_rows for rs in inputs) <= COMPACTION_WHOLE_ROWS:
             # small inputs (many small loads): one merge of everything, fewer calls per run
             whole = self.concat([self.scan_rowset(schema, rs, deletes, schema.names, [], stats)
-                                 for rs in inputs if rs.num_rows], schema.names)
+                                 for rs in inputs if rs.num_rows], schema.names, schema)
             runs = [iter([sort_by_key(whole, schema.merge_order())])]
         else:
             runs = [run for rs in inputs if rs.num_rows
@@ -626,7 +626,7 @@ class Tablet:
             parts.append(seg.scan(columns, predicates, stats, later,
                                   IndexOptions(bloom, bitmap_files, inverted),
                                   keep(segment_no, seg.num_rows)))
-        return self.concat(parts, columns)
+        return self.concat(parts, columns, schema)
 
     def scan_all(self, schema: TabletSchema, snapshot: list[RowsetMeta], deletes: list,
                  columns: list[str], predicates: list[ColumnPredicate],
@@ -686,9 +686,13 @@ class Tablet:
                 readers = self._readers.setdefault(rowset.rowset_id, readers)
         return readers
 
-    def concat(self, tables: list[pa.Table], columns: list[str]) -> pa.Table:
+    def concat(self, tables: list[pa.Table], columns: list[str],
+               schema: TabletSchema | None = None) -> pa.Table:
+        """`tables` as one; none: an empty table of `columns` typed by `schema` (a snapshot's,
+        which may hold a column the tablet's current schema dropped), else the tablet's."""
         if not tables:
-            types = [self.schema.column(c).type.arrow() for c in columns]
+            schema = schema if schema is not None else self.schema
+            types = [schema.column(c).type.arrow() for c in columns]
             return pa.Table.from_arrays([pa.array([], t) for t in types], names=list(columns))
         if len(tables) == 1:
             return tables[0]

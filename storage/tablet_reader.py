@@ -64,7 +64,7 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
                                                           default=0)
             bitmap = tablet.delete_bitmap.at(at)
         result = tablet.concat(tablet.scan_all(schema, data, deletes, columns, predicates,
-                                               stats, bitmap), columns)
+                                               stats, bitmap), columns, schema)
     stats.rows_returned += result.num_rows
     return result
 
