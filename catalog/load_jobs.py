@@ -78,7 +78,7 @@ def record_insert_job(catalog, db: str, table: str, label: str, txn_id: int, row
         # the records are counted every `interval` INSERTs of the database, not on each (a
         # walk over every record under the catalog lock): the bound is exceeded by less than
         # `interval` records, as Doris's label cleaner also runs only now and then
-        since = catalog.__dict__.setdefault("_inserts_since_trim", {})
+        since = catalog.inserts_since_trim
         since[db] = since.get(db, 0) + 1
         if since[db] < max(1, min(TRIM_INTERVAL, LABEL_NUM_THRESHOLD // 10)):
             return

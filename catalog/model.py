@@ -278,8 +278,16 @@ class OlapTable:
         return [*self.partitions.values(), *self.temp_partitions.values()]
 
     def any_partition(self, partition_id: int) -> Partition:
+        p = self.find_partition(partition_id)
+        if p is None:
+            raise KeyError(partition_id)
+        return p
+
+    def find_partition(self, partition_id: int) -> Partition | None:
+        """The formal or temporary partition of that id, or None (dropped or replaced)."""
         p = self.partitions.get(partition_id)
-        return p if p is not None else self.temp_partitions[partition_id]
+        return p if p is not None else self.temp_partitions.get(partition_id)
+
     def index_by_name(self, name: str) -> MaterializedIndexMeta | None:
         return next((i for i in self.indexes.values() if i.name == name), None)
 

@@ -85,9 +85,10 @@ BIND_ATTEMPTS = 5
 
 def bind_statement(node: exp.Expression, ctx: BindContext
                    ) -> tuple[object, list[L.ResultColumnInfo]]:
-    """bind_query, bound again while a table the statement was bound to has a partition or an
-    index replaced before its snapshots are captured (`PlanStale`, `_capture_snapshots`):
-    such a change takes the catalog lock once, so the next binding sees it done."""
+    """bind_query, bound again while a table the statement was bound to has a partition, an
+    index or a column replaced before its snapshots are captured (`PlanStale`,
+    `_capture_snapshots`): such a change takes the catalog lock once, so the next binding
+    sees it done."""
     for attempt in range(BIND_ATTEMPTS):
         try:
             return bind_query(node, ctx)
@@ -604,13 +605,13 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
 
 
 class PlanStale(Exception):
-    """The catalog changed under a statement between binding and capturing its snapshots (an
-    index swapped or dropped): bind the statement again."""
+    """The catalog changed under a statement between binding and capturing its snapshots (a
+    partition, an index or a column replaced or dropped): bind the statement again."""
 
 
 def _bound_partition(table, t: L.ScanTablet):
     """The partition of a tablet the scan was bound to; PlanStale if either went since."""
-    p = table.partitions.get(t.partition_id) or table.temp_partitions.get(t.partition_id)
+    p = table.find_partition(t.partition_id)
     if p is None or t.tablet_id not in p.tablets:
         raise PlanStale(f"tablet {t.tablet_id} of {table.name} went while bound")
     return p

@@ -153,8 +153,7 @@ class _Builder:
             data_parts = {pid for pid in part_ids
                           if scan_statistics(table, [pid], index_id).rows}
             # a partition replaced since the capture (INSERT OVERWRITE) has no buckets to count
-            found = [table.partitions.get(pid) or table.temp_partitions.get(pid)
-                     for pid in data_parts]
+            found = [table.find_partition(pid) for pid in data_parts]
             total = sum(p.buckets for p in found if p is not None)
         selected = sum(1 for t in n.tablets if t.partition_id in data_parts)
         details += [f"partitions={len(data_parts)}/{n.partitions_total}",

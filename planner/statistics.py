@@ -94,7 +94,7 @@ def _scan_statistics(table: OlapTable, partition_ids: list[int], index_id: int) 
     rows = size = total = with_data = parts = 0
     backends: set[int] = set()
     for pid in partition_ids:
-        p = table.partitions.get(pid) or table.temp_partitions.get(pid)
+        p = table.find_partition(pid)
         if p is None:
             continue  # replaced since the statement captured it (INSERT OVERWRITE, TRUNCATE)
         tablet_ids = p.tablets_by_index.get(index_id, [])

@@ -45,7 +45,7 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(expand_alias_functions(stmt.query, ctx.catalog, ctx.db), ctx)
-    with statistics.memoized(ctx.catalog.data_epoch):  # each scan's statistics summed once per statement
+    with statistics.memoized(ctx.catalog.data_epoch):  # each scan's statistics summed once
         plan, columns = bind_statement(query, BindContext(
             ctx.catalog, ctx.db, NameGen(), variables=ctx.session.variables.info_rows,
             **hidden_column_flags(ctx)))

@@ -24,6 +24,7 @@ from catalog.compaction import compact_all
 from server import short_circuit
 from server.protocol.format import few_texts, to_text
 from server.session import DorisSession
+from session_testutil import run
 from storage.types import DataType
 
 
@@ -48,13 +49,6 @@ def searched(monkeypatch):
         return got
     monkeypatch.setattr(point_read, "lookup", counting)
     return calls
-
-
-def run(s: DorisSession, sql: str) -> object:
-    result = s.execute(sql)[-1]
-    if isinstance(result, Exception):
-        raise result
-    return result
 
 
 def rows_of(result) -> tuple[list, list]:

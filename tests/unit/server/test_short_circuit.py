@@ -13,6 +13,7 @@ import pytest
 from server import short_circuit
 from server.results import RowsResult
 from server.session import DorisSession
+from session_testutil import run
 
 
 @pytest.fixture
@@ -22,13 +23,6 @@ def session(services):
     s.database = "sc"
     short_circuit.clear()
     return s
-
-
-def run(s: DorisSession, sql: str) -> object:
-    result = s.execute(sql)[-1]
-    if isinstance(result, Exception):
-        raise result
-    return result
 
 
 def materialized(result: RowsResult) -> tuple[list, pa.Table]:

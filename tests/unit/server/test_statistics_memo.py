@@ -10,13 +10,7 @@ import pyarrow as pa
 
 from planner import statistics
 from server.session import DorisSession
-
-
-def run(s: DorisSession, sql: str):
-    result = s.execute(sql)[-1]
-    if isinstance(result, Exception):
-        raise result
-    return result
+from session_testutil import run, sessions
 
 
 def cardinality(s: DorisSession, sql: str) -> int:
@@ -26,9 +20,7 @@ def cardinality(s: DorisSession, sql: str) -> int:
 
 
 def test_statistics_are_shared_per_epoch_and_follow_loads(services, monkeypatch):
-    s = DorisSession(services)
-    run(s, "CREATE DATABASE IF NOT EXISTS memo")
-    s.database = "memo"
+    s, = sessions(services, "memo")
     run(s, "DROP TABLE IF EXISTS t FORCE")
     run(s, "CREATE TABLE t (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 3 "
            "PROPERTIES (\"replication_num\" = \"1\")")
