@@ -96,8 +96,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         # Bumped by every journaled change once applied, loads and compactions included: what
         # planner statistics kept across statements are keyed on (planner/statistics.py).
         self.data_epoch = 0
-        # INSERTs per database since its SHOW LOAD records were last counted (load_jobs.py)
-        self.inserts_since_trim: dict[str, int] = {}
+        # INSERTs since the SHOW LOAD records were last counted (load_jobs.py)
+        self.inserts_since_trim = 0
 
     # -- start-up ------------------------------------------------------------------------------
     def open(self) -> None:

@@ -10,7 +10,7 @@ publishing its files) lives in pipeline/load_manager.py; this module only owns t
     drop_resource(catalog, name)
     save_load_job(catalog, record)          journal + apply a job record (upsert by job_id)
     record_insert_job(catalog, ...)         an INSERT's record (Doris's InsertLoadJob, Type
-                                            INSERT), at most LABEL_NUM_THRESHOLD per database
+                                            INSERT), at most LABEL_NUM_THRESHOLD in all
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from catalog.errors import DdlError
 
 RESOURCE_TYPES = ("spark",)  # the kinds this server can run (Doris also has odbc, s3, jdbc, ...)
 FINAL_STATES = ("FINISHED", "CANCELLED")
-LABEL_NUM_THRESHOLD = 2000  # Doris's label_num_threshold: INSERT records kept per database
-TRIM_INTERVAL = 64  # INSERTs of a database between two counts of its records
+LABEL_NUM_THRESHOLD = 2000  # Doris's label_num_threshold: INSERT records kept, all databases'
+TRIM_INTERVAL = 64  # INSERTs between two counts of the records
 INSERT_JOB_DETAILS = ('{"Unfinished backends":{},"ScannedRows":%d,"TaskNumber":1,"LoadBytes":0,'
                       '"All backends":{},"FileNumber":0,"FileSize":0}')
 
@@ -61,9 +61,10 @@ def save_load_job(catalog, record: dict) -> None:
 def record_insert_job(catalog, db: str, table: str, label: str, txn_id: int, rows: int,
                       user: str, created: str, finished: str, timeout_s: int) -> None:
     """Doris's LoadManager.recordFinishedLoadJob for an INSERT: a FINISHED job of Type INSERT
-    in SHOW LOAD. Past LABEL_NUM_THRESHOLD INSERT records in the database (counted every
-    TRIM_INTERVAL INSERTs), the oldest tenth goes (one journal entry), as Doris's label
-    cleaner keeps the count bounded."""
+    in SHOW LOAD. Past LABEL_NUM_THRESHOLD INSERT records (every database's, counted every
+    TRIM_INTERVAL INSERTs), the oldest tenth goes (one journal entry), as Doris's
+    LoadManager.removeOverLimitLoadJob bounds its jobs in all: records of databases loaded
+    once (or dropped since) do not pile up in every catalog image."""
     with catalog.lock:
         job_id = catalog._alloc_id()  # noqa: SLF001
         catalog._log("load_job", {  # noqa: SLF001
@@ -75,16 +76,15 @@ def record_insert_job(catalog, db: str, table: str, label: str, txn_id: int, row
             "EtlFinishTime": created, "LoadStartTime": created, "LoadFinishTime": finished,
             "URL": None, "JobDetails": INSERT_JOB_DETAILS % rows, "TransactionId": txn_id,
             "ErrorTablets": "{}", "User": user, "Comment": ""}, sync=False)
-        # the records are counted every `interval` INSERTs of the database, not on each (a
-        # walk over every record under the catalog lock): the bound is exceeded by less than
-        # `interval` records, as Doris's label cleaner also runs only now and then
-        since = catalog.inserts_since_trim
-        since[db] = since.get(db, 0) + 1
-        if since[db] < max(1, min(TRIM_INTERVAL, LABEL_NUM_THRESHOLD // 10)):
+        # the records are counted every `interval` INSERTs, not on each (a walk over every
+        # record under the catalog lock): the bound is exceeded by less than `interval`
+        # records, as Doris's label cleaner also runs only now and then
+        catalog.inserts_since_trim += 1
+        if catalog.inserts_since_trim < max(1, min(TRIM_INTERVAL, LABEL_NUM_THRESHOLD // 10)):
             return
-        since[db] = 0
+        catalog.inserts_since_trim = 0
         inserts = sorted(j["job_id"] for j in catalog.load_jobs.values()
-                         if j.get("Type") == "INSERT" and j["db"] == db)
+                         if j.get("Type") == "INSERT")
         if len(inserts) > LABEL_NUM_THRESHOLD:
             drop = inserts[:len(inserts) - LABEL_NUM_THRESHOLD * 9 // 10]
             catalog._log("remove_load_jobs", {"job_ids": drop}, sync=False)  # noqa: SLF001

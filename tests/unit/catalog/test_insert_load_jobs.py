@@ -1,6 +1,6 @@
 """INSERT records in SHOW LOAD (catalog/load_jobs.record_insert_job): journaled without an
-fsync of their own, not DDL (cached plans stay valid), and bounded per database (the oldest
-tenth goes past LABEL_NUM_THRESHOLD), all of it replayed after a restart."""
+fsync of their own, not DDL (cached plans stay valid), and bounded in all, every database's
+together (the oldest tenth goes past LABEL_NUM_THRESHOLD), all of it replayed after a restart."""
 
 from __future__ import annotations
 
@@ -15,17 +15,21 @@ def _record(cat, db: str, n: int) -> None:
                                 "2026-11-28 00:00:00", "2026-11-28 00:00:01", 14400)
 
 
-def test_insert_jobs_are_bounded_per_database_and_replayed(tmp_path, monkeypatch):
+def test_insert_jobs_are_bounded_in_all_and_replayed(tmp_path, monkeypatch):
     monkeypatch.setattr(load_jobs, "LABEL_NUM_THRESHOLD", 10)
     cat = make_catalog(tmp_path)
     epoch = cat.ddl_epoch
-    for n in range(11):
+    for n in range(6):
         _record(cat, "a", n)
-    _record(cat, "b", 0)
+    for n in range(5):
+        _record(cat, "b", n)
     assert cat.ddl_epoch == epoch
-    labels_a = sorted(j["Label"] for j in cat.load_jobs.values() if j["db"] == "a")
-    assert labels_a == sorted(f"l{n}" for n in range(2, 11))  # 11 > 10: down to 9
-    assert [j["Label"] for j in cat.load_jobs.values() if j["db"] == "b"] == ["l0"]
+    labels = sorted((j["db"], j["Label"]) for j in cat.load_jobs.values())
+    # 11 > 10 records of both databases: the oldest two (a's first) go, down to 9
+    assert labels == sorted([("a", f"l{n}") for n in range(2, 6)] +
+                            [("b", f"l{n}") for n in range(5)])
+    _record(cat, "b", 5)
+    assert len(cat.load_jobs) == 10  # counted again only after the next interval
     job = next(j for j in cat.load_jobs.values() if j["Label"] == "l5")
     assert (job["State"], job["Type"], job["TransactionId"]) == ("FINISHED", "INSERT", 105)
     cat.close()
