@@ -57,7 +57,10 @@ class LoadFiles:
         return os.path.join(self.directory, name)
 
     def write(self, name: str, table: pa.Table) -> int:
-        """Write `table` as the load file `name` and fsync it (and the directory); bytes."""
+        """Write `table` as the load file `name` and fsync it (and the directory); bytes.
+        The written rows are kept as the file's open table: the slices' first reads (the
+        load's compaction, queries) do not map and open the file again (a load file is at
+        most SMALL_ROWSET_ROWS rows per tablet; it goes when its last slice is released)."""
         path = self.path(name)
         with open(path, "xb") as f:
             with ipc.new_file(f, table.schema) as writer:
@@ -68,6 +71,7 @@ class LoadFiles:
         fsync_path(self.directory)
         with self._lock:
             self._refs.setdefault(name, set())
+            self._open[name] = table
         return size
 
     def table(self, name: str) -> pa.Table:
