@@ -259,16 +259,26 @@ def _agg_call(node: exp.AggFunc, out: str, argument) -> L.AggCall:
 
 
 def _group_concat(node: exp.GroupConcat, out: str, argument) -> L.AggCall:
+    """Doris's `group_concat([DISTINCT] expr[, sep] [ORDER BY ...])`; sqlglot hangs the ORDER BY
+    on the last argument (the separator when there is one) and puts a DISTINCT's separator
+    among the Distinct's expressions."""
     this = node.this
-    order: list = []
-    distinct = False
+    sep_node = node.args.get("separator")
+    order_node = None
     if isinstance(this, exp.Order):
-        order = [L.SortKey.of(argument(o.this), o) for o in this.expressions]
-        this = this.this
+        order_node, this = this, this.this
+    if isinstance(sep_node, exp.Order):
+        order_node, sep_node = sep_node, sep_node.this
+    distinct = False
     if isinstance(this, exp.Distinct):
         distinct = True
+        if len(this.expressions) > 2:
+            raise NotSupported("group_concat takes an expression and a separator")
+        if len(this.expressions) == 2:
+            sep_node = this.expressions[1]
         this = this.expressions[0]
-    sep_node = node.args.get("separator")
+    order = [L.SortKey.of(argument(o.this), o) for o in order_node.expressions] \
+        if order_node is not None else []
     separator = ","
     if sep_node is not None:
         if not (isinstance(sep_node, exp.Literal) and sep_node.is_string):

@@ -244,10 +244,18 @@ def _arrow_call(specs: _Specs, call, inp: AggInput, i: int):
     return lambda res: _finish(res[j], call)
 
 
+def _order_of(call) -> tuple:
+    return tuple((k.name, k.descending, k.nulls_first) for k in call.order) \
+        if call.func == "group_concat" and call.order else ()
+
+
 def _aggregate_once(inp: AggInput, group_names: list[str], calls: list) -> pa.Table:
-    if any(c.func == "group_concat" and c.order for c in calls):
-        # Lists keep input order: sort by the (first) ORDER BY of group_concat beforehand.
-        first = next(c for c in calls if c.func == "group_concat" and c.order)
+    orders = list(dict.fromkeys(o for o in map(_order_of, calls) if o))
+    if len(orders) > 1:  # group_concats ordered differently: one pass per ORDER BY
+        return _aggregate_per_order(inp, group_names, calls, orders)
+    if orders:
+        # Lists keep input order: sort by the ORDER BY of group_concat beforehand.
+        first = next(c for c in calls if _order_of(c))
         table = inp.table()
         inp = AggInput.of(table.take(sort_indices(table, first.order)))
     codes = KeyCodes([inp.raw(n) for n in group_names])
@@ -285,6 +293,30 @@ def _aggregate_once(inp: AggInput, group_names: list[str], calls: list) -> pa.Ta
     if not out:
         out["__rows"] = pa.nulls(result.num_rows, pa.bool_())  # rows without columns
     return pa.table(out)
+
+
+def _aggregate_per_order(inp: AggInput, group_names: list[str], calls: list,
+                         orders: list[tuple]) -> pa.Table:
+    """`group_concat(... ORDER BY a)` and `group_concat(... ORDER BY b)` in one query: the calls
+    of each ORDER BY aggregate their own sorted input (the first pass also takes every call
+    without one), and each later pass's rows are matched to the first's by their group keys
+    (a walk over the groups, not the rows)."""
+    passes = [[c for c in calls if _order_of(c) in (orders[0], ())]] + \
+        [[c for c in calls if _order_of(c) == o] for o in orders[1:]]
+    out = _aggregate_once(inp, group_names, passes[0])
+    if group_names:
+        keys = list(zip(*(out.column(n).to_pylist() for n in group_names)))
+        position = {k: i for i, k in enumerate(keys)}
+    for part_calls in passes[1:]:
+        part = _aggregate_once(inp, group_names, part_calls)
+        if group_names:
+            rows = list(zip(*(part.column(n).to_pylist() for n in group_names)))
+            at = np.empty(len(keys), dtype=np.int64)
+            at[[position[k] for k in rows]] = np.arange(len(rows))
+            part = part.take(pa.array(at))
+        for call in part_calls:
+            out = out.append_column(call.output, part.column(call.output))
+    return out
 
 
 def _empty_input_row(result: pa.Table) -> pa.Table:
