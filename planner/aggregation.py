@@ -70,6 +70,12 @@ def _group_exprs(select: exp.Select, items: list) -> tuple[list[exp.Expression],
     # Each GROUP BY element contributes a list of alternatives; the sets are their product.
     alternatives: list[list[list[int]]] = []
     special = False
+    if any(not r.expressions for r in group.args.get("rollup") or []):
+        # MySQL's `GROUP BY a, b WITH ROLLUP` (Doris's grammar takes it too): ROLLUP(a, b)
+        cols = [index(g) for g in group.expressions]
+        return exprs, [sorted(set(cols[:i])) for i in range(len(cols), -1, -1)]
+    if any(not c.expressions for c in group.args.get("cube") or []):
+        group = exp.Group(expressions=[exp.Cube(expressions=list(group.expressions))])
     for g in group.expressions:
         if isinstance(g, exp.Rollup):
             cols = [index(c) for c in g.expressions]

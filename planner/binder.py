@@ -58,7 +58,8 @@ class BindContext:
     catalog: Catalog
     db: str | None
     names: NameGen
-    ctes: dict[str, exp.Expression] = field(default_factory=dict)
+    # name -> (the CTE's query, the CTEs its query sees: those before it)
+    ctes: dict[str, tuple[exp.Expression, dict]] = field(default_factory=dict)
     # (name, session, global, default) of the system variables (information_schema
     # session_variables / global_variables), or a function listing them when first needed
     variables: list | Callable[[], list] = field(default_factory=list)
@@ -106,9 +107,11 @@ def bind_statement(node: exp.Expression, ctx: BindContext
 def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
     with_ = node.args.get("with_") or node.args.get("with")
     if with_ is not None:
+        if with_.args.get("recursive"):
+            raise NotSupported("WITH RECURSIVE is not supported")
         ctes = dict(ctx.ctes)
-        for cte in with_.expressions:
-            ctes[cte.alias] = cte.this
+        for cte in with_.expressions:  # a CTE sees the ones before it, not itself
+            ctes[cte.alias] = (cte.this, dict(ctes))
         ctx = replace(ctx, ctes=ctes)
     if isinstance(node, exp.Subquery):
         return _bind_query(node.this, ctx)
@@ -303,7 +306,8 @@ def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext,
     if isinstance(node, exp.Table) and not node.db and node.name.lower() == "dual":
         return L.OneRow()
     if isinstance(node, exp.Table) and not node.db and node.name in ctx.ctes:
-        return bind_derived(ctx.ctes[node.name], node.alias or node.name, scope, ctx)
+        body, visible = ctx.ctes[node.name]
+        return bind_derived(body, node.alias or node.name, scope, replace(ctx, ctes=visible))
     if isinstance(node, exp.Table):
         return _bind_table(node, scope, ctx)
     if isinstance(node, exp.Subquery):
