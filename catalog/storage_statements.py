@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from catalog.errors import AnalysisError
 from catalog.statements import IndexDef
 
 
@@ -63,6 +64,12 @@ class DeleteStmt:
     table: str
     partitions: list[str] | None  # None: every partition
     conditions: list[DeleteCondition]
+    alias: str | None = None
+    using: str | None = None  # DELETE ... USING <relations>: their SQL text
+    where: str | None = None  # the WHERE's SQL text
+    # why the WHERE is not a list of delete conditions (a subquery, OR, ...): a Unique table
+    # deletes the rows it selects instead (Doris's fallback to DeleteFromUsingCommand)
+    condition_error: AnalysisError | None = None
 
 
 @dataclass

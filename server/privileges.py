@@ -59,6 +59,7 @@ from catalog.statements import (AddRollupStmt, AdminCompactTableStmt, AdminWaitA
 from catalog.temp_partitions import (AddTempPartitionStmt, DropTempPartitionStmt,
                                      ReplacePartitionStmt, ReplaceTableStmt)
 from server.handlers.context import StatementContext
+from server.handlers.delete_using import needs_query, query_of
 from server.parser.clients import (CreateCatalogStmt, DropCatalogStmt, RenamePartitionStmt,
                                    RenameTableStmt,
                                    ShowCreateViewStmt)
@@ -163,6 +164,15 @@ def _update(stmt: exp.Update, ctx, access) -> None:
         if not _skip_db(db):
             access.require_tbl(db, target.name, "LOAD")
     _select(stmt, ctx, access)
+
+
+def _delete(stmt: DeleteStmt, ctx, access) -> None:
+    """DELETE: LOAD on the target; one that deletes the rows a query selects (USING, or a
+    WHERE with a subquery: an INSERT ... SELECT in Doris) also SELECT on what that query reads,
+    the target included."""
+    _table_priv("LOAD")(stmt, ctx, access)
+    if needs_query(stmt):
+        _select(query_of(stmt, _db(stmt.db, ctx), []), ctx, access)
 
 
 def _table_priv(pred: str, command: str | None = None) -> Callable:
@@ -347,7 +357,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     exp.Select: _query, exp.Subquery: _query, exp.Union: _query, exp.Intersect: _query,
     exp.Except: _query, ExplainStmt: _explain, OutfileStmt: _outfile,
     exp.Insert: _insert, FastInsert: _fast_insert, exp.Update: _update,
-    DeleteStmt: _table_priv("LOAD"),
+    DeleteStmt: _delete,
     exp.TruncateTable: _truncate,
     CreateTableStmt: _create_table, exp.Create: _create, exp.Drop: _drop,
     AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),

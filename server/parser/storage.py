@@ -8,7 +8,8 @@
     DROP INDEX [IF EXISTS] i ON [db.]t
     BUILD INDEX i ON [db.]t [PARTITION (p1, ...)]
     SHOW INDEX | INDEXES | KEYS FROM | IN [db.]t [FROM | IN db]
-    DELETE FROM [db.]t [PARTITION p | PARTITION[S] (p1, ...)] [WHERE cond AND cond ...]
+    DELETE FROM [db.]t [alias] [PARTITION p | PARTITION[S] (p1, ...)] [USING relations]
+                [WHERE cond]
     SHOW QUERY PROFILE "/" | "/query_id"
 
 sqlglot leaves CREATE INDEX and SHOW QUERY PROFILE raw and fails on `PARTITION p` without
@@ -115,21 +116,49 @@ def parse_show_query_profile(cur: TokenCursor) -> ShowQueryProfileStmt:
     return ShowQueryProfileStmt(t.text)
 
 
+_AFTER_DELETE_TARGET = ("PARTITION", "PARTITIONS", "TEMPORARY", "USING", "WHERE")
+
+
 def parse_delete(cur: TokenCursor) -> DeleteStmt:
+    """DELETE FROM [db.]t [alias] [PARTITION ...] [USING relations] [WHERE cond]: the WHERE as
+    delete conditions when it is one (Doris's DeleteStmt rules), else kept with the reason for
+    a Unique table to delete the rows it selects (server/handlers/delete_using.py)."""
     cur.expect("DELETE", "FROM")
     db, table = cur.qualified_name()
+    alias = None
+    if cur.accept("AS") or (cur.peek() is not None
+                            and not any(cur.is_word(w) for w in _AFTER_DELETE_TARGET)
+                            and cur.peek().token_type != TokenType.SEMICOLON):
+        alias = cur.identifier("table alias")
     partitions = cur.partition_names()
+    using = None
     if cur.accept("USING"):
-        raise AnalysisError("DELETE ... USING is only supported on merge-on-write Unique tables")
+        start = cur.peek()
+        if start is None or cur.is_word("WHERE"):
+            raise cur.error("Expected the relations of USING")
+        end, depth = start, 0
+        while cur.peek() is not None and not (depth == 0 and cur.is_word("WHERE")) \
+                and cur.peek().token_type != TokenType.SEMICOLON:
+            t = cur.next()
+            depth += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
+            end = t
+        using = cur.sql[start.start:end.end + 1]
     conditions: list[DeleteCondition] = []
+    where_text, error = None, None
     if cur.accept("WHERE"):
-        text = cur.rest_sql().rstrip().rstrip(";")
+        where_text = cur.rest_sql().rstrip().rstrip(";")
         try:
-            where = sqlglot.parse_one(text, read="doris")
+            where = sqlglot.parse_one(where_text, read="doris")
         except (ParseError, TokenError) as e:
             raise SyntaxError_(f"Syntax error in line 1:\n{str(e).splitlines()[0]}") from None
-        conditions = _conditions(where)
-    return DeleteStmt(db, table, partitions, conditions)
+        if using is None:
+            try:
+                conditions = _conditions(where)
+            except AnalysisError as exc:
+                error = exc
+    elif using is not None:
+        raise cur.error("Expected WHERE after the relations of USING")
+    return DeleteStmt(db, table, partitions, conditions, alias, using, where_text, error)
 
 
 def _sql(e: exp.Expression) -> str:

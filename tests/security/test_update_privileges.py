@@ -44,3 +44,33 @@ def test_update_needs_load_and_select(server):
     finally:
         conn.close()
         root.close()
+
+
+def test_delete_of_selected_rows_needs_select_on_what_it_reads(server):
+    """DELETE ... USING (and a DELETE whose WHERE has a subquery) is an INSERT ... SELECT in
+    Doris: LOAD on the target, SELECT on the target and on every table it reads."""
+    db = unique_name("delp")
+    root = server.connect()
+    _run(root, f"CREATE DATABASE {db}")
+    _run(root, f"CREATE TABLE {db}.t {TABLE}")
+    _run(root, f"CREATE TABLE {db}.src {TABLE}")
+    _run(root, f"INSERT INTO {db}.t VALUES (1, 10), (2, 20)")
+    _run(root, f"INSERT INTO {db}.src VALUES (1, 5)")
+    user = f"{db}_u"
+    _run(root, f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'")
+    _run(root, f"GRANT SELECT_PRIV, LOAD_PRIV ON internal.{db}.t TO '{user}'@'%'")
+    conn = connect(server.host, server.port, user=user, password="pw")
+    try:
+        for sql in (f"DELETE FROM {db}.t USING {db}.src WHERE t.k = src.k",
+                    f"DELETE FROM {db}.t WHERE k IN (SELECT k FROM {db}.src)"):
+            with pytest.raises(pymysql.MySQLError) as e:
+                _run(conn, sql)
+            assert e.value.args[0] == 1142 and "SELECT command denied" in e.value.args[1], \
+                e.value.args
+        assert _run(root, f"SELECT k, v FROM {db}.t ORDER BY k") == ((1, 10), (2, 20))
+        _run(root, f"GRANT SELECT_PRIV ON internal.{db}.src TO '{user}'@'%'")
+        _run(conn, f"DELETE FROM {db}.t USING {db}.src WHERE t.k = src.k")
+        assert _run(root, f"SELECT k, v FROM {db}.t ORDER BY k") == ((2, 20),)
+    finally:
+        conn.close()
+        root.close()
