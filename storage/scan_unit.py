@@ -9,7 +9,10 @@ hundreds of times for little data. A unit reads its snapshots' segments together
     eligible(snapshot)   the snapshot reads without merging: no DELETE among its rowsets, one
                          data rowset or a Duplicate-key (or merge-on-write Unique) table,
                          segment rowsets (no load file
-                         slices) of at most UNIT_SEGMENT_ROWS rows each
+                         slices) of at most UNIT_SEGMENT_ROWS rows each, or of any size when
+                         no page-level index serves the scan's predicates
+                         (`page_indexes_serve`: the first sort column, bloom filter, bitmap,
+                         inverted index, page zone maps that skip pages)
     read_unit(snapshots, columns, predicates, stats) -> (rows, rows per snapshot)
         1. the segment zone maps of all the unit's segments, combined per column (cached per
            unit): one `zone_map.keep` per predicate drops the segments that cannot match;
@@ -22,7 +25,8 @@ hundreds of times for little data. A unit reads its snapshots' segments together
 
 The rows are exactly those `TabletSnapshot.read` returns (the same segments in the same order,
 the same exact predicates); the page-level indexes (short key, page zone maps, bloom filter,
-bitmap) are not consulted, as for segments this small they cost more than the rows they skip.
+bitmap) are not consulted: for segments this small they cost more than the rows they skip, and
+for larger ones they skip nothing when no predicate is on a column they index.
 The profile counts segments and rows as the per-segment path does, without its index counters.
 """
 
@@ -46,18 +50,66 @@ from storage.snapshot import TabletSnapshot
 from storage.stats import ScanStats
 
 UNIT_SEGMENT_ROWS = 65_536  # larger segments are worth their own page-level index checks
+ZONE_MAP_KEEPS = 0.5  # page zone maps keeping at most this share of pages serve a scan
+ZONE_MAP_SAMPLES = 64  # segments looked at for one the segment zone maps keep
 _UNITS_KEPT = 256  # unit descriptions (segment lists, combined zone maps) kept across queries
 
 
-def eligible(snapshot: TabletSnapshot) -> bool:
-    """True when `snapshot` reads as a plain concatenation of small segments."""
+def eligible(snapshot: TabletSnapshot, any_size: bool = False) -> bool:
+    """True when `snapshot` reads as a plain concatenation of small segments (`any_size`: of
+    segments of any size, for scans whose predicates no page-level index serves)."""
     data = [r for r in snapshot.rowsets if r.num_rows]
     if any(r.is_delete for r in snapshot.rowsets):
         return False
     if snapshot.schema.merges_when_read and len(data) > 1:
         return False
-    return all(r.load_file is None and r.segments and r.num_rows <= UNIT_SEGMENT_ROWS
+    return all(r.load_file is None and r.segments and (any_size or r.num_rows <= UNIT_SEGMENT_ROWS)
                for r in data)
+
+
+def page_indexes_serve(snapshots: list[TabletSnapshot], predicates: list[ColumnPredicate],
+                       inverted_matches: bool = False) -> bool:
+    """Whether a page-level index can skip rows for these predicates in tablets like these:
+    one on the first sort column (short key index, zone maps of sorted pages), on a column with
+    a bloom filter, bitmap or inverted index (or MATCHes an inverted index answers), or one
+    whose page zone maps skip pages (a column that follows the sort key, as a load time often
+    does: checked on a segment the segment zone maps keep). Otherwise a segment's page checks
+    and late materialisation cost more than reading its columns whole: SSB SF 10 (7 x 48
+    tablets of ~180k rows, no such predicate) ran 1.9x faster read as units."""
+    if inverted_matches:
+        return True
+    if not snapshots:
+        return False
+    schema = snapshots[0].schema
+    indexed = {*schema.bloom_filter_columns, *schema.bitmap_indexes, *schema.inverted_indexes,
+               *schema.key_names[:1]}
+    if any(p.column in indexed for p in predicates):
+        return True
+    return bool(predicates) and _zone_maps_prune(snapshots, predicates)
+
+
+def _zone_maps_prune(snapshots: list[TabletSnapshot], predicates: list[ColumnPredicate]) -> bool:
+    """On the first segment (of at most ZONE_MAP_SAMPLES) that every predicate's segment zone
+    map keeps, some predicate's page zone maps keep at most ZONE_MAP_KEEPS of its pages (the
+    zone map pages stay loaded on the column reader, for the per-segment path to use)."""
+    looked = 0
+    for snap in snapshots:
+        for seg in snap.memo("segments", _segments_of):
+            if not isinstance(seg, SegmentReader) or looked >= ZONE_MAP_SAMPLES:
+                continue
+            looked += 1
+            with SegmentIO(seg.path, seg.tablet_id, ScanStats(), seg.cache, seg.owner) as io:
+                cols = [(seg.columns.get(p.column), p) for p in predicates]
+                prepared = [(col, prepare(p, col.dtype)) for col, p in cols if col is not None]
+                if not all(zone_map.keep(col.segment_zone_map(io), pred)[0]
+                           for col, pred in prepared):
+                    continue  # pruned whole: says nothing of its pages
+                return any(col.num_pages > 1 and np.count_nonzero(
+                    keep := zone_map.keep(col.zone_maps(io), pred)) <= ZONE_MAP_KEEPS * len(keep)
+                    for col, pred in prepared)
+        if looked >= ZONE_MAP_SAMPLES:
+            break
+    return False
 
 
 def _keep_mask(snapshots: list[TabletSnapshot], segments: list[SegmentReader],

@@ -4,7 +4,9 @@ Each scan unit is read by a pool thread (pyarrow and the segment decoder release
 storage applies the pushed-down predicates (pruning with its indexes) and merges rows by the
 table's model. Columns come back renamed to the scan's internal names.
 
-Scan units (`scan_units`): a scan over many small tablets (at least UNIT_MIN_TABLETS) groups
+Scan units (`scan_units`): a scan over many small tablets (at least UNIT_MIN_TABLETS), or any
+scan whose predicates no page-level index serves (`scan_unit.page_indexes_serve`: then also
+tablets of large segments, and a unit of one tablet), groups
 consecutive tablets whose snapshots read without merging (`storage/scan_unit.py`) into units
 of about UNIT_ROWS rows, at least two per pool worker when there are enough tablets; each
 unit is one pool task and one storage read (Doris's scanner scheduler likewise hands a
@@ -58,7 +60,7 @@ def scan_units(node, env: ExecEnv) -> list[list]:
     # the kind of unit a tablet can join: "segments" (storage/scan_unit.py), "slices"
     # (storage/slice_unit.py), or None (a unit of its own)
     kinds = [_unit_kind(st, node) for st in tablets]
-    if sum(k is not None for k in kinds) < UNIT_MIN_TABLETS:
+    if sum(k is not None for k in kinds) < UNIT_MIN_TABLETS and _indexed(node):
         return [[st] for st in tablets]
     total = sum(scan_unit.snapshot_rows(st.snapshot) for st, k in zip(tablets, kinds) if k)
     workers = getattr(env.pool, "_max_workers", 2)
@@ -88,22 +90,40 @@ def _unit_kind(st, node) -> str | None:
     snap = st.snapshot
     if snap is None:
         return None
-    return snap.memo("unit_kind", _kind_of)
+    kind = snap.memo("unit_kind", _kind_of)
+    if kind == "large segments":  # read whole unless a page-level index serves the scan
+        return None if _indexed(node) else "segments"
+    return kind
 
 
 def _kind_of(snap) -> str | None:
     if scan_unit.eligible(snap):
         return "segments"
+    if scan_unit.eligible(snap, any_size=True):
+        return "large segments"
     if slice_unit.eligible(snap):
         return "slices"
     return None
+
+
+def _indexed(node) -> bool:
+    """A page-level index may skip rows of this scan (storage/scan_unit.page_indexes_serve):
+    its tablets are read one by one, with their page-level indexes."""
+    found = node.__dict__.get("_page_indexes")  # worked out once per scan node
+    if found is None:
+        snaps = [st.snapshot for st in node.tablets
+                 if st.snapshot is not None and scan_unit.snapshot_rows(st.snapshot)]
+        found = not snaps or scan_unit.page_indexes_serve(snaps, node.predicates,
+                                                          bool(node.match_filters))
+        node.__dict__["_page_indexes"] = found
+    return found
 
 
 def read_unit(node, unit: list, env: ExecEnv,
               schema: pa.Schema) -> tuple[pa.Table, ScanStats, np.ndarray]:
     """A unit's rows (renamed to the scan's internal names), its scan counters and the number
     of rows each of its tablets gave."""
-    if len(unit) > 1:
+    if len(unit) > 1 or (_unit_kind(unit[0], node) == "segments" and not _indexed(node)):
         stats = ScanStats()
         reader = scan_unit.read_unit if _unit_kind(unit[0], node) == "segments" else \
             slice_unit.read_slices
