@@ -659,9 +659,11 @@ def _capture_snapshots(scan: L.OlapScan, ctx: BindContext) -> None:
                 checked = snapshot.schema          # schema change): bind again
                 if not all(checked.has_column(c) for c in scan.columns):
                     raise PlanStale(f"columns of {scan.table} changed while bound")
-            rollups = {i: engine.get_tablet(p.tablets_by_index[i][t.bucket]).capture(version)
-                       for i in rollup_ids if i in p.tablets_by_index} or None
-            ctx.snapshots += (rollups or {}).values()
+            rollups = None
+            if rollup_ids:
+                rollups = {i: engine.get_tablet(p.tablets_by_index[i][t.bucket]).capture(version)
+                           for i in rollup_ids if i in p.tablets_by_index} or None
+                ctx.snapshots += (rollups or {}).values()
             captured.append(L.ScanTablet(t.tablet_id, version, t.partition_id, t.backend_id,
                                          t.bucket, snapshot, rollups))
         scan.tablets = captured

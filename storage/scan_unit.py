@@ -214,13 +214,18 @@ def read_unit(snapshots: list[TabletSnapshot], columns: list[str],
     snapshot, and how many rows each snapshot gave (see the module docstring); every snapshot
     must be `eligible`. None (nothing read) when the segments
     store a column in different types (a schema change in between): read them one by one."""
+    names = [*columns, *(p.column for p in predicates)]
+    checked = set()  # schema objects (one per table version) whose columns were checked
     for snap in snapshots:
         if snap.released:
             raise StorageError(f"Snapshot of tablet {snap.tablet.tablet_id} at version "
                                f"{snap.version} was released")
-        for name in [*columns, *(p.column for p in predicates)]:
+        if id(snap.schema) in checked:
+            continue
+        for name in names:
             if not snap.schema.has_column(name):
                 raise StorageError(f"Unknown column '{name}' in tablet {snap.tablet.tablet_id}")
+        checked.add(id(snap.schema))
     unit, counts = _unit_of(snapshots)
     segments = unit.segments
     needed = dict.fromkeys([*columns, *(p.column for p in predicates)])

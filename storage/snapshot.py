@@ -71,6 +71,7 @@ class TabletSnapshot:
         self.tablet, self.version, self.rowsets, self.schema = tablet, version, rowsets, schema
         self._key = key
         self._released = False
+        self._facts: dict[str, object] = {}  # memo's answers, asked again within a query
 
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, merge: bool = True) -> pa.Table:
@@ -104,8 +105,14 @@ class TabletSnapshot:
         """`compute(self)` for this snapshot's rowsets, kept on the tablet for as long as its
         published rowsets stay that list (a capture of the latest version shares one tuple
         object): the per-tablet facts a scan asks on every query (is it a plain concatenation,
-        which segments) are worked out once per change of the tablet, not once per query."""
-        return self.tablet.snapshot_memo(self.rowsets, self.schema, key, lambda: compute(self))
+        which segments) are worked out once per change of the tablet, not once per query,
+        and kept on the snapshot too for the scan's later asks."""
+        facts = self._facts
+        if key in facts:
+            return facts[key]
+        found = facts[key] = self.tablet.snapshot_memo(self.rowsets, self.schema, key,
+                                                        lambda: compute(self))
+        return found
 
     def __enter__(self) -> TabletSnapshot:
         return self

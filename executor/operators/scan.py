@@ -62,13 +62,14 @@ def scan_units(node, env: ExecEnv) -> list[list]:
     kinds = [_unit_kind(st, node) for st in tablets]
     if sum(k is not None for k in kinds) < UNIT_MIN_TABLETS and _indexed(node):
         return [[st] for st in tablets]
-    total = sum(scan_unit.snapshot_rows(st.snapshot) for st, k in zip(tablets, kinds) if k)
+    sizes = [scan_unit.snapshot_rows(st.snapshot) if k else 0 for st, k in zip(tablets, kinds)]
+    total = sum(sizes)
     workers = getattr(env.pool, "_max_workers", 2)
     target = max(1, min(UNIT_ROWS, total // (2 * workers)))
     units: list[list] = []
     current: list = []
     rows, kind = 0, None
-    for st, k in zip(tablets, kinds):
+    for st, k, size in zip(tablets, kinds, sizes):
         if current and (k is None or k != kind):
             units.append(current)
             current, rows = [], 0
@@ -77,7 +78,7 @@ def scan_units(node, env: ExecEnv) -> list[list]:
             continue
         current.append(st)
         kind = k
-        rows += scan_unit.snapshot_rows(st.snapshot)
+        rows += size
         if rows >= target:
             units.append(current)
             current, rows = [], 0
