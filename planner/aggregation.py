@@ -196,8 +196,12 @@ def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list
     if order is not None:
         order_bound = []
         for o in order.expressions:
+            e = o.this
+            if isinstance(e, exp.Column) and not e.table and e.name.lower() in aliases:
+                order_bound.append(None)  # a select alias, ahead of a column of that name
+                continue
             try:
-                order_bound.append(finish(o.this, "ORDER BY"))
+                order_bound.append(finish(e, "ORDER BY"))
             except UnknownColumn:
                 order_bound.append(None)
     agg_scope = Scope(scope.columns)
