@@ -32,6 +32,7 @@ from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
 from planner.place_semi_joins import is_relation, push_semi, relations_of, semi_join
 from planner.prune_columns import prune_columns
+from planner.qualify import without_qualify
 from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.select_rollup import select_rollups
@@ -115,6 +116,8 @@ def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.
         ctx = replace(ctx, ctes=ctes)
     if isinstance(node, exp.Subquery):
         return _bind_query(node.this, ctx)
+    if isinstance(node, exp.Select) and node.args.get("qualify") is not None:
+        return _bind_query(without_qualify(node), ctx)
     if isinstance(node, exp.Select):
         try:
             return _bind_select(node, ctx, force_unnest=False)
