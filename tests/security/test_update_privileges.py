@@ -18,8 +18,10 @@ def _run(conn, sql: str):
         return cur.fetchall()
 
 
-def test_update_needs_load_and_select(server):
-    db = unique_name("upp")
+def _setup(server, prefix: str, privileges: str):
+    """A database with tables t (1, 10), (2, 20) and src (1, 5), and a user holding
+    `privileges` on t: (db, user, root's connection, the user's connection)."""
+    db = unique_name(prefix)
     root = server.connect()
     _run(root, f"CREATE DATABASE {db}")
     _run(root, f"CREATE TABLE {db}.t {TABLE}")
@@ -28,8 +30,12 @@ def test_update_needs_load_and_select(server):
     _run(root, f"INSERT INTO {db}.src VALUES (1, 5)")
     user = f"{db}_u"
     _run(root, f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'")
-    _run(root, f"GRANT SELECT_PRIV ON internal.{db}.t TO '{user}'@'%'")
-    conn = connect(server.host, server.port, user=user, password="pw")
+    _run(root, f"GRANT {privileges} ON internal.{db}.t TO '{user}'@'%'")
+    return db, user, root, connect(server.host, server.port, user=user, password="pw")
+
+
+def test_update_needs_load_and_select(server):
+    db, user, root, conn = _setup(server, "upp", "SELECT_PRIV")
     try:
         with pytest.raises(pymysql.MySQLError) as e:
             _run(conn, f"UPDATE {db}.t SET v = 0 WHERE k = 1")
@@ -49,17 +55,7 @@ def test_update_needs_load_and_select(server):
 def test_delete_of_selected_rows_needs_select_on_what_it_reads(server):
     """DELETE ... USING (and a DELETE whose WHERE has a subquery) is an INSERT ... SELECT in
     Doris: LOAD on the target, SELECT on the target and on every table it reads."""
-    db = unique_name("delp")
-    root = server.connect()
-    _run(root, f"CREATE DATABASE {db}")
-    _run(root, f"CREATE TABLE {db}.t {TABLE}")
-    _run(root, f"CREATE TABLE {db}.src {TABLE}")
-    _run(root, f"INSERT INTO {db}.t VALUES (1, 10), (2, 20)")
-    _run(root, f"INSERT INTO {db}.src VALUES (1, 5)")
-    user = f"{db}_u"
-    _run(root, f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'")
-    _run(root, f"GRANT SELECT_PRIV, LOAD_PRIV ON internal.{db}.t TO '{user}'@'%'")
-    conn = connect(server.host, server.port, user=user, password="pw")
+    db, user, root, conn = _setup(server, "delp", "SELECT_PRIV, LOAD_PRIV")
     try:
         for sql in (f"DELETE FROM {db}.t USING {db}.src WHERE t.k = src.k",
                     f"DELETE FROM {db}.t WHERE k IN (SELECT k FROM {db}.src)"):
