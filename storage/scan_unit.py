@@ -7,7 +7,8 @@ tablets of a few thousand rows each; reading them one by one costs the per-segme
 hundreds of times for little data. A unit reads its snapshots' segments together:
 
     eligible(snapshot)   the snapshot reads without merging: no DELETE among its rowsets, one
-                         data rowset or a Duplicate-key (or merge-on-write Unique) table,
+                         data rowset (not overlapping: one flush, or merged) or a
+                         Duplicate-key (or merge-on-write Unique) table,
                          segment rowsets (no load file
                          slices) of at most UNIT_SEGMENT_ROWS rows each, or of any size when
                          no page-level index serves the scan's predicates
@@ -61,8 +62,8 @@ def eligible(snapshot: TabletSnapshot, any_size: bool = False) -> bool:
     data = [r for r in snapshot.rowsets if r.num_rows]
     if any(r.is_delete for r in snapshot.rowsets):
         return False
-    if snapshot.schema.merges_when_read and len(data) > 1:
-        return False
+    if snapshot.schema.merges_when_read and (len(data) > 1 or any(r.overlapping for r in data)):
+        return False  # keys repeat across rowsets, or across one load's flushes: merge them
     return all(r.load_file is None and r.segments and (any_size or r.num_rows <= UNIT_SEGMENT_ROWS)
                for r in data)
 
