@@ -10,7 +10,8 @@ hundreds of times for little data. A unit reads its snapshots' segments together
                          data rowset (not overlapping: one flush, or merged) or a
                          Duplicate-key (or merge-on-write Unique) table,
                          segment rowsets (no load file
-                         slices) of at most UNIT_SEGMENT_ROWS rows each, or of any size when
+                         slices) of at most UNIT_SEGMENT_ROWS rows each, or of any size (a
+                         tablet of at most UNIT_TABLET_ROWS rows) when
                          no page-level index serves the scan's predicates
                          (`page_indexes_serve`: the first sort column, bloom filter, bitmap,
                          inverted index, page zone maps that skip pages)
@@ -50,7 +51,8 @@ from storage.segment.row_ranges import RowRanges
 from storage.snapshot import TabletSnapshot
 from storage.stats import ScanStats
 
-UNIT_SEGMENT_ROWS = 65_536  # larger segments are worth their own page-level index checks
+UNIT_SEGMENT_ROWS = 65_536  # larger segments are worth their own page-level index checks...
+UNIT_TABLET_ROWS = 4_194_304  # ...when an index serves the scan; else tablets up to this size
 ZONE_MAP_KEEPS = 0.5  # page zone maps keeping at most this share of pages serve a scan
 ZONE_MAP_SAMPLES = 64  # segments looked at for one the segment zone maps keep
 _UNITS_KEPT = 256  # unit descriptions (segment lists, combined zone maps) kept across queries
@@ -64,6 +66,8 @@ def eligible(snapshot: TabletSnapshot, any_size: bool = False) -> bool:
         return False
     if snapshot.schema.merges_when_read and (len(data) > 1 or any(r.overlapping for r in data)):
         return False  # keys repeat across rowsets, or across one load's flushes: merge them
+    if any_size and sum(r.num_rows for r in data) > UNIT_TABLET_ROWS:
+        return False  # its columns are not concatenated whole: read segment by segment
     return all(r.load_file is None and r.segments and (any_size or r.num_rows <= UNIT_SEGMENT_ROWS)
                for r in data)
 

@@ -17,6 +17,7 @@ from catalog.load import load_table
 from server.parser.create_table import parse_create_table
 from server.parser.tokens import TokenCursor
 from storage import ColumnPredicate, StorageEngine
+from storage import scan_unit
 from storage.scan_unit import eligible, page_indexes_serve
 
 ROWS = 200_000  # one segment of many pages, larger than UNIT_SEGMENT_ROWS
@@ -40,6 +41,14 @@ def _snapshots(tmp_path: Path) -> list:
     table = cat.get_table("db", "t")
     return [cat.engine.get_tablet(tid).capture(p.visible_version)
             for p in table.sorted_partitions() for tid in p.tablets]
+
+
+def test_tablets_larger_than_a_unit_keep_the_segment_path(tmp_path, monkeypatch):
+    snaps = _snapshots(tmp_path)
+    monkeypatch.setattr(scan_unit, "UNIT_TABLET_ROWS", 150_000)  # p1: 100k rows, p2: 100k
+    assert all(eligible(s, any_size=True) for s in snaps)
+    monkeypatch.setattr(scan_unit, "UNIT_TABLET_ROWS", 50_000)
+    assert not any(eligible(s, any_size=True) for s in snaps)
 
 
 def test_which_predicates_page_indexes_serve(tmp_path):
