@@ -1,6 +1,6 @@
 """SHOW and DESC handlers: DATABASES, TABLES, TABLE STATUS, VARIABLES, WARNINGS, CREATE TABLE,
 PARTITIONS, [FULL] COLUMNS (tables, views, information_schema), PROCESSLIST, the empty
-PROCEDURE / FUNCTION STATUS, TRIGGERS, EVENTS and PLUGINS, and DESC t [ALL], with Doris's
+PROCEDURE / FUNCTION STATUS, TRIGGERS, EVENTS, OPEN TABLES and PLUGINS, and DESC t [ALL], with Doris's
 columns. WHERE / ORDER BY / LIMIT after them: show_filter.py."""
 
 from __future__ import annotations
@@ -287,6 +287,8 @@ _SHOW = {
     # plugins (ShowPluginsStmt's columns): minidoris loads none (DBeaver's plugin panel)
     "PLUGINS": _none_of("Name", "Type", "Description", "Version", "JavaVersion", "ClassName",
                         "SoName", "Sources", "Status", "Properties"),
+    # open tables (ShowOpenTableStmt): Doris lists none
+    "OPEN TABLES": _none_of("Database", "Table", "In_use", "Name_locked"),
     "EVENTS": _none_of("Db", "Name", "Definer", "Time", "Type", "Execute at", "Interval value",
                        "Interval field", "Status", "Ends", "Status", "Originator", *_COLLATIONS),
     "TABLE STATUS": _table_status, "ENGINES": _engines, "CHARACTER SET": _charsets,
