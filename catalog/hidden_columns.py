@@ -102,6 +102,17 @@ def sequence_map_column(table: OlapTable) -> str | None:
     return col.name if col is not None else None
 
 
+def rewritten_columns(table: OlapTable) -> list[str]:
+    """The columns an INSERT that writes a Unique table's current rows back gives (UPDATE, and
+    DELETE ... USING with the delete sign): the visible ones, and the hidden sequence column
+    unless a visible column maps to it (Doris's UpdateCommand: "the sequence map column is
+    null, we query it"), so the rewritten row never loses to the row it replaces."""
+    names = [c.name for c in table.columns]
+    if has_sequence(table) and sequence_map_column(table) is None:
+        names.append(SEQUENCE_COL)
+    return names
+
+
 def fill_hidden(table: OlapTable, given: dict[str, pa.ChunkedArray | pa.Array],
                 visible: dict[str, pa.Array], n: int) -> dict[str, pa.Array]:
     """Each hidden column's values for a load of `n` rows: `given` (the load named it, by lower

@@ -16,6 +16,11 @@ TABLE_NAME_LENGTH_LIMIT = 64
 PARTITION_NAME_REGEX = r"^[a-zA-Z][a-zA-Z0-9_]*$"
 
 
+def quote_identifier(name: str) -> str:
+    """`name` as a backquoted SQL identifier (a backquote in it doubled)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 class WrongName(DorisError):
     def __init__(self, message: str, code: int):
         super().__init__(message)

@@ -220,7 +220,7 @@ class DorisServer(MysqlServer):
 async def serve(cfg: Config, host: str) -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     queries = executor_slots(cfg.pipeline_executor_size)
-    cpu_slots.configure(queries, int(os.environ.get("XLS", max(1, queries // 2))))
+    cpu_slots.configure(queries, max(1, queries // 2))
     services = open_services(cfg)
     gc_tuning.apply()  # after the catalog's replay: see server/gc_tuning.py
     # Statements run in the loop's default executor (asyncio.to_thread): enough threads that

@@ -23,7 +23,8 @@ hundreds of times for little data. A unit reads its snapshots' segments together
            not: the same rows twice in the cache would halve what it holds);
         3. the predicates evaluated once over the concatenated rows (`row_filter.row_mask`),
            and a merge-on-write tablet's delete bitmap at the snapshot's version (its
-           segments' keep-masks concatenated), the rows filtered once, with the count of rows each snapshot gave (callers slice per tablet).
+           segments' keep-masks concatenated), the rows filtered once, with the count of rows
+           each snapshot gave (callers slice per tablet).
 
 The rows are exactly those `TabletSnapshot.read` returns (the same segments in the same order,
 the same exact predicates); the page-level indexes (short key, page zone maps, bloom filter,
@@ -34,6 +35,7 @@ The profile counts segments and rows as the per-segment path does, without its i
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 
@@ -97,23 +99,18 @@ def _zone_maps_prune(snapshots: list[TabletSnapshot], predicates: list[ColumnPre
     """On the first segment (of at most ZONE_MAP_SAMPLES) that every predicate's segment zone
     map keeps, some predicate's page zone maps keep at most ZONE_MAP_KEEPS of its pages (the
     zone map pages stay loaded on the column reader, for the per-segment path to use)."""
-    looked = 0
-    for snap in snapshots:
-        for seg in snap.memo("segments", _segments_of):
-            if not isinstance(seg, SegmentReader) or looked >= ZONE_MAP_SAMPLES:
-                continue
-            looked += 1
-            with SegmentIO(seg.path, seg.tablet_id, ScanStats(), seg.cache, seg.owner) as io:
-                cols = [(seg.columns.get(p.column), p) for p in predicates]
-                prepared = [(col, prepare(p, col.dtype)) for col, p in cols if col is not None]
-                if not all(zone_map.keep(col.segment_zone_map(io), pred)[0]
-                           for col, pred in prepared):
-                    continue  # pruned whole: says nothing of its pages
-                return any(col.num_pages > 1 and np.count_nonzero(
-                    keep := zone_map.keep(col.zone_maps(io), pred)) <= ZONE_MAP_KEEPS * len(keep)
-                    for col, pred in prepared)
-        if looked >= ZONE_MAP_SAMPLES:
-            break
+    segments = (seg for snap in snapshots for seg in snap.memo("segments", _segments_of)
+                if isinstance(seg, SegmentReader))
+    for seg in itertools.islice(segments, ZONE_MAP_SAMPLES):
+        with SegmentIO(seg.path, seg.tablet_id, ScanStats(), seg.cache, seg.owner) as io:
+            cols = [(seg.columns.get(p.column), p) for p in predicates]
+            prepared = [(col, prepare(p, col.dtype)) for col, p in cols if col is not None]
+            if not all(zone_map.keep(col.segment_zone_map(io), pred)[0]
+                       for col, pred in prepared):
+                continue  # pruned whole: says nothing of its pages
+            return any(col.num_pages > 1 and np.count_nonzero(
+                keep := zone_map.keep(col.zone_maps(io), pred)) <= ZONE_MAP_KEEPS * len(keep)
+                for col, pred in prepared)
     return False
 
 
@@ -233,7 +230,7 @@ def read_unit(snapshots: list[TabletSnapshot], columns: list[str],
         checked.add(id(snap.schema))
     unit, counts = _unit_of(snapshots)
     segments = unit.segments
-    needed = dict.fromkeys([*columns, *(p.column for p in predicates)])
+    needed = dict.fromkeys(names)
     if not unit.uniform(needed):
         return None
     stats.rowsets_read += sum(1 for s in snapshots for r in s.rowsets if r.num_rows)

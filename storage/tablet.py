@@ -687,11 +687,10 @@ class Tablet:
         return readers
 
     def concat(self, tables: list[pa.Table], columns: list[str],
-               schema: TabletSchema | None = None) -> pa.Table:
-        """`tables` as one; none: an empty table of `columns` typed by `schema` (a snapshot's,
-        which may hold a column the tablet's current schema dropped), else the tablet's."""
+               schema: TabletSchema) -> pa.Table:
+        """`tables` as one; none: an empty table of `columns` typed by `schema` (the reader's,
+        a snapshot's, which may hold a column the tablet's current schema dropped)."""
         if not tables:
-            schema = schema if schema is not None else self.schema
             types = [schema.column(c).type.arrow() for c in columns]
             return pa.Table.from_arrays([pa.array([], t) for t in types], names=list(columns))
         if len(tables) == 1:
@@ -735,10 +734,7 @@ class Tablet:
         the tablet is already gone from the engine, its readers finish on its files."""
         with self._lock:
             self._destroyed = True
-            self._unregister_dropped()
-            if self._snapshots:
-                return
-        self._remove_files()
+        self._destroy_if_unheld()
 
     def _remove_files(self) -> None:
         with self._lock:
@@ -750,7 +746,7 @@ class Tablet:
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def _destroy_if_unheld(self) -> None:
-        """A destroyed tablet's last snapshot went: its files go now."""
+        """A destroyed tablet whose rowsets no snapshot holds any more: its files go now."""
         with self._lock:
             self._unregister_dropped()
             if not self._destroyed or self._snapshots:

@@ -124,10 +124,10 @@ def read_unit(node, unit: list, env: ExecEnv,
               schema: pa.Schema) -> tuple[pa.Table, ScanStats, np.ndarray]:
     """A unit's rows (renamed to the scan's internal names), its scan counters and the number
     of rows each of its tablets gave."""
-    if len(unit) > 1 or (_unit_kind(unit[0], node) == "segments" and not _indexed(node)):
+    kind = _unit_kind(unit[0], node)
+    if len(unit) > 1 or (kind == "segments" and not _indexed(node)):
         stats = ScanStats()
-        reader = scan_unit.read_unit if _unit_kind(unit[0], node) == "segments" else \
-            slice_unit.read_slices
+        reader = scan_unit.read_unit if kind == "segments" else slice_unit.read_slices
         found = reader([st.snapshot for st in unit], list(node.columns), list(node.predicates),
                        stats)
         if found is not None:

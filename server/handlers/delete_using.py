@@ -21,13 +21,14 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from catalog.errors import AnalysisError, SyntaxError_
-from catalog.hidden_columns import has_delete_sign, has_sequence, sequence_map_column
+from catalog.hidden_columns import has_delete_sign, rewritten_columns
+from catalog.names import quote_identifier
 from catalog.model import UNIQUE_KEYS, OlapTable
 from catalog.storage_statements import DeleteStmt
 from server.handlers import insert
 from server.handlers.context import StatementContext
 from server.results import OkResult
-from storage.schema import DELETE_SIGN, SEQUENCE_COL
+from storage.schema import DELETE_SIGN
 
 
 def needs_query(stmt: DeleteStmt) -> bool:
@@ -48,9 +49,7 @@ def as_insert(stmt: DeleteStmt, ctx: StatementContext) -> exp.Insert:
             raise AnalysisError("delete command on with using clause only supports unique key "
                                 "model")
         raise stmt.condition_error
-    names = [c.name for c in table.columns]
-    if has_sequence(table) and sequence_map_column(table) is None:
-        names.append(SEQUENCE_COL)
+    names = rewritten_columns(table)
     select = query_of(stmt, db, names)
     target = exp.Table(this=exp.to_identifier(table.name, quoted=True),
                        db=exp.to_identifier(db, quoted=True) if db else None)
@@ -61,12 +60,13 @@ def as_insert(stmt: DeleteStmt, ctx: StatementContext) -> exp.Insert:
 def query_of(stmt: DeleteStmt, db: str | None, names: list[str]) -> exp.Select:
     """SELECT <relation>.<name> ..., 1 AS __DORIS_DELETE_SIGN__ FROM the target [, USING's
     relations] WHERE ...: the rows the DELETE writes back (also what its privileges check)."""
-    relation = stmt.alias or stmt.table
-    items = "".join(f"{_quote(relation)}.{_quote(n)}, " for n in names)
-    source = f"{_quote(db)}.{_quote(stmt.table)}" if db else _quote(stmt.table)
+    q = quote_identifier
+    relation = q(stmt.alias or stmt.table)
+    items = "".join(f"{relation}.{q(n)}, " for n in names)
+    source = f"{q(db)}.{q(stmt.table)}" if db else q(stmt.table)
     if stmt.partitions:
-        source += f" PARTITION ({', '.join(_quote(p) for p in stmt.partitions)})"
-    text = f"SELECT {items}1 AS {_quote(DELETE_SIGN)} FROM {source} AS {_quote(relation)}"
+        source += f" PARTITION ({', '.join(q(p) for p in stmt.partitions)})"
+    text = f"SELECT {items}1 AS {q(DELETE_SIGN)} FROM {source} AS {relation}"
     if stmt.using:
         text += f", {stmt.using}"
     if stmt.where:
@@ -75,7 +75,3 @@ def query_of(stmt: DeleteStmt, db: str | None, names: list[str]) -> exp.Select:
         return sqlglot.parse_one(text, read="doris")
     except (ParseError, TokenError) as e:
         raise SyntaxError_(f"Syntax error in line 1:\n{str(e).splitlines()[0]}") from None
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

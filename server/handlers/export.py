@@ -18,6 +18,7 @@ from datetime import datetime
 
 from catalog.errors import AnalysisError, DdlError, DorisError, NotSupported
 from catalog.export_jobs import COLUMNS, check_label, save_export_job
+from catalog.names import quote_identifier
 from server.handlers import outfile, show_filter
 from server.handlers.context import StatementContext
 from server.parser.export import CancelExportStmt, ExportStmt, ShowExportStmt
@@ -31,10 +32,6 @@ _PROPERTIES = {"label", "column_separator", "line_delimiter", "columns", "format
 
 def _now() -> str:
     return datetime.now().strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def export(stmt: ExportStmt, ctx: StatementContext) -> OkResult:
@@ -66,9 +63,9 @@ def export(stmt: ExportStmt, ctx: StatementContext) -> OkResult:
     label = props.get("label") or f"export_{uuid.uuid4()}"
     check_label(ctx.catalog, db, label)
     timeout = int(props.get("timeout", "7200"))
-    query = (f"SELECT {', '.join(_quote(c) for c in columns)} FROM {_quote(db)}."
-             f"{_quote(table.name)}"
-             + (f" PARTITION ({', '.join(_quote(p) for p in stmt.partitions)})"
+    q = quote_identifier
+    query = (f"SELECT {', '.join(q(c) for c in columns)} FROM {q(db)}.{q(table.name)}"
+             + (f" PARTITION ({', '.join(q(p) for p in stmt.partitions)})"
                 if stmt.partitions else "")
              + (f" WHERE {stmt.where}" if stmt.where else ""))
     task_info = {"partitions": stmt.partitions or [], "parallelism": int(props.get("parallelism", "1")),

@@ -1,7 +1,7 @@
 """SHOW and DESC handlers: DATABASES, TABLES, TABLE STATUS, VARIABLES, WARNINGS, CREATE TABLE,
 PARTITIONS, [FULL] COLUMNS (tables, views, information_schema), PROCESSLIST, the empty
-PROCEDURE / FUNCTION STATUS, TRIGGERS, EVENTS, OPEN TABLES and PLUGINS, and DESC t [ALL], with Doris's
-columns. WHERE / ORDER BY / LIMIT after them: show_filter.py."""
+PROCEDURE / FUNCTION STATUS, TRIGGERS, EVENTS, OPEN TABLES and PLUGINS, and DESC t [ALL], with
+Doris's columns. WHERE / ORDER BY / LIMIT after them: show_filter.py."""
 
 from __future__ import annotations
 

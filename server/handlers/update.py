@@ -17,12 +17,11 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog.errors import AnalysisError
-from catalog.hidden_columns import has_sequence, sequence_map_column
+from catalog.hidden_columns import rewritten_columns
 from catalog.model import UNIQUE_KEYS, OlapTable
 from server.handlers import insert
 from server.handlers.context import StatementContext
 from server.results import OkResult
-from storage.schema import SEQUENCE_COL
 
 
 def update(stmt: exp.Update, ctx: StatementContext) -> OkResult:
@@ -43,9 +42,7 @@ def as_insert(stmt: exp.Update, ctx: StatementContext) -> exp.Insert:
         raise AnalysisError("Only unique table could be updated.")
     relation = target.alias_or_name
     values = _assignments(stmt, table, relation)
-    names = [c.name for c in table.columns]
-    if has_sequence(table) and sequence_map_column(table) is None:
-        names.append(SEQUENCE_COL)  # Doris: "the sequence map column is null, we query it"
+    names = rewritten_columns(table)
     items = []
     for name in names:
         value = values.get(name.lower())

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from catalog.names import quote_identifier
 from server.webui import render
 from server.webui.responses import Response
 from server.webui.pages.sections import section
 from server.webui.sql import StatementFailed, run, table_of
-
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def page(ctx, *_):
@@ -29,7 +26,8 @@ def page(ctx, *_):
                              link=lambda name: "/Tables?" + urlencode({"db": name}))]
     elif not table:
         try:
-            _, rows = table_of(run(ctx.services, ctx.caller, f"SHOW TABLES FROM {_q(db)}"))
+            _, rows = table_of(run(ctx.services, ctx.caller,
+                                   f"SHOW TABLES FROM {quote_identifier(db)}"))
             tables = {r[0] for r in rows}
         except StatementFailed:
             tables = set()
@@ -37,7 +35,7 @@ def page(ctx, *_):
                              "/Tables?" + urlencode({"db": db, "table": name})
                              if name in tables else None)]
     else:
-        name = f"{_q(db)}.{_q(table)}"
+        name = f"{quote_identifier(db)}.{quote_identifier(table)}"
         sections = [section(ctx, "Indexes and rollups", f"SHOW DATA FROM {name}"),
                     section(ctx, "Partitions", f"SHOW PARTITIONS FROM {name}"),
                     section(ctx, "Tablets", f"SHOW TABLETS FROM {name}")]
