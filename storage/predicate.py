@@ -34,6 +34,10 @@ from storage.value_set import ValueSet
 COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
 OPS = (*COMPARISONS, "in", "is_null", "is_not_null")
 
+# An index is probed value by value (bloom filter hashes against every page's filter, bitmap
+# dictionary lookups): a set of more values (a runtime filter's, up to millions) is checked on
+# the rows instead.
+MAX_PROBE_VALUES = 1 << 16
 _NUMPY_OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
               ">": np.greater, ">=": np.greater_equal}
 _KERNELS = {"=": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
@@ -129,6 +133,14 @@ class PreparedPredicate:
     def key_values(self) -> list | None:
         """The exact values as Python objects, or None."""
         return self.exact.keys if isinstance(self.exact, ValueSet) else self.exact
+
+    @property
+    def probe_values(self) -> list | None:
+        """`key_values` for probing an index value by value, None when there are more than
+        MAX_PROBE_VALUES (such a set is not even converted to Python values)."""
+        if isinstance(self.exact, ValueSet) and len(self.exact) > MAX_PROBE_VALUES:
+            return None
+        return self.key_values
 
     @property
     def value_set(self) -> ValueSet | None:

@@ -44,7 +44,7 @@ import pyarrow as pa
 
 from storage.arrays import contiguous
 from storage.errors import StorageError
-from storage.predicate import ColumnPredicate, prepare
+from storage.predicate import MAX_PROBE_VALUES, ColumnPredicate, prepare
 from storage.row_filter import row_mask
 from storage.segment import zone_map
 from storage.segment.column_reader import SegmentIO
@@ -88,11 +88,17 @@ def page_indexes_serve(snapshots: list[TabletSnapshot], predicates: list[ColumnP
     if not snapshots:
         return False
     schema = snapshots[0].schema
-    indexed = {*schema.bloom_filter_columns, *schema.bitmap_indexes, *schema.inverted_indexes,
-               *schema.key_names[:1]}
-    if any(p.column in indexed for p in predicates):
+    probed = {*schema.bloom_filter_columns, *schema.bitmap_indexes, *schema.inverted_indexes}
+    first_key = schema.key_names[:1]
+    if any(p.column in first_key or p.column in probed and _probed(p) for p in predicates):
         return True
     return bool(predicates) and _zone_maps_prune(snapshots, predicates)
+
+
+def _probed(p: ColumnPredicate) -> bool:
+    """Whether an index probes this predicate's values (not a set of more than
+    MAX_PROBE_VALUES, a runtime filter's, checked on the rows instead)."""
+    return p.array is None or len(p.array) <= MAX_PROBE_VALUES
 
 
 def _zone_maps_prune(snapshots: list[TabletSnapshot], predicates: list[ColumnPredicate]) -> bool:

@@ -61,7 +61,7 @@ def ruled_out(tablet, rowsets: list, predicates: list[ColumnPredicate], schema,
     for pred in usable:
         dtype = schema.column(pred.column).type
         prepared = prepare(pred, dtype)
-        if prepared.key_values is None or prepared.never_true:
+        if prepared.probe_values is None or prepared.never_true:
             continue
         combined = _combined(tablet, candidates, pred.column, dtype)
         if combined is not None:

@@ -41,7 +41,7 @@ def _bloom_usable(reader: SegmentReader, pred: PreparedPredicate,
         return False
     if indexes is not None and pred.column not in indexes.bloom_filter_columns:
         return False
-    return pred.op == "is_null" or (pred.key_values is not None and not pred.never_true)
+    return pred.op == "is_null" or (pred.probe_values is not None and not pred.never_true)
 
 
 def _value_hashes(pred: PreparedPredicate, dtype) -> np.ndarray:
@@ -50,7 +50,7 @@ def _value_hashes(pred: PreparedPredicate, dtype) -> np.ndarray:
     memo = pred.__dict__.setdefault("_bloom_hashes", {})
     hashes = memo.get(dtype)
     if hashes is None:
-        hashes = memo[dtype] = murmur.hash_values(pred.key_values, dtype)
+        hashes = memo[dtype] = murmur.hash_values(pred.probe_values, dtype)
     return hashes
 
 
@@ -110,14 +110,14 @@ def bitmap_index_rows(reader: SegmentReader, io: SegmentIO, prepared: list[Prepa
     remaining = []
     for pred in prepared:
         found = None
-        if pred.op in BITMAP_OPS and pred.key_values is not None and not pred.never_true:
+        if pred.op in BITMAP_OPS and pred.probe_values is not None and not pred.never_true:
             found = reader.bitmap_index(pred.column, indexes)
         if found is None:
             remaining.append(pred)
             continue
         index, path = found
         rows = answer(reader, io, path, pred.column, "bitmap",
-                      lambda load: index.lookup(pred.op, pred.key_values, load))
+                      lambda load: index.lookup(pred.op, pred.probe_values, load))
         answered = rows if answered is None else answered & rows
     if answered is None:
         return None, prepared

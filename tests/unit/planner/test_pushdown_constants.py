@@ -52,3 +52,14 @@ def test_numeric_constants_fold_exactly():
     assert pushed("i > (2 * 3) - -1") == ([("i", ">", (7,))], True)
     assert pushed("i < 1 / 2") == ([], False)  # division: the executor's result type rules
     assert pushed("i < i + 1") == ([], False)
+
+
+def test_or_of_equalities_on_one_column_is_an_in():
+    """Doris's FE rewrites `a = x OR a = y` to `a IN (x, y)` (SSB Q4.1's p_mfgr): pushed."""
+    assert pushed("s = 'MFGR#1' or s = 'MFGR#2'") == ([("s", "in", ("MFGR#1", "MFGR#2"))], True)
+    preds, exact = pushed("(i = 1 or (3 = i)) or i in (5, 7)")
+    assert [(c, op, sorted(v)) for c, op, v in preds] == [("i", "in", [1, 3, 5, 7])] and exact
+    assert pushed("i = 1 or s = 'a'") == ([], False)  # two columns: not one IN
+    assert pushed("i = 1 or i > 5") == ([], False)
+    assert pushed("i = 1 or i = i") == ([], False)
+    assert not pushed("d = '1994-01-01' or d = '1994-01-02 10:00:00'")[1]

@@ -122,3 +122,17 @@ def test_distinct_sorted_dense_and_sparse(values):
     got = distinct_sorted(pa.chunked_array([arr.slice(0, 3), arr.slice(3)]))
     assert got.type == arr.type
     assert got.to_pylist() == sorted(set(arr.drop_null().to_pylist()))
+
+
+def test_index_probes_skip_huge_sets():
+    """A runtime filter's set of more than MAX_PROBE_VALUES values is checked on the rows, not
+    probed value by value in bloom filters or bitmap indexes (and never turned into Python)."""
+    from storage.predicate import MAX_PROBE_VALUES
+    small = prepare(P("k", "in", array=pa.array(np.arange(10), pa.int32())), DataType.of("INT"))
+    assert small.probe_values == list(range(10))
+    big = prepare(P("k", "in", array=pa.array(np.arange(0, 4 * (MAX_PROBE_VALUES + 1), 4),
+                                              pa.int32())), DataType.of("INT"))
+    assert big.probe_values is None and big.value_set is not None
+    assert big.value_set.contains_numpy(pa.array([0, 1, 4], pa.int32())).tolist() == \
+        [True, False, True]
+    assert "_keys" in big.value_set.__dict__ and big.value_set._keys is None
