@@ -37,6 +37,7 @@ from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.select_rollup import select_rollups
 from planner.match_columns import annotate_matches, annotate_plan
+from planner.cast_types import declared_cast_type
 from planner.pushdown import storage_predicates
 from planner.partition_selection import selected_partitions
 from planner.reorder_joins import Relation, base_rows, build_join_tree, filters_grouped_rows
@@ -741,6 +742,8 @@ def _expand_select_list(select: exp.Select, scope: Scope) -> list[tuple[str, exp
         declared = None
         if isinstance(target, exp.Column):
             declared = scope.lookup(target.name, target.table or None).type if scope.columns else None
+        elif isinstance(target, exp.Cast):  # CAST(x AS DATETIME(3)): reported as that type
+            declared = declared_cast_type(target.to)
         items.append((output_name(e), target, declared))
     return items
 

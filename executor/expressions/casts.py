@@ -37,7 +37,8 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import null_of, scalar_wrap
 from executor.expressions.decimal_int64 import retyped
-from storage.types import ALIASES, JSON_ARROW, DataType, from_arrow, is_json_type
+from planner.cast_types import cast_kind, cast_type
+from storage.types import JSON_ARROW, from_arrow, is_json_type
 
 MAX_PRECISION = 38
 TIMESTAMP = temporal.TIMESTAMP
@@ -363,7 +364,12 @@ def rescale_decimal(arr: pa.Array, target: pa.DataType, overflow_to_null: bool) 
             ok = pc.and_(pc.less(arr, bound), pc.greater(arr, pc.negate(bound)))
         else:
             bound = pa.scalar(Decimal(10) ** int_digits, pa.decimal256(int_digits + 1, 0))
-            ok = pc.less(pc.abs(arr.cast(pa.decimal256(76, arr.type.scale))), bound)
+            wide = arr.cast(pa.decimal256(76, scale))
+            if scale > target.scale:  # rounded above: only zero digits go, and the comparison
+                # with the bound needs no more than 76 digits (LARGEINT from text: 38 + 38)
+                wide = wide.cast(pa.decimal256(76 - scale + target.scale, target.scale),
+                                 safe=False)
+            ok = pc.less(pc.abs(wide), bound)
         if pc.all(ok).as_py() is False:  # None: no non-null values to check
             if not overflow_to_null:
                 raise ArithmeticOverflow(f"value does not fit in decimal({target.precision},"
@@ -475,16 +481,6 @@ def truthy(v: Value) -> Value:
 
 # -- sqlglot types -> Arrow ------------------------------------------------------------------------
 _T = exp.DataType.Type
-_SQLGLOT_KINDS: dict[object, str] = {
-    _T.BOOLEAN: "BOOLEAN", _T.TINYINT: "TINYINT", _T.UTINYINT: "SMALLINT",
-    _T.SMALLINT: "SMALLINT", _T.USMALLINT: "INT", _T.INT: "INT", _T.UINT: "BIGINT",
-    _T.MEDIUMINT: "INT", _T.BIGINT: "BIGINT", _T.UBIGINT: "LARGEINT", _T.INT128: "LARGEINT",
-    _T.FLOAT: "FLOAT", _T.DOUBLE: "DOUBLE", _T.DECIMAL: "DECIMAL", _T.BIGDECIMAL: "DECIMAL",
-    _T.CHAR: "CHAR", _T.NCHAR: "CHAR", _T.VARCHAR: "VARCHAR", _T.NVARCHAR: "VARCHAR",
-    _T.TEXT: "STRING", _T.DATE: "DATE", _T.DATE32: "DATE", _T.DATETIME: "DATETIME",
-    _T.DATETIME64: "DATETIME", _T.TIMESTAMP: "DATETIME", _T.TIMESTAMPTZ: "DATETIME",
-    _T.TIMESTAMPNTZ: "DATETIME", _T.TIMESTAMPLTZ: "DATETIME",
-}
 
 
 def arrow_type_of(dt: exp.DataType) -> pa.DataType | None:
@@ -496,19 +492,10 @@ def arrow_type_of(dt: exp.DataType) -> pa.DataType | None:
     if dt.this == _T.ARRAY:  # CAST(x AS ARRAY<T>)
         element = arrow_type_of(dt.expressions[0]) if dt.expressions else pa.string()
         return pa.list_(element)
-    name = _SQLGLOT_KINDS.get(dt.this)
-    if dt.this == _T.USERDEFINED:
-        name = ALIASES.get(str(dt.args.get("kind") or "").upper())
-    if name is None:
+    if cast_kind(dt) is None:
         raise UnsupportedExpression(f"CAST to {dt.sql(dialect='doris')}")
-    params = [int(p.this.this) if isinstance(p, exp.DataTypeParam) else int(p.this)
-              for p in dt.expressions]
-    if name in ("CHAR", "VARCHAR"):
-        params = []  # lengths are not enforced by CAST (see module docstring)
-    if name == "DATETIME":
-        params = params[:1]
-    try:
-        return DataType.of(name, *params).arrow()
+    try:  # CHAR/VARCHAR lengths are not enforced by CAST (see module docstring)
+        return cast_type(dt).arrow()
     except ValueError as e:
         raise ExpressionError(str(e)) from e
 
@@ -518,7 +505,18 @@ def eval_cast(node: exp.Cast, frame: Frame) -> Value:
     value = frame.eval(node.this)
     if target is None:
         return value
+    if node.args["to"].this == _T.INT128:
+        value = _integral(value)
     return cast_value(value, target)
+
+
+def _integral(v: Value) -> Value:
+    """A CAST to LARGEINT's operand with its fraction dropped toward zero, as every integer
+    CAST does ('12.7' -> 12); LARGEINT is held as DECIMAL(38, 0), whose own CAST rounds."""
+    k = kind(v.type)
+    if k == "string":
+        v, k = cast_value(v, pa.decimal256(76, MAX_PRECISION)), "decimal"
+    return pc.trunc(v) if k in ("decimal", "float") else v
 
 
 def eval_try_cast(node: exp.TryCast, frame: Frame) -> Value:

@@ -173,7 +173,9 @@ def computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):
     when the first rows have any (NOW() is `2024-01-02 03:04:05`, as in Doris)."""
     dtype = from_arrow(arrow_type)
     if dtype.kind == "DATETIME" and len(column):
-        fractional = pc.any(pc.not_equal(pc.microsecond(column), 0)).as_py()
+        # pc.subsecond: the whole fraction (pc.microsecond is only its part below a millisecond,
+        # 0 for .678)
+        fractional = pc.any(pc.not_equal(pc.subsecond(column), 0)).as_py()
         dtype = DataType("DATETIME", scale=6 if fractional else 0)
     return dtype
 

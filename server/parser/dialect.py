@@ -7,6 +7,9 @@
 - IFNULL(a, b) and NVL(a, b) stay exp.Coalesce (one evaluator) but remember the name written,
   in `meta["function"]`, for the result column's name (planner/naming.py): Doris labels the
   column `ifnull(a, 1)`, not `coalesce(a, 1)`.
+- Doris's type names LARGEINT, DECIMALV2 / DECIMALV3, DATEV2 and DATETIMEV2 are type keywords,
+  so that `CAST(x AS LARGEINT)` and `CAST(x AS DECIMALV3(10, 2))` parse (sqlglot's tokenizer
+  knows none of them and refused the CAST); LARGEINT is written back as LARGEINT, not INT128.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.dialects.doris import Doris
 from sqlglot.parser import build_coalesce
+from sqlglot.tokens import TokenType
 
 
 def _format_call(args: list) -> exp.Expression:
@@ -28,7 +32,17 @@ def _named_coalesce(name: str):
     return build
 
 
+_TYPE_KEYWORDS = {"LARGEINT": TokenType.INT128, "DECIMALV2": TokenType.DECIMAL,
+                  "DECIMALV3": TokenType.DECIMAL, "DATEV2": TokenType.DATE,
+                  "DATETIMEV2": TokenType.DATETIME}
+
+
 def install() -> None:
+    tokenizer, generator = Doris.Tokenizer, Doris.Generator
+    if "LARGEINT" not in tokenizer.KEYWORDS:
+        tokenizer.KEYWORDS = {**tokenizer.KEYWORDS, **_TYPE_KEYWORDS}
+        generator.TYPE_MAPPING = {**generator.TYPE_MAPPING,
+                                  exp.DataType.Type.INT128: "LARGEINT"}
     parser = Doris.Parser
     if parser.FUNCTIONS.get("FORMAT") is not _format_call:
         parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call,
