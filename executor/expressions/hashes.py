@@ -8,11 +8,14 @@ uuid_numeric().
     sm3(s) / sm3sum(s[, s2...])  the SM3 digest (hex) of s, of the arguments concatenated
     uuid_numeric()               a random LARGEINT per row
 
-Any NULL argument gives NULL (Doris's default NULL handling). xxhash_64 is not here: Doris
-computes it with XXH3_64bits (hash_util.hpp), whose size-dependent paths and 192-byte secret
-are not worth transcribing without a dependency.
+    xxhash_64(s[, s2...])        BIGINT: XXH3_64bits, as Doris computes it (hash_util.hpp),
+    (alias xxhash3_64)           chained the same way (xxhash_64('hello') = -7685981735718036227)
 
-The hashes run on whole arrays (`hash_kernels`); sm3 runs once per distinct value through
+Any NULL argument gives NULL (Doris's default NULL handling).
+
+murmur_hash3_64 and xxhash_32 run on whole arrays (`hash_kernels`); xxhash_64 runs once per
+distinct combination of values through the `xxhash` package's XXH3 (its size-dependent paths
+and 192-byte secret are not worth transcribing to numpy); sm3 once per distinct value through
 OpenSSL's SM3 in hashlib (no vectorised SM3 exists); uuid_numeric draws from numpy.
 """
 
@@ -25,6 +28,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import xxhash
 from sqlglot import exp
 
 from executor.expressions.casts import cast_value
@@ -32,7 +36,7 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
 from executor.expressions.hash_kernels import murmur3_x64_64, xxh32
 from executor.expressions.json_functions import call_args
-from executor.expressions.vectors import all_scalar, map_distinct, to_array
+from executor.expressions.vectors import all_scalar, map_distinct, map_distinct_rows, to_array
 
 STRING = pa.string()
 LARGEINT = pa.decimal128(38, 0)
@@ -61,6 +65,22 @@ def _chained(kernel: Callable[[pa.Array, np.ndarray], np.ndarray], seed_type: ty
         result = pa.array(hashes.view(signed), out, mask=None if valid.all() else ~valid)
         return result[0] if all_scalar(*values) else result
     return handler
+
+
+def _xxh3_chain(*values: str) -> int:
+    seed = 0
+    for v in values:
+        seed = xxhash.xxh3_64_intdigest(v.encode(), seed)
+    return seed - (1 << 64) if seed >= 1 << 63 else seed
+
+
+def eval_xxhash_64(node: exp.Expression, frame: Frame) -> Value:
+    values = _string_args(node, frame, "xxhash_64")
+    if all_scalar(*values):
+        if not all(v.is_valid for v in values):
+            return pa.scalar(None, pa.int64())
+        return pa.scalar(_xxh3_chain(*(v.as_py() for v in values)), pa.int64())
+    return map_distinct_rows([to_array(v, frame.n) for v in values], _xxh3_chain, pa.int64())
 
 
 def _sm3(s: str) -> str:
@@ -101,6 +121,7 @@ FUNCTIONS = {
     "MURMUR_HASH3_64": _chained(murmur3_x64_64, np.uint64, pa.int64(), np.int64,
                                 "murmur_hash3_64"),
     "XXHASH_32": _chained(xxh32, np.uint32, pa.int32(), np.int32, "xxhash_32"),
+    "XXHASH_64": eval_xxhash_64, "XXHASH3_64": eval_xxhash_64,
     "SM3": eval_sm3, "SM3SUM": eval_sm3sum,
     "UUID_NUMERIC": eval_uuid_numeric,
 }
