@@ -74,23 +74,33 @@ def _combined(tablet, rowsets: list, column: str, dtype) -> _Combined | None:
     """The combined filters of the segments whose filters are loaded, kept per (column,
     rowsets) and built again only when more of them have been loaded since (a segment its
     zone maps ruled out never loads them: it stays out and goes the per-segment way)."""
+    key = (column, dtype, tuple(rs.rowset_id for rs in rowsets))
+    memo = _memo(tablet)
+    with memo.lock:
+        found = memo.entries.get(key)
+        if found is not None and found[2]:  # every segment settled: nothing more can load
+            memo.entries.move_to_end(key)
+            return found[1]
     segments = []
+    settled = True  # every segment's filters loaded, or the segment has none to load
     for rs in rowsets:
         for segment_no, seg in enumerate(tablet._segments(rs)):
             col = getattr(seg, "columns", {}).get(column)
             filters = None if col is None or col.dtype != dtype else col._bloom_filters
             if filters is not None and len(filters):
                 segments.append(((rs.rowset_id, segment_no), filters))
-    key = (column, dtype, tuple(rs.rowset_id for rs in rowsets))
-    memo = _memo(tablet)
+            elif filters is None and col is not None and col.dtype == dtype \
+                    and col.has_bloom_filter:
+                settled = False
     with memo.lock:
         found = memo.entries.get(key)
         if found is not None and found[0] == len(segments):
+            memo.entries[key] = (found[0], found[1], settled)
             memo.entries.move_to_end(key)
             return found[1]
     combined = _Combined(segments) if segments else None
     with memo.lock:
-        memo.entries[key] = (len(segments), combined)
+        memo.entries[key] = (len(segments), combined, settled)
         while len(memo.entries) > _MEMO_ENTRIES:
             memo.entries.popitem(last=False)
     return combined

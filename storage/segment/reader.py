@@ -162,14 +162,26 @@ class SegmentReader:
                        bloom_column: str, stats: ScanStats) -> pa.Table:
         """No rows: a segment the tablet's bloom filters ruled out (storage/tablet_bloom.py),
         counted as a scan whose bloom filters on `bloom_column` drop every page."""
+        self.count_ruled_out(tuple(dict.fromkeys([*columns, *(p.column for p in predicates)])),
+                             bloom_column, stats)
+        return self.empty(columns)
+
+    def count_ruled_out(self, needed: tuple[str, ...], bloom_column: str,
+                        stats: ScanStats) -> None:
+        """`scan_ruled_out`'s counters only; `needed`: the scan's columns and predicate columns
+        (their page counts kept on the reader per such tuple)."""
+        memo = self.__dict__.setdefault("_ruled_out_pages", {})
+        pages = memo.get((needed, bloom_column))
+        if pages is None:
+            pages = memo[(needed, bloom_column)] = (
+                sum(self.columns[c].num_pages for c in needed if c in self.columns),
+                self.columns[bloom_column].num_pages)
         stats.segments_total += 1
         stats.segments_read += 1
         stats.rows_total += self.num_rows
         stats.rows_bloom_filter_filtered += self.num_rows
-        needed = dict.fromkeys([*columns, *(p.column for p in predicates)])
-        stats.pages_total += sum(self.columns[c].num_pages for c in needed if c in self.columns)
-        stats.pages_bloom_filter_filtered += self.columns[bloom_column].num_pages
-        return self.empty(columns)
+        stats.pages_total += pages[0]
+        stats.pages_bloom_filter_filtered += pages[1]
 
     def may_match(self, predicates: list[ColumnPredicate], stats: ScanStats) -> bool:
         """False when the segment zone maps prove no row satisfies all the predicates."""
