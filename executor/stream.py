@@ -4,7 +4,9 @@ A plan whose top is a chain of Filter / Project / Extend / Rename / Limit over O
 shape of every plain SELECT ... WHERE) is run as a generator: each tablet's rows are filtered,
 projected and handed to the connection before the next tablet is read (the next one is read
 ahead in the pool meanwhile), so a large result never sits in memory whole and its first rows
-reach the client early. Blocking operators (sort, aggregate, join, window, set operations)
+reach the client early. Tablets read one by one with page-level indexes are read in this thread
+while they take less than INLINE_BUDGET_S (executor/operators/scan.py), then ahead in the pool.
+Blocking operators (sort, aggregate, join, window, set operations)
 materialise their input through `executor.run.execute` and yield their result once, except
 under `enable_spill` (`env.spill` set): hash aggregations, hash joins and sorts then consume
 their inputs as streams and yield their result partition by partition or run by run
@@ -24,7 +26,8 @@ from executor.env import ExecEnv
 from executor.operators.filter import run_filter
 from executor.operators.table_function import run_table_function
 from executor.operators.project import run_project
-from executor.operators.scan import read_unit, scan_schema, scan_units
+from executor.operators.scan import (INLINE_BUDGET_S, read_unit, reads_inline, scan_schema,
+                                     scan_units)
 from executor.run import check_memory, execute, execute_in_memory
 from executor.spill import spill_aggregate, spill_join, spill_sort
 from planner import logical as L
@@ -66,8 +69,23 @@ def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
             check_memory(table, env)
         yield table if table.num_rows else schema.empty_table()
         return
-    units = iter(units)
     yielded = False
+    if reads_inline(node, units):  # indexed tablets: read here while they are cheap
+        spent, done = 0.0, 0
+        for unit in units:
+            start = time.perf_counter()
+            table, stats, _ = read_unit(node, unit, env, schema)
+            spent += time.perf_counter() - start
+            done += 1
+            env.scan_stats.merge(stats)
+            if table.num_rows:
+                check_memory(table, env)
+                yielded = True
+                yield table
+            if spent > INLINE_BUDGET_S:
+                break
+        units = units[done:]
+    units = iter(units)
     while True:
         while len(pending) < READ_AHEAD:
             unit = next(units, None)

@@ -15,7 +15,8 @@ their own kind (`storage/slice_unit.py`: gathered from the files and filtered at
 other tablet is a unit of its own. Order is kept: the units
 list the tablets in scan order.
 
-Units read with page-level indexes (`_indexed`: a bloom filter, the short key, ...) are mostly
+Tablets read one by one with page-level indexes (`_indexed`: a bloom filter, the short key,
+...; units of one tablet each, not grouped ones, which read whole columns) are mostly
 Python work per segment and page (a bloom-filtered tablet: ~0.2 ms), which two threads cannot
 share: the GIL hand-offs cost more CPU than they save (8 such tablets: 1.6 ms read in turn,
 4.3 ms of CPU and 3.2 ms of wall time in the pool). Those are read in the statement's own
@@ -177,7 +178,7 @@ def _read_units(node, units: list, env: ExecEnv, read) -> list:
     until they have taken INLINE_BUDGET_S (module docstring)."""
     if len(units) <= 1:
         return [read(u) for u in units]
-    if not _indexed(node):
+    if not reads_inline(node, units):
         return list(env.pool.map(read, units))
     done = []
     start = time.perf_counter()
@@ -186,6 +187,13 @@ def _read_units(node, units: list, env: ExecEnv, read) -> list:
             return done + list(env.pool.map(read, units[i:]))
         done.append(read(unit))
     return done
+
+
+def reads_inline(node, units: list) -> bool:
+    """Whether the units are tablets read one by one with page-level indexes, which the
+    statement's thread reads itself within INLINE_BUDGET_S (module docstring); grouped units
+    and unindexed scans read whole columns, in the pool."""
+    return _indexed(node) and all(len(u) == 1 for u in units)
 
 
 def run_scan(node, env: ExecEnv) -> pa.Table:

@@ -1,6 +1,6 @@
-"""executor/operators/scan._read_units: an indexed scan's units are read in the statement's
-thread while they stay within INLINE_BUDGET_S, then in the pool; a scan of whole columns always
-uses the pool; the results keep the units' order."""
+"""executor/operators/scan._read_units: an indexed scan's units of one tablet each are read in
+the statement's thread while they stay within INLINE_BUDGET_S, then in the pool; a scan of whole
+columns (unindexed, or grouped units) always uses the pool; the results keep the units' order."""
 
 import threading
 import time
@@ -21,7 +21,7 @@ def _reader(cost_s: float):
     def read(unit):
         threads.append(threading.current_thread())
         time.sleep(cost_s)
-        return unit * 10
+        return sum(unit) * 10
     return read, threads
 
 
@@ -29,7 +29,7 @@ def test_cheap_indexed_units_stay_in_the_calling_thread():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         read, threads = _reader(0)
-        assert scan._read_units(_Node(True), list(range(8)), env, read) == \
+        assert scan._read_units(_Node(True), [[u] for u in range(8)], env, read) == \
             [u * 10 for u in range(8)]
         assert set(threads) == {threading.current_thread()}
 
@@ -38,7 +38,7 @@ def test_indexed_units_over_the_budget_go_to_the_pool_in_order():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         read, threads = _reader(scan.INLINE_BUDGET_S)
-        assert scan._read_units(_Node(True), list(range(6)), env, read) == \
+        assert scan._read_units(_Node(True), [[u] for u in range(6)], env, read) == \
             [u * 10 for u in range(6)]
         here = threading.current_thread()
         assert threads[0] is here and here not in threads[1:]
@@ -48,5 +48,13 @@ def test_unindexed_units_use_the_pool():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         read, threads = _reader(0)
-        assert scan._read_units(_Node(False), list(range(4)), env, read) == [0, 10, 20, 30]
+        assert scan._read_units(_Node(False), [[u] for u in range(4)], env, read) == [0, 10, 20, 30]
+        assert threading.current_thread() not in threads
+
+
+def test_grouped_units_use_the_pool():
+    with ThreadPoolExecutor(2) as pool:
+        env = SimpleNamespace(pool=pool)
+        read, threads = _reader(0)
+        assert scan._read_units(_Node(True), [[0, 1], [2], [3, 4]], env, read) == [10, 20, 70]
         assert threading.current_thread() not in threads
