@@ -99,3 +99,14 @@ def test_no_column_needed_keeps_the_row_count(kind, unique):
     left, right = _tables(rng, 300, 40, unique, 0.05, 60)
     got = J.hash_join(left, right, ["lk"], ["rk"], kind, {"__instance"})
     assert got.num_rows == _reference(left, right, ["lk"], ["rk"], kind).num_rows
+
+
+def test_dense_single_key_lookup_edges():
+    """One key column in the direct-address array: probe keys below the build's lowest key,
+    above its highest (and past the array), in gaps, NULL, and of a wider type all find the
+    right row or none."""
+    index = LJ._Index([pa.array([10, 12, 13, 20], pa.int32())])
+    assert index.dense is not None
+    probe = pa.array([10, 11, 13, 20, 21, 9, -5, None, 2**40, 12], pa.int64())
+    assert index.find([probe]).tolist() == [0, -1, 2, 3, -1, -1, -1, -1, -1, 1]
+    assert index.find([pa.array([], pa.int32())]).tolist() == []
