@@ -166,6 +166,9 @@ def union_type(values: Sequence[Value]) -> pa.DataType:
         return numeric_common(present)
     if kinds <= set(TEMPORAL):
         return TIMESTAMP
+    if kinds == {"list"}:  # [[1], []]: the elements' common type; an empty list's is NULL
+        element = union_type([pa.nulls(0, t.value_type) for t in types])
+        return pa.list_(element)
     return pa.string()
 
 

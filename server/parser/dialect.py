@@ -10,6 +10,9 @@
 - Doris's type names LARGEINT, DECIMALV2 / DECIMALV3, DATEV2 and DATETIMEV2 are type keywords,
   so that `CAST(x AS LARGEINT)` and `CAST(x AS DECIMALV3(10, 2))` parse (sqlglot's tokenizer
   knows none of them and refused the CAST); LARGEINT is written back as LARGEINT, not INT128.
+- An array literal is written back as it was written: `[1, 2]` or `array(1, 2)` (sqlglot's
+  MySQL-based generator wrote `ARRAY(1, 2)` and logged "Arrays are not supported by MySQL"
+  for every result column named after one).
 """
 
 from __future__ import annotations
@@ -37,12 +40,20 @@ _TYPE_KEYWORDS = {"LARGEINT": TokenType.INT128, "DECIMALV2": TokenType.DECIMAL,
                   "DATETIMEV2": TokenType.DATETIME}
 
 
+def _array_sql(self, node: exp.Array) -> str:
+    items = self.expressions(node, flat=True)
+    if "value_constructor" in node.args:  # written with brackets
+        return f"[{items}]"
+    return f"{self.normalize_func('ARRAY')}({items})"
+
+
 def install() -> None:
     tokenizer, generator = Doris.Tokenizer, Doris.Generator
     if "LARGEINT" not in tokenizer.KEYWORDS:
         tokenizer.KEYWORDS = {**tokenizer.KEYWORDS, **_TYPE_KEYWORDS}
         generator.TYPE_MAPPING = {**generator.TYPE_MAPPING,
                                   exp.DataType.Type.INT128: "LARGEINT"}
+        generator.TRANSFORMS = {**generator.TRANSFORMS, exp.Array: _array_sql}
     parser = Doris.Parser
     if parser.FUNCTIONS.get("FORMAT") is not _format_call:
         parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call,
