@@ -26,16 +26,19 @@ import pyarrow.compute as pc
 from planner import logical as L
 from planner.runtime_filters import FILTERABLE_JOINS, trace_scan_column
 from storage import ColumnPredicate
-from storage.value_set import distinct_sorted
+from storage.value_set import MAX_LOOKUP_SPAN, distinct_sorted
 
 MAX_IN_VALUES = 1024
 # The exact set's bound grows with the data: SSB's customers of one region are 60k keys at SF 1
 # and 300k at SF 10, parts of two manufacturers 80k and 800k (2.4M at SF 30). With a bound of
 # 2^18 the SF 10 probe scans lost their customer and part filters and Q3.1 / Q4.1 grew 17x / 13x
 # from SF 1; now the bound is the build size that still gets a set at all. Storage checks a set
-# by a lookup table over [min, max] (at most 16 MiB, storage/value_set.py); indexes probe only
-# sets of up to MAX_PROBE_VALUES values.
+# by a lookup table over [min, max] when that span is at most MAX_LOOKUP_SPAN (16M), else by a
+# binary search per row, which only a set of up to MAX_SEARCH_VALUES keeps cheap enough (a
+# million-key set over a span of 60M, TPC-H SF 10's orders of one year, would cost each lineitem
+# row ~20 cache misses); indexes probe only sets of up to MAX_PROBE_VALUES values.
 MAX_SET_VALUES = 1 << 22
+MAX_SEARCH_VALUES = 1 << 18
 MAX_DISTINCT_BUILD = 1 << 22  # build rows beyond which only min/max is taken
 SET_DENSITY = 2  # the exact set only when it holds at most 1/2 of the integers in [min, max]
 
@@ -55,8 +58,9 @@ def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
         return [ColumnPredicate(column, "in", array=distinct)]
     low, high = distinct[0].as_py(), distinct[-1].as_py()
     out = [ColumnPredicate(column, ">=", (low,)), ColumnPredicate(column, "<=", (high,))]
-    if len(distinct) <= MAX_SET_VALUES and pa.types.is_integer(distinct.type) \
-            and SET_DENSITY * len(distinct) <= high - low + 1:
+    span = high - low + 1
+    if pa.types.is_integer(distinct.type) and SET_DENSITY * len(distinct) <= span and \
+            len(distinct) <= (MAX_SET_VALUES if span <= MAX_LOOKUP_SPAN else MAX_SEARCH_VALUES):
         out.append(ColumnPredicate(column, "in", array=distinct))
     return out
 
