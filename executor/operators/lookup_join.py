@@ -22,6 +22,7 @@ import pyarrow as pa
 DENSE_SPAN = 1 << 24          # direct-address arrays up to 16M slots (64 MiB of int32)...
 DENSE_PER_ROW = 8             # ...and at most 8 slots per unique key or 32 per probe row
 PROBE_SLOTS = 32              # (a slot costs ~1 ns to fill, a probe row's binary search ~60 ns)
+PROBE_SLOTS_MAX = 1 << 22     # ...up to 16 MiB (each instance of a shuffled join builds one)
 _SWAP = {"inner": "inner", "left outer": "right outer", "right outer": "left outer",
          "left semi": "right semi", "right semi": "left semi",
          "left anti": "right anti", "right anti": "left anti"}
@@ -77,7 +78,7 @@ class _Index:
         # Direct addressing while the array stays small next to the keys or to the probe:
         # SSB SF 1 Q2.1's 8k parts over a 200k key span, probed by 50k rows, took 3.4 ms of
         # searchsorted (unsorted needles: a cache miss per step) against 0.2 ms filled.
-        slack = max(1 << 16, PROBE_SLOTS * probe_rows)
+        slack = max(1 << 16, min(PROBE_SLOTS * probe_rows, PROBE_SLOTS_MAX))
         if span <= DENSE_SPAN and span <= DENSE_PER_ROW * max(self.n, 1) + slack \
                 and self.n < 1 << 31:
             # one slot past the span, always -1: where a single key outside [low, high] lands
