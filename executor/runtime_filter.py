@@ -58,8 +58,10 @@ def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
         return [ColumnPredicate(column, "in", array=distinct)]
     low, high = distinct[0].as_py(), distinct[-1].as_py()
     out = [ColumnPredicate(column, ">=", (low,)), ColumnPredicate(column, "<=", (high,))]
+    if not pa.types.is_integer(distinct.type):
+        return out
     span = high - low + 1
-    if pa.types.is_integer(distinct.type) and SET_DENSITY * len(distinct) <= span and \
+    if SET_DENSITY * len(distinct) <= span and \
             len(distinct) <= (MAX_SET_VALUES if span <= MAX_LOOKUP_SPAN else MAX_SEARCH_VALUES):
         out.append(ColumnPredicate(column, "in", array=distinct))
     return out

@@ -38,3 +38,9 @@ def test_a_dense_set_gives_min_max_only():
 def test_few_keys_are_an_in_list():
     (pred,) = rf._predicates("k", pa.chunked_array([pa.array([5, 1, 5, 9])]))
     assert pred.op == "in" and pred.array.to_pylist() == [1, 5, 9]
+
+
+def test_string_keys_get_min_max_only():
+    keys = pa.array([f"k{i:05d}" for i in range(5000)])
+    preds = rf._predicates("k", pa.chunked_array([keys]))
+    assert [(p.op, p.values) for p in preds] == [(">=", ("k00000",)), ("<=", ("k04999",))]
