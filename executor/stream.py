@@ -26,8 +26,7 @@ from executor.env import ExecEnv
 from executor.operators.filter import run_filter
 from executor.operators.table_function import run_table_function
 from executor.operators.project import run_project
-from executor.operators.scan import (INLINE_BUDGET_S, read_unit, reads_inline, scan_schema,
-                                     scan_units)
+from executor.operators.scan import inline_reads, read_unit, scan_schema, scan_units
 from executor.run import check_memory, execute, execute_in_memory
 from executor.spill import spill_aggregate, spill_join, spill_sort
 from planner import logical as L
@@ -69,23 +68,19 @@ def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
             check_memory(table, env)
         yield table if table.num_rows else schema.empty_table()
         return
-    yielded = False
-    if reads_inline(node, units):  # indexed tablets: read here while they are cheap
-        spent, done = 0.0, 0
-        for unit in units:
-            start = time.perf_counter()
-            table, stats, _ = read_unit(node, unit, env, schema)
-            spent += time.perf_counter() - start
-            done += 1
-            env.scan_stats.merge(stats)
-            if table.num_rows:
-                check_memory(table, env)
-                yielded = True
-                yield table
-            if spent > INLINE_BUDGET_S:
-                break
-        units = units[done:]
-    units = iter(units)
+    def taken(table: pa.Table, stats) -> bool:  # counted and checked: rows to hand on?
+        env.scan_stats.merge(stats)
+        if table.num_rows:
+            check_memory(table, env)
+        return table.num_rows > 0
+
+    yielded, done = False, 0
+    for table, stats, _ in inline_reads(node, units, lambda u: read_unit(node, u, env, schema)):
+        done += 1  # indexed tablets read here while they are cheap
+        if taken(table, stats):
+            yielded = True
+            yield table
+    units = iter(units[done:])
     while True:
         while len(pending) < READ_AHEAD:
             unit = next(units, None)
@@ -96,9 +91,7 @@ def _scan(node: L.OlapScan, env: ExecEnv) -> Iterator[pa.Table]:
             break
         with cpu_slots.blocking():  # the unit's task takes the slot (storage/cpu_slots.py)
             table, stats, _ = pending.popleft().result()
-        env.scan_stats.merge(stats)
-        if table.num_rows:
-            check_memory(table, env)
+        if taken(table, stats):
             yielded = True
             yield table
     if not yielded:

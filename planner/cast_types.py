@@ -13,7 +13,7 @@ from sqlglot import exp
 from storage.types import ALIASES, DataType
 
 _T = exp.DataType.Type
-SQLGLOT_KINDS: dict[object, str] = {
+_SQLGLOT_KINDS: dict[object, str] = {
     _T.BOOLEAN: "BOOLEAN", _T.TINYINT: "TINYINT", _T.UTINYINT: "SMALLINT",
     _T.SMALLINT: "SMALLINT", _T.USMALLINT: "INT", _T.INT: "INT", _T.UINT: "BIGINT",
     _T.MEDIUMINT: "INT", _T.BIGINT: "BIGINT", _T.UBIGINT: "LARGEINT", _T.INT128: "LARGEINT",
@@ -29,7 +29,7 @@ def cast_kind(dt: exp.DataType) -> str | None:
     """The Doris type name of a scalar CAST target, or None (JSON, ARRAY, unknown)."""
     if dt.this == _T.USERDEFINED:
         return ALIASES.get(str(dt.args.get("kind") or "").upper())
-    return SQLGLOT_KINDS.get(dt.this)
+    return _SQLGLOT_KINDS.get(dt.this)
 
 
 def cast_type(dt: exp.DataType) -> DataType | None:

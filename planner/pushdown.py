@@ -3,8 +3,9 @@
 A conjunct `col <op> literal` (either side), `col IN (literals)`, `col BETWEEN a AND b`,
 `col IS [NOT] NULL`, or an OR of `col = literal` / `col IN (...)` on one column (one IN, as
 Doris's FE rewrites it) on a column of the scanned table becomes a ColumnPredicate that storage
-uses to prune with the short key index and zone maps (and the planner partitions and buckets). A literal may be numeric literals under
-`+ - *` (`0.06 - 0.01`, folded exactly), or a date constant,
+uses to prune with the short key index and zone maps (and the planner partitions and buckets).
+A literal may be numeric literals under `+ - *` (`0.06 - 0.01`, folded exactly), or a date
+constant,
 `DATE 'yyyy-mm-dd'` optionally plus or minus `INTERVAL n DAY|MONTH|YEAR` (folded here, as
 Doris's FE folds constants). The Filter stays in the plan above the scan (EXPLAIN shows it);
 `storage_predicates` also says whether the predicates are *exactly* the conjunct (every literal

@@ -639,7 +639,6 @@ class Tablet:
         ruled_out = tablet_bloom.ruled_out(
             self, snapshot, predicates, schema,
             skip=lambda rs: needs_mapping(rowset_columns(schema, rs), deletes))
-        needed = tuple(dict.fromkeys([*columns, *(p.column for p in predicates)]))
 
         def flush_run() -> None:
             if len(run) == 1:
@@ -664,7 +663,7 @@ class Tablet:
                     run[-1].end_version < v <= rs.end_version for v, _ in deletes)):
                 flush_run()
             if rs.load_file is None and ruled_out and self._ruled_out_whole(
-                    rs, ruled_out, needed, stats):
+                    rs, ruled_out, columns, predicates, stats):
                 continue
             if rs.load_file is None:
                 parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats,
@@ -674,8 +673,8 @@ class Tablet:
         flush_run()
         return parts
 
-    def _ruled_out_whole(self, rowset: RowsetMeta, ruled_out: dict, needed: tuple[str, ...],
-                         stats: ScanStats) -> bool:
+    def _ruled_out_whole(self, rowset: RowsetMeta, ruled_out: dict, columns: list[str],
+                         predicates: list[ColumnPredicate], stats: ScanStats) -> bool:
         """Whether the tablet's bloom filters ruled out every segment of `rowset`: then they
         are counted as scanned and pruned, and the rowset gives no table at all (after 40
         small loads a selective equality otherwise built and concatenated 40 empty tables)."""
@@ -683,7 +682,7 @@ class Tablet:
         if not bloom_columns or None in bloom_columns:
             return False
         for seg, column in zip(self._segments(rowset), bloom_columns):
-            seg.count_ruled_out(needed, column, stats)
+            seg.count_ruled_out(columns, predicates, column, stats)
         return True
 
     def _segments(self, rowset: RowsetMeta) -> list[SegmentReader]:

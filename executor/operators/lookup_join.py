@@ -119,7 +119,6 @@ class _Index:
         rows[~ok] = -1
         return rows
 
-
     def _find_dense(self, col: pa.Array) -> np.ndarray:
         """`find` of one key column in the direct-address array, in three passes: the offset
         from `low` as unsigned (keys below `low` wrap around), clamped to the span's extra -1

@@ -21,13 +21,14 @@ Python work per segment and page (a bloom-filtered tablet: ~0.2 ms), which two t
 share: the GIL hand-offs cost more CPU than they save (8 such tablets: 1.6 ms read in turn,
 4.3 ms of CPU and 3.2 ms of wall time in the pool). Those are read in the statement's own
 thread while they stay within INLINE_BUDGET_S, and the rest go to the pool
-(`_read_units`); units read as whole columns (numpy/Arrow kernels, GIL released) always go to
+(`inline_reads`); units read as whole columns (numpy/Arrow kernels, GIL released) always go to
 the pool.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import pyarrow as pa
 
@@ -174,26 +175,29 @@ def read_tablets(node, env: ExecEnv, schema: pa.Schema) -> list[tuple[pa.Table, 
 
 
 def _read_units(node, units: list, env: ExecEnv, read) -> list:
-    """`read` of every unit, in order: in the pool, but an indexed scan's units in this thread
-    until they have taken INLINE_BUDGET_S (module docstring)."""
+    """`read` of every unit, in order: in the pool, but an indexed scan's leading units in this
+    thread (`inline_reads`)."""
     if len(units) <= 1:
         return [read(u) for u in units]
-    if not reads_inline(node, units):
-        return list(env.pool.map(read, units))
-    done = []
-    start = time.perf_counter()
-    for i, unit in enumerate(units):
-        if time.perf_counter() - start > INLINE_BUDGET_S:
-            return done + list(env.pool.map(read, units[i:]))
-        done.append(read(unit))
-    return done
+    done = list(inline_reads(node, units, read))
+    return done + list(env.pool.map(read, units[len(done):]))
 
 
-def reads_inline(node, units: list) -> bool:
-    """Whether the units are tablets read one by one with page-level indexes, which the
-    statement's thread reads itself within INLINE_BUDGET_S (module docstring); grouped units
-    and unindexed scans read whole columns, in the pool."""
-    return _indexed(node) and all(len(u) == 1 for u in units)
+def inline_reads(node, units: list, read) -> Iterator:
+    """`read` of the leading units in the statement's thread, in order, while their reads have
+    taken at most INLINE_BUDGET_S, when they are tablets read one by one with page-level
+    indexes (module docstring); none for grouped units and unindexed scans, which read whole
+    columns. The caller reads the units after them in the pool."""
+    if not _indexed(node) or any(len(u) != 1 for u in units):
+        return
+    spent = 0.0
+    for unit in units:
+        start = time.perf_counter()
+        result = read(unit)
+        spent += time.perf_counter() - start
+        yield result
+        if spent > INLINE_BUDGET_S:
+            return
 
 
 def run_scan(node, env: ExecEnv) -> pa.Table:

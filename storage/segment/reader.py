@@ -162,18 +162,19 @@ class SegmentReader:
                        bloom_column: str, stats: ScanStats) -> pa.Table:
         """No rows: a segment the tablet's bloom filters ruled out (storage/tablet_bloom.py),
         counted as a scan whose bloom filters on `bloom_column` drop every page."""
-        self.count_ruled_out(tuple(dict.fromkeys([*columns, *(p.column for p in predicates)])),
-                             bloom_column, stats)
+        self.count_ruled_out(columns, predicates, bloom_column, stats)
         return self.empty(columns)
 
-    def count_ruled_out(self, needed: tuple[str, ...], bloom_column: str,
-                        stats: ScanStats) -> None:
-        """`scan_ruled_out`'s counters only; `needed`: the scan's columns and predicate columns
-        (their page counts kept on the reader per such tuple)."""
+    def count_ruled_out(self, columns: list[str], predicates: list[ColumnPredicate],
+                        bloom_column: str, stats: ScanStats) -> None:
+        """`scan_ruled_out`'s counters only (the page counts kept on the reader per scan
+        shape: a tablet of many small rowsets counts them for every query)."""
         memo = self.__dict__.setdefault("_ruled_out_pages", {})
-        pages = memo.get((needed, bloom_column))
+        key = (tuple(columns), tuple(p.column for p in predicates), bloom_column)
+        pages = memo.get(key)
         if pages is None:
-            pages = memo[(needed, bloom_column)] = (
+            needed = dict.fromkeys([*columns, *(p.column for p in predicates)])
+            pages = memo[key] = (
                 sum(self.columns[c].num_pages for c in needed if c in self.columns),
                 self.columns[bloom_column].num_pages)
         stats.segments_total += 1
