@@ -546,8 +546,10 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         p.visible_version_time = data["time"]
 
 
-# entries that change no schema, privilege or property: cached plans stay valid (ddl_epoch)
-_NOT_DDL = frozenset({"compact", "load_job", "remove_load_jobs", "export_job"})
+# entries that change no schema, partition, privilege or property: cached plans stay valid
+# (ddl_epoch); a compaction swaps rowsets, which every run captures afresh in its snapshots
+_NOT_DDL = frozenset({"compact", "compact_slices", "load_job", "remove_load_jobs", "export_job",
+                      "txn_precommit", "txn_precommit_end"})
 
 _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     "create_db": _apply_create_db,

@@ -107,9 +107,8 @@ def show_rows(cat: Catalog, db: str | None, kind: str) -> list[tuple]:
         return show_column_jobs(cat, db)
     want_mv = kind == "MATERIALIZED VIEW"
     with cat.lock:
-        db_name = cat.get_db(db).name
-        jobs = sorted((j for j in cat.alter_jobs.values() if j.db == db_name and
-                       j.is_mv == want_mv and j.kind == "ROLLUP"), key=lambda j: j.job_id)
+        jobs = [j for j in rollup_job.jobs_of_db(cat, cat.get_db(db))
+                if j.is_mv == want_mv and j.kind == "ROLLUP"]
         return [(j.job_id, j.table_name, format_time(j.create_time), format_time(j.finish_time),
                  j.base_index_name, j.index_name, j.index_id, j.txn_id, j.state, j.msg,
                  f"{j.done_tablets}/{j.total_tablets}" if j.state == rollup_job.RUNNING

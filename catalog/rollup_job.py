@@ -92,6 +92,15 @@ class RollupJob:
         return RollupJob(**d)
 
 
+def jobs_of_db(cat: Catalog, db) -> list[RollupJob]:
+    """The jobs of database `db` (a catalog.model.Database; the caller holds the catalog lock),
+    by job id. Doris finds them by the database's id: a database dropped and created again
+    under its name does not list the old one's jobs. Ids come from one counter, so the tables of
+    this database have larger ids than it."""
+    return sorted((j for j in cat.alter_jobs.values()
+                   if j.db == db.name and j.table_id > db.db_id), key=lambda j: j.job_id)
+
+
 def running_job(cat: Catalog, table_id: int) -> RollupJob | None:
     return next((j for j in cat.alter_jobs.values()
                  if j.table_id == table_id and j.state in ACTIVE), None)

@@ -129,9 +129,7 @@ def swap(cat: Catalog, table: OlapTable, job: rollup_job.RollupJob) -> None:
 def show_rows(cat: Catalog, db: str | None) -> list[tuple]:
     """SHOW ALTER TABLE COLUMN: one row per schema change job of the database."""
     with cat.lock:
-        db_name = cat.get_db(db).name
-        jobs = sorted((j for j in cat.alter_jobs.values()
-                       if j.db == db_name and j.kind == KIND), key=lambda j: j.job_id)
+        jobs = [j for j in rollup_job.jobs_of_db(cat, cat.get_db(db)) if j.kind == KIND]
         rows = []
         for j in jobs:
             version = sum(1 for k in jobs if k.table_id == j.table_id and k.job_id <= j.job_id)

@@ -90,7 +90,7 @@ def bind_statement(node: exp.Expression, ctx: BindContext
                    ) -> tuple[object, list[L.ResultColumnInfo]]:
     """bind_query, bound again while a table the statement was bound to has a partition, an
     index or a column replaced before its snapshots are captured (`PlanStale`,
-    `_capture_snapshots`): such a change takes the catalog lock once, so the next binding
+    `capture_snapshots`): such a change takes the catalog lock once, so the next binding
     sees it done."""
     for attempt in range(BIND_ATTEMPTS):
         try:
@@ -388,7 +388,7 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
         parts = selected_partitions(table, node, db_name or "")
         if parts is None:
             parts = table.sorted_partitions()
-        for p in parts:  # snapshots are captured once pruning is done (_capture_snapshots)
+        for p in parts:  # snapshots are captured once pruning is done (capture_snapshots)
             for bucket, tid in enumerate(p.tablets_by_index[table.base_index_id]):
                 tablets.append(L.ScanTablet(tid, p.visible_version, p.partition_id,
                                             p.tablets[tid].replicas[0], bucket))
@@ -604,7 +604,7 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
                 buckets = {t.partition_id: table.any_partition(t.partition_id).buckets
                            for t in plan.tablets}
             prune_buckets(plan, dist, buckets)
-            _capture_snapshots(plan, ctx)
+            capture_snapshots(plan, ctx)
         return
     for attr in ("input", "left", "right"):
         child = getattr(plan, attr, None)
@@ -635,7 +635,7 @@ def _check_bound(scan: L.OlapScan, table) -> None:
         _bound_partition(table, t)
 
 
-def _capture_snapshots(scan: L.OlapScan, ctx: BindContext) -> None:
+def capture_snapshots(scan: L.OlapScan, ctx: BindContext) -> None:
     """MVCC: each tablet the scan still reads after pruning, at its partition's visible version,
     captured while the catalog lock keeps publish and compaction swaps out
     (storage/snapshot.py), with the rollups' tablets of the same bucket (the scan may read one

@@ -369,7 +369,7 @@ def _select(scan: L.OlapScan, u: _Usage, catalog: Catalog, rewrite: bool) -> obj
 
 def _captured_rollups(scan: L.OlapScan, table: OlapTable) -> list:
     """The table's rollups the scan captured snapshots of for every tablet
-    (planner/binder.py:_capture_snapshots): one that finished building, or was dropped, after
+    (planner/binder.py:capture_snapshots): one that finished building, or was dropped, after
     the capture is not read (the scan reads exactly what it captured)."""
     rollups = table.rollups()
     if not rollups:

@@ -191,7 +191,8 @@ class DorisSession(BaseSession):
                         query_cache.remember(sql, text, tokens, stmt)
                 ctx = StatementContext(self.services.catalog, self.services.engine,
                                        self.services.pool, self,
-                                       datetime.now(timezone.utc).astimezone(), text)
+                                       datetime.now(timezone.utc).astimezone(), text,
+                                       as_sent=True)
                 self.timer.arm(stmt, self.variables)
                 # judged before running: binding rewrites the tree (@@var, DATABASE() become
                 # literals that must not be kept)

@@ -78,6 +78,12 @@ def _listed(pairs: list[tuple[str, object]]) -> list[tuple[str, object]]:
 
 
 class DorisGlobalVariables(GlobalVariables):
+    generation = 0  # moved by every SET GLOBAL: part of each session's fingerprint
+
+    def set(self, name, value, force: bool = False) -> None:  # noqa: D102
+        super().set(name, value, force)
+        self.generation += 1
+
     def list(self) -> list[tuple[str, object]]:  # noqa: D102 - INVISIBLE ones are not listed
         return _listed(super().list())
 
@@ -101,6 +107,20 @@ class DorisGlobalVariables(GlobalVariables):
 
 class DorisSessionVariables(SessionVariables):
     """The session's own values over the current global ones."""
+
+    _fingerprint: tuple | None = None
+
+    def set(self, name, value, force: bool = False) -> None:  # noqa: D102
+        super().set(name, value, force)
+        self._fingerprint = None
+
+    def fingerprint(self) -> tuple:
+        """Every value this session sees, as a hashable key (the bound-plan cache's: a plan
+        bound under other values may differ)."""
+        own = self._fingerprint
+        if own is None:
+            own = self._fingerprint = tuple(sorted(self._values.items(), key=lambda kv: kv[0]))
+        return own, self.global_variables.generation
 
     def list(self) -> list[tuple[str, object]]:  # noqa: D102
         return _listed(super().list())
@@ -131,6 +151,7 @@ class DorisSessionVariables(SessionVariables):
                     1228, f"Variable '{name}' is a SESSION variable and can't be used with SET GLOBAL")
             self.global_variables.set(name, value, force=True)
             self._values.pop(name, None)
+            self._fingerprint = None
             return
         if flag == GLOBAL:
             raise VariableScopeError(

@@ -21,6 +21,9 @@ class StatementContext:
     now: datetime
     sql: str
     fragments: list | None = None  # a profiled query's distributed plan (handlers/query.py)
+    # the statement run is `sql` as the client sent it (not a rewrite such as COM_STMT_PREPARE's
+    # LIMIT 0): its plan may be kept under that text (handlers/plan_cache.py)
+    as_sent: bool = False
 
     @property
     def db(self) -> str | None:

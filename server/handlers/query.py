@@ -15,13 +15,14 @@ from executor.env import ExecEnv
 from executor.expressions import EvalContext
 from executor.spill import QuerySpill, SpillOptions
 from executor.stream import stream
-from planner.binder import BindContext, bind_statement
+from planner.binder import BindContext, PlanStale, bind_statement
+from planner.plan_cache import Template
 from planner import logical as L
 from planner import statistics
 from planner.fragments import build_fragments
 from planner.naming import NameGen
 from planner.views import view_query
-from server.handlers import profile
+from server.handlers import plan_cache, profile
 from server.handlers.context import StatementContext
 from server.handlers.profile import new_query_id
 from server.handlers.explain import fragment_context, hidden_column_flags
@@ -35,14 +36,31 @@ from storage.types import DataType, from_arrow
 SMALL_FIRST_BATCH = 1024  # rows
 
 
-def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, list, ExecEnv, list]:
+def _plan(stmt, ctx: StatementContext, db: str | None = None,
+          reuse: bool = False) -> tuple[object, list, ExecEnv, list]:
     """The plan, its result columns, the execution env and the tablet snapshots the plan holds
-    (release them when the query ends: `_released`). `db`: bind in it instead of the session's."""
-    stmt = inline_session_values(expand_alias_functions(stmt, ctx.catalog, db or ctx.db), ctx)
+    (release them when the query ends: `_released`). `db`: bind in it instead of the session's.
+    `reuse`: `stmt` is the statement of `ctx.sql` as the client sent it; the query
+    runs the plan kept from its last run where it may (handlers/plan_cache.py)."""
+    reuse_key = plan_cache.key(stmt, ctx) if reuse and db is None else None
+    epoch, data_epoch = ctx.catalog.ddl_epoch, ctx.catalog.data_epoch
+    kept = plan_cache.get(reuse_key, epoch) if reuse_key is not None else None
     bind_ctx = BindContext(ctx.catalog, db or ctx.db, NameGen(),
                            variables=ctx.session.variables.info_rows,
                            **hidden_column_flags(ctx),
                            view_columns=lambda view_db, view: view_columns(view_db, view, ctx))
+    if kept is not None:
+        try:
+            plan, columns = kept[0].instantiate(bind_ctx), kept[1]
+            plan_cache.stats["hits"] += 1
+            env = _exec_env(ctx)
+            return plan, columns, env, _Held(bind_ctx.snapshots, env.spill)
+        except PlanStale:  # a tablet or partition went, or a joined table's rows changed
+            _release(bind_ctx.snapshots)
+            bind_ctx.snapshots.clear()
+    if reuse_key is not None:
+        plan_cache.stats["misses"] += 1
+    stmt = inline_session_values(expand_alias_functions(stmt, ctx.catalog, db or ctx.db), ctx)
     profiling = profile.enabled(ctx)
     try:
         with statistics.memoized(ctx.catalog.data_epoch):
@@ -53,15 +71,24 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None) -> tuple[object, l
             if profiling or not _single_relation(plan):
                 fragments = build_fragments(plan, columns, fragment_context(ctx))
                 ctx.fragments = fragments if profiling else None
+            if reuse_key is not None:  # with each join's distribution (build_fragments)
+                template = Template.of(plan, data_epoch)
+                if template is not None:
+                    plan_cache.put(reuse_key, epoch, template, columns)
     except BaseException:
         _release(bind_ctx.snapshots)
         raise
+    env = _exec_env(ctx, profiling)
+    return plan, columns, env, _Held(bind_ctx.snapshots, env.spill)
+
+
+def _exec_env(ctx: StatementContext, profiling: bool = False) -> ExecEnv:
     env = ExecEnv(ctx.engine, eval_context(ctx), ctx.pool,
                   mem_limit=int(ctx.session.variables.get("exec_mem_limit") or 0),
                   cancel=ctx.session.cancel, profile={} if profiling else None)
     env.spill = query_spill(ctx, env.mem_limit)
     ctx.session.progress = env.progress  # the web UI's progress page
-    return plan, columns, env, _Held(bind_ctx.snapshots, env.spill)
+    return env
 
 
 _ONE_INPUT = (L.Filter, L.Project, L.Extend, L.Window, L.Aggregate, L.Sort, L.Limit, L.Distinct,
@@ -212,12 +239,19 @@ def _counted(batches, session):
     session.found_rows = n
 
 
-def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = True) -> RowsResult:
+def select(stmt, ctx: StatementContext) -> RowsResult:
+    """A SELECT statement as the client sent it: `query`, with the plan kept for the next run
+    of the same text where it may be (handlers/plan_cache.py)."""
+    return query(stmt, ctx, reuse=True)
+
+
+def query(stmt, ctx: StatementContext, db: str | None = None, profiled: bool = True,
+          reuse: bool = False) -> RowsResult:
     """Rows as a stream: the first batch is computed here (it fixes the result types and
     surfaces early errors), the rest as the connection sends them. `profiled`: False for
     the server's own metadata queries (no SHOW QUERY PROFILE entry)."""
     started = time.time()
-    plan, columns, env, snapshots = _plan(stmt, ctx, db)
+    plan, columns, env, snapshots = _plan(stmt, ctx, db, reuse=reuse and profiled)
     batches = _released((_select(b, columns) for b in stream(plan, env)), snapshots,
                         ctx.session)
     first = next(batches, None)

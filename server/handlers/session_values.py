@@ -72,20 +72,20 @@ def _replace(node: exp.Expression, ctx: StatementContext) -> exp.Expression:
     return node
 
 
-def _has_session_value(e: exp.Expression) -> bool:
+def has_session_value(e: exp.Expression) -> bool:
     return any(isinstance(n, (exp.SessionParameter, exp.Parameter))
                or _function_name(n) in _FUNCTIONS
                for n in e.walk())
 
 
 def inline_session_values(stmt: exp.Expression, ctx: StatementContext) -> exp.Expression:
-    if not _has_session_value(stmt):
+    if not has_session_value(stmt):
         return stmt
     stmt = stmt.copy()
     for select in stmt.find_all(exp.Select):
         items = []
         for item in select.expressions:
-            if not isinstance(item, exp.Alias) and _has_session_value(item):
+            if not isinstance(item, exp.Alias) and has_session_value(item):
                 item = exp.alias_(item, output_name(item), quoted=True)
             items.append(item)
         select.set("expressions", items)

@@ -33,3 +33,16 @@ def test_script(server, path):
         print(f"{path}: rewrote {result.regenerated} record(s) ({runner.REGENERATE_ENV}=1)")
     if result.failures:
         pytest.fail(result.report(), pytrace=False)
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[str(p.relative_to(HERE)) for p in SCRIPTS])
+def test_script_queries_twice(server, path):
+    """Every query of every script run twice: the second run takes the plan the first one left
+    (server/handlers/plan_cache.py) and must return the same rows."""
+    try:
+        result = runner.run_script(path, server.host, server.port, regenerate=False,
+                                   repeat_queries=True)
+    except runner.SetupError as e:
+        pytest.fail(str(e), pytrace=False)
+    if result.failures:
+        pytest.fail(result.report(), pytrace=False)
