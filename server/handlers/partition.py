@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from catalog import group_commit
 from catalog import partition_ddl
+from catalog import table_flags
 from catalog.dynamic_properties import PREFIX
 from catalog.dynamic_scheduler import SHOW_COLUMNS
 from catalog.errors import NotSupported
@@ -38,6 +39,10 @@ def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> O
         if len(bloom) != len(stmt.properties):
             raise NotSupported("ALTER TABLE SET of bloom filter properties must be alone")
         set_bloom_filter_properties(ctx.catalog, stmt.db or ctx.db, stmt.table, bloom)
+        return OkResult()
+    flags = table_flags.switches(stmt.properties)
+    if flags:
+        table_flags.set_switches(ctx.catalog, stmt.db or ctx.db, stmt.table, flags)
         return OkResult()
     grouped = group_commit.check_properties(stmt.properties)
     if grouped:
