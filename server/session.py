@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -152,7 +153,7 @@ class DorisSession(BaseSession):
         self.current_sql, self.statement_started = sql, time.time()
         token = access.CURRENT.set(self.access)  # SHOW / information_schema filter by it
         try:
-            with cpu_slots.slot(_lane(sql)):  # one of the statements running at once
+            with cpu_slots.slot(_lane(sql, self.variables)):  # one of the statements running at once
                 return self._execute(sql)
         finally:
             access.CURRENT.reset(token)
@@ -223,9 +224,18 @@ class DorisSession(BaseSession):
         return out
 
 
-def _lane(sql: str) -> str:
+def _lane(sql: str, variables) -> str:
     """The CPU slots a statement takes (storage/cpu_slots.py): an INSERT runs as a load, in
     slots of its own, as Doris's loads run in the BE's load channels and flush threads rather
-    than among the queries' pipeline tasks."""
+    than among the queries' pipeline tasks; under the session's group commit, in the group
+    commit lane (it only appends its rows to a group)."""
     head = sql.lstrip()[:6]
-    return cpu_slots.LOAD if head.upper() == "INSERT" else cpu_slots.QUERY
+    if head.upper() != "INSERT":
+        return cpu_slots.QUERY
+    mode = str(variables.get("group_commit") or "off_mode").lower()
+    if mode == "off_mode" or _SELECT.search(sql):  # INSERT ... SELECT is never grouped
+        return cpu_slots.LOAD
+    return cpu_slots.GROUP_COMMIT
+
+
+_SELECT = re.compile(r"\bselect\b", re.IGNORECASE)

@@ -9,11 +9,15 @@ at 9 a second; with two statements running at a time, 45-50 a second (scripts/be
 mixed_clients.py, docs/performance.md "Mixed clients"). Doris's BE likewise runs every query's
 pipeline tasks on `pipeline_executor_size` worker threads (default: the number of cores).
 
-Two lanes: QUERY slots (`pipeline_executor_size`: statements, result streams, compaction tasks)
-and LOAD slots for INSERT statements (half as many, at least one), as Doris's loads run in the
-BE's load channels and flush threads, not among the queries' pipeline tasks: in one queue, an
-INSERT of a few milliseconds waited behind every query queued before it, and 16 writers
-inserted no faster than 16 readers queried.
+Three lanes: QUERY slots (`pipeline_executor_size`: statements, result streams, compaction
+tasks) and LOAD slots for INSERT statements (half as many, at least one), as Doris's loads run
+in the BE's load channels and flush threads, not among the queries' pipeline tasks: in one
+queue, an INSERT of a few milliseconds waited behind every query queued before it, and 16
+writers inserted no faster than 16 readers queried. INSERTs under group commit (GROUP_COMMIT,
+as many slots as QUERY) only parse their rows and append them to the group's WAL and memtable
+(segments are written by the group's flush, a compaction-like task): with half the slots they
+waited for each other while the queries had CPU to spare (32 clients, async_mode: 148 inserts/s
+and 309 queries/s with one slot, 281 and 180 with two; docs/performance.md).
 
     with slot(lane):     a statement (DorisSession.execute, a result stream's next chunk, a
                          compaction) runs holding one of the lane's slots; nested uses are
@@ -45,7 +49,7 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-QUERY, LOAD = "query", "load"
+QUERY, LOAD, GROUP_COMMIT = "query", "load", "group_commit"
 START_WAIT_S = 1.0
 RESUME_WAIT_S = 0.1
 SLICE_S = 0.1  # Doris's pipeline task time slice (100 ms)
@@ -125,15 +129,18 @@ def _wakeup_fd() -> int:
     return wakeup.fd
 
 
-_LANES: dict[str, CpuSlots | None] = {QUERY: None, LOAD: None}
+_LANES: dict[str, CpuSlots | None] = {QUERY: None, LOAD: None, GROUP_COMMIT: None}
 _LOCAL = threading.local()  # depth, the CpuSlots held (or None), when it was taken
 
 
 def configure(queries: int, loads: int = 0) -> None:
     """The process's slots (the server at start-up): `queries` for statements and compaction,
-    `loads` for INSERTs (0: they share the query slots); `queries` 0 turns them all off."""
+    `loads` for INSERTs (0: they share the query slots), `queries` again for group commit
+    INSERTs; `queries` 0 turns them all off."""
     _LANES[QUERY] = CpuSlots(queries) if queries > 0 else None
     _LANES[LOAD] = (CpuSlots(loads) if loads > 0 else _LANES[QUERY]) if queries > 0 else None
+    _LANES[GROUP_COMMIT] = (CpuSlots(queries) if loads > 0 else _LANES[QUERY]) \
+        if queries > 0 else None
 
 
 @contextlib.contextmanager

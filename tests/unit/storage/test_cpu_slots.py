@@ -38,6 +38,18 @@ def _running_at_once(lane: str, threads: int, work) -> int:
 def test_at_most_the_lanes_slots_run_at_once(slots):
     assert _running_at_once(cpu_slots.QUERY, 6, lambda: time.sleep(0.02)) == 2
     assert _running_at_once(cpu_slots.LOAD, 4, lambda: time.sleep(0.02)) == 1
+    assert _running_at_once(cpu_slots.GROUP_COMMIT, 6, lambda: time.sleep(0.02)) == 2
+
+
+def test_inserts_take_the_load_lane_and_grouped_ones_the_group_commit_lane():
+    from server.session import _lane
+
+    grouped = {"group_commit": "async_mode"}
+    assert _lane("SELECT 1", grouped) == cpu_slots.QUERY
+    assert _lane(" insert INTO t VALUES (1)", {}) == cpu_slots.LOAD
+    assert _lane("INSERT INTO t VALUES (1)", {"group_commit": "OFF_MODE"}) == cpu_slots.LOAD
+    assert _lane("INSERT INTO t VALUES (1)", grouped) == cpu_slots.GROUP_COMMIT
+    assert _lane("INSERT INTO t SELECT * FROM s", grouped) == cpu_slots.LOAD  # never grouped
 
 
 def test_a_blocking_wait_hands_the_slot_on(slots):
