@@ -126,7 +126,7 @@ _HANDLERS: dict[type, Callable[[object, ExecEnv], pa.Table]] = {
     L.InlineTable: lambda n, env: n.table,
     L.OneRow: lambda n, env: pa.table({"__one": pa.nulls(1, pa.bool_())}),
     L.Filter: lambda n, env: execute(n.input, env) if n.pushed else
-    run_filter(execute(n.input, env), n.condition, env.eval_ctx),
+    run_filter(execute(n.input, env), n.condition, env.eval_ctx, env.pool),
     L.Project: lambda n, env: run_project(execute(n.input, env), n.exprs, n.names, env.eval_ctx),
     L.Aggregate: _aggregate,
     L.Join: lambda n, env: run_distributed_join(n, env),

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.acero as acero
 import pyarrow.compute as pc
+from sqlglot import exp
 
 from executor.operators.filter import run_filter
 from executor.operators.join_size import check_join_output
@@ -174,10 +175,17 @@ def _join_with_residual(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.T
     left2, right2 = _key_compatible(left.append_column("__lrid", lrid),
                                     right.append_column("__rrid", rrid),
                                     node.left_keys, node.right_keys)
-    pairs = hash_join(left2, right2, node.left_keys, node.right_keys, "inner")
+    needed = None
+    if _keeps_one_side(node.kind):  # only the ids and what the residual reads are paired
+        refs = {c.name for c in node.residual.find_all(exp.Column)}
+        if refs <= set(left.column_names) | set(right.column_names):
+            needed = refs | {"__lrid", "__rrid"}
+    pairs = hash_join(left2, right2, node.left_keys, node.right_keys, "inner", needed)
     pairs = run_filter(pairs, node.residual, eval_ctx)
-    matched_l = pc.is_in(lrid, value_set=pairs.column("__lrid").combine_chunks())
-    matched_r = pc.is_in(rrid, value_set=pairs.column("__rrid").combine_chunks())
+    # which rows of each side have a pair: the row ids are 0..n-1, so a mask set by the ids
+    # (a hash set of millions of ids, pc.is_in, cost TPC-H Q21 a fifth of its time)
+    matched_l = _matched(pairs.column("__lrid"), left.num_rows)
+    matched_r = _matched(pairs.column("__rrid"), right.num_rows)
     kind = node.kind
     if kind == "left semi":
         return left.filter(matched_l)
@@ -195,6 +203,18 @@ def _join_with_residual(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.T
         parts.append(_null_extend(right.filter(pc.invert(matched_r)), left.schema, False))
     schema = pa.schema(list(left.schema) + list(right.schema))
     return pa.concat_tables([p.select(schema.names).cast(schema) for p in parts])
+
+
+def _keeps_one_side(kind: str) -> bool:
+    return kind in ("left semi", "left anti", "right semi", "right anti")
+
+
+def _matched(row_ids: pa.ChunkedArray, rows: int) -> pa.Array:
+    """bool per row: whether `row_ids` (ids in 0..rows-1) holds it."""
+    mask = np.zeros(rows, dtype=bool)
+    for chunk in row_ids.chunks:
+        mask[chunk.to_numpy()] = True
+    return pa.array(mask)
 
 
 def _null_aware_anti(left: pa.Table, right: pa.Table, node) -> pa.Table:
