@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from storage import sorted_search
 from storage.arrays import contiguous
 
 MAX_LOOKUP_SPAN = 1 << 24  # bytes of a lookup table (one bool per integer in [min, max])
@@ -120,5 +121,5 @@ class ValueSet:
             offset = np.subtract(x, lo, dtype=np.int64).view(np.uint64)
             np.minimum(offset, span, out=offset)
             return self._table.take(offset.view(np.int64))
-        pos = np.minimum(np.searchsorted(values, x), len(values) - 1)
+        pos = np.minimum(sorted_search.search(values, x), len(values) - 1)
         return values[pos] == x

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from storage import sorted_search
+
 DENSE_SPAN = 1 << 24          # direct-address arrays up to 16M slots (64 MiB of int32)...
 DENSE_PER_ROW = 8             # ...and at most 8 slots per unique key or 32 per probe row
 PROBE_SLOTS = 32              # (a slot costs ~1 ns to fill, a probe row's binary search ~60 ns)
@@ -112,7 +114,7 @@ class _Index:
         if self.dense is not None:
             rows = self.dense[packed].astype(np.int64)
         else:
-            idx = np.searchsorted(self.sorted, packed)
+            idx = sorted_search.search(self.sorted, packed)
             idx[idx >= self.n] = 0
             hit = self.sorted[idx] == packed if self.n else np.zeros(n, dtype=bool)
             rows = np.where(hit, self.order[idx] if self.n else 0, -1)
