@@ -27,6 +27,7 @@ from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.doris_aggregates import lift as lift_doris_aggregates
 from planner.factor_or import factor_or
+from planner.or_to_in import or_to_in
 from planner.join_syntax import nested_join, subqueries_out_of_on, using_columns, using_condition
 from planner.naming import NameGen, output_name
 from planner.prune_buckets import prune_buckets
@@ -476,7 +477,8 @@ def _conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
     out: list[exp.Expression] = []
     for c in conjuncts(e):
         factored = factor_or(c) if isinstance(c, exp.Or) else [c]
-        out += [x for f in factored for x in _conjuncts(f)] if len(factored) > 1 else [c]
+        out += [x for f in factored for x in _conjuncts(f)] if len(factored) > 1 else \
+            [or_to_in(c) if isinstance(c, exp.Or) else c]
     return out
 
 
