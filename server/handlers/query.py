@@ -58,6 +58,9 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None,
         except PlanStale:  # a tablet or partition went, or a joined table's rows changed
             _release(bind_ctx.snapshots)
             bind_ctx.snapshots.clear()
+        except BaseException:
+            _release(bind_ctx.snapshots)
+            raise
     if reuse_key is not None:
         plan_cache.stats["misses"] += 1
     stmt = inline_session_values(expand_alias_functions(stmt, ctx.catalog, db or ctx.db), ctx)
