@@ -94,7 +94,9 @@ def check_properties(properties: dict[str, str]) -> dict[str, str]:
 
 def set_properties(catalog: Catalog, db_name: str | None, table_name: str,
                    properties: dict[str, str]) -> None:
-    """ALTER TABLE t SET ("group_commit_interval_ms" = ..., "group_commit_data_bytes" = ...)."""
+    """ALTER TABLE t SET (...) of properties read where they are used, journaled as they are
+    (group commit's "group_commit_interval_ms" / "group_commit_data_bytes", the switches of
+    catalog/table_flags.py)."""
     with catalog.lock:
         table = catalog.get_table(db_name, table_name)
         catalog._log("modify_table_properties", {"db": catalog.get_db(db_name).name,

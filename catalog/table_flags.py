@@ -5,12 +5,7 @@ MODIFY_TABLE_PROPERTY_SYNC). The compaction scheduler reads the property every r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from catalog.errors import AnalysisError
-
-if TYPE_CHECKING:
-    from catalog.catalog import Catalog
 
 SWITCHES = frozenset({"disable_auto_compaction"})
 
@@ -26,11 +21,3 @@ def switches(properties: dict[str, str]) -> dict[str, str]:
     if str(value).lower() not in ("true", "false"):
         raise AnalysisError(f"Property {key} should be set to true or false")
     return {key: str(value).lower()}
-
-
-def set_switches(catalog: Catalog, db_name: str | None, table_name: str,
-                 properties: dict[str, str]) -> None:
-    with catalog.lock:
-        table = catalog.get_table(db_name, table_name)
-        catalog._log("modify_table_properties", {"db": catalog.get_db(db_name).name,
-                                                 "table": table.name, "set": dict(properties)})

@@ -42,7 +42,7 @@ def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> O
         return OkResult()
     flags = table_flags.switches(stmt.properties)
     if flags:
-        table_flags.set_switches(ctx.catalog, stmt.db or ctx.db, stmt.table, flags)
+        group_commit.set_properties(ctx.catalog, stmt.db or ctx.db, stmt.table, flags)
         return OkResult()
     grouped = group_commit.check_properties(stmt.properties)
     if grouped:
