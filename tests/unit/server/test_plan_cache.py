@@ -99,3 +99,35 @@ def test_a_join_is_bound_again_when_a_table_grows(s):
     assert (hits, misses, out) == (0, 1, [("a", 11), ("b", 30)])  # 3 -> 13 rows: bound again
     hits, misses, out = _counted(lambda: rows(run(s, q)))
     assert (hits, misses) == (1, 0)
+
+
+def test_concurrent_runs_of_one_kept_plan_read_consistent_snapshots(services):
+    """Readers share one kept plan while a writer loads: each run reads its own snapshot (every
+    total a whole number of loads, never going down), and the last run sees every load."""
+    import threading
+
+    plan_cache.clear()
+    writer, *readers = sessions(services, "kept_plans_mt", 4)
+    run(writer, "DROP TABLE IF EXISTS t")
+    run(writer, DDL.format(name="t"))
+    run(writer, "INSERT INTO t VALUES (1, 1, 10), (150, 2, 10)")
+    failures: list[str] = []
+
+    def read(session) -> None:
+        last = 0
+        for _ in range(25):
+            total = sum(r[2] for r in rows(run(session, Q)))
+            if total < last or total % 20:
+                failures.append(f"total {total} after {last}")
+            last = total
+
+    threads = [threading.Thread(target=read, args=(s,)) for s in readers]
+    for t in threads:
+        t.start()
+    for i in range(20):  # each load adds 20 to the total, in both partitions
+        run(writer, f"INSERT INTO t VALUES ({2 + i}, 1, 10), ({160 + i}, 2, 10)")
+    for t in threads:
+        t.join()
+    assert not failures, failures[:3]
+    assert plan_cache.stats["hits"] > 0
+    assert sum(r[2] for r in rows(run(readers[0], Q))) == 20 * 21
