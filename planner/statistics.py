@@ -108,7 +108,8 @@ def _scan_statistics(table: OlapTable, partition_ids: list[int], index_id: int) 
 
 # -- estimates for join ordering ---------------------------------------------------------------
 # Default selectivities without column statistics, Doris Nereids' (FilterEstimation): equality
-# 0.1, a range bound 0.5 (so BETWEEN 0.25), IN 1/3, LIKE 0.2, IS NULL 0.005, a HAVING condition
+# 0.1, a range bound 0.5 (so BETWEEN 0.25), IN 1/3 (k values: at most the OR of k equalities),
+# LIKE 0.2, IS NULL 0.005, a HAVING condition
 # 0.01; inequality 0.9; AND multiplies, OR adds (1 - (1 - a)(1 - b)), NOT complements.
 _RANGE = (exp.GT, exp.GTE, exp.LT, exp.LTE)
 _DEFAULTS = {exp.EQ: 0.1, exp.NEQ: 0.9, exp.In: 1 / 3, exp.Between: 0.25, exp.Is: 0.005,
@@ -130,7 +131,12 @@ def selectivity(e: exp.Expression, ndv=None) -> float:
     if isinstance(e, exp.Not):
         return 1 - selectivity(e.this, ndv)
     known = _analysed(e, ndv) if ndv is not None else None
-    return known if known is not None else _DEFAULTS.get(type(e), 0.5)
+    if known is not None:
+        return known
+    if isinstance(e, exp.In) and not e.args.get("query") and e.expressions:
+        # k values: as the OR of k equalities it stands for (planner/or_to_in.py), at most IN's
+        return min(_DEFAULTS[exp.In], 1 - (1 - _DEFAULTS[exp.EQ]) ** len(e.expressions))
+    return _DEFAULTS.get(type(e), 0.5)
 
 
 def _analysed(e: exp.Expression, ndv) -> float | None:

@@ -16,7 +16,8 @@ def run_filter(table: pa.Table, condition, eval_ctx, pool=None) -> pa.Table:
     """The rows of `table` where `condition` is TRUE. With a `pool` (the executor's), a large
     input is cut into PIECES row ranges filtered in parallel: the conditions are row by row,
     and their kernels (a LIKE's regular expression, string functions) run without the GIL
-    (TPC-H Q13's `o_comment NOT LIKE '%special%requests%'` over 1.5M rows: ~100 ms alone)."""
+    (TPC-H Q13's `o_comment NOT LIKE '%special%requests%'` over 1.5M rows: ~100 ms alone;
+    the query 255 -> 166 ms, SSB unchanged)."""
     if pool is not None and table.num_rows >= PARALLEL_ROWS:
         step = -(-table.num_rows // PIECES)
         pieces = [table.slice(start, step) for start in range(0, table.num_rows, step)]
