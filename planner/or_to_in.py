@@ -18,33 +18,45 @@ def _literal(e: exp.Expression) -> bool:
         (isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string)
 
 
-def _terms(e: exp.Expression) -> tuple[exp.Column, list[exp.Expression]] | None:
+def _terms(e: exp.Expression, value_ok) -> tuple[exp.Column, list[exp.Expression]] | None:
     if isinstance(e, exp.EQ):
-        if isinstance(e.this, exp.Column) and _literal(e.expression):
+        if isinstance(e.this, exp.Column) and value_ok(e.expression):
             return e.this, [e.expression]
-        if isinstance(e.expression, exp.Column) and _literal(e.this):
+        if isinstance(e.expression, exp.Column) and value_ok(e.this):
             return e.expression, [e.this]
     if isinstance(e, exp.In) and not e.args.get("query") and not e.args.get("unnest") and \
             isinstance(e.this, exp.Column) and e.expressions and \
-            all(_literal(v) for v in e.expressions):
+            all(value_ok(v) for v in e.expressions):
         return e.this, list(e.expressions)
     return None
 
 
+def single_column_values(conj: exp.Expression, value_ok=_literal
+                         ) -> tuple[exp.Column, list[exp.Expression]] | None:
+    """(column, values) when every disjunct of `conj` is `column = value` or `column IN
+    (values)` with values passing `value_ok` (literals by default), else None. Storage
+    pushdown (planner/pushdown.py) asks with any value, and converts the ones it can."""
+    column, values = None, []
+    for branch in disjuncts(conj):
+        terms = _terms(branch, value_ok)
+        if terms is None or (column is not None and terms[0] != column):
+            return None
+        column = terms[0]
+        values += terms[1]
+    return None if column is None else (column, values)
+
+
 def or_to_in(conj: exp.Expression) -> exp.Expression:
     """`conj` as one IN when it is such an OR, else `conj` itself."""
-    branches = disjuncts(conj)
-    if len(branches) < 2:
+    if len(disjuncts(conj)) < 2:
         return conj
-    column, values, seen = None, [], set()
-    for branch in branches:
-        terms = _terms(branch)
-        if terms is None or (column is not None and terms[0] != column):
-            return conj
-        column = terms[0]
-        for v in terms[1]:
-            key = v.sql()
-            if key not in seen:
-                seen.add(key)
-                values.append(v.copy())
+    found = single_column_values(conj)
+    if found is None:
+        return conj
+    column, values, seen = found[0], [], set()
+    for v in found[1]:
+        key = v.sql()
+        if key not in seen:
+            seen.add(key)
+            values.append(v.copy())
     return exp.In(this=column.copy(), expressions=values)

@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from catalog.errors import DdlError
 from catalog.values import parse_value
+from planner.or_to_in import single_column_values
 
 _OPS = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -169,12 +170,12 @@ def _predicates(conj, scan, value, ColumnPredicate, DorisError) -> list:
             if col is None:
                 return []
             return [ColumnPredicate(col, "in", tuple(value(col, v) for v in conj.expressions))]
-        if isinstance(conj, (exp.Or, exp.Paren)):
-            found = _or_of_equalities(conj, scan)
-            if found is None:
+        if isinstance(conj, (exp.Or, exp.Paren)):  # an OR not bound as IN (a derived one)
+            found = single_column_values(conj, value_ok=lambda v: True)
+            col = _column(scan, found[0]) if found is not None else None
+            if col is None:
                 return []
-            col, literals = found
-            return [ColumnPredicate(col, "in", tuple(value(col, v) for v in literals))]
+            return [ColumnPredicate(col, "in", tuple(value(col, v) for v in found[1]))]
         if isinstance(conj, exp.Between):
             col = _column(scan, conj.this)
             if col is None:
@@ -190,32 +191,6 @@ def _predicates(conj, scan, value, ColumnPredicate, DorisError) -> list:
     except DorisError:
         return []
     return []
-
-
-def _or_of_equalities(conj: exp.Expression, scan) -> tuple[str, list] | None:
-    """(column, literals) when the conjunct is an OR of `col = literal` / `col IN (...)` on
-    one column, which Doris's FE rewrites to one IN (SSB Q4.1's `p_mfgr = 'MFGR#1' or p_mfgr
-    = 'MFGR#2'`); None otherwise."""
-    column, literals = None, []
-    stack = [conj]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, (exp.Or, exp.Paren)):
-            stack += [e.this] if isinstance(e, exp.Paren) else [e.expression, e.this]
-            continue
-        if isinstance(e, exp.EQ):
-            col, lit = _column(scan, e.this), [e.expression]
-            if col is None:
-                col, lit = _column(scan, e.expression), [e.this]
-        elif isinstance(e, exp.In) and not e.args.get("query"):
-            col, lit = _column(scan, e.this), e.expressions
-        else:
-            return None
-        if col is None or column not in (None, col):
-            return None
-        column = col
-        literals += lit
-    return None if column is None else (column, literals)
 
 
 def scan_types(scan) -> dict:

@@ -141,9 +141,8 @@ def _acero_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[s
         rid = pa.array(np.arange(right.num_rows, dtype=np.int64))
         inner = _acero_join(left, right.append_column("__rrid", rid), lkeys, rkeys, "inner",
                             None if needed is None else needed | {"__rrid"})
-        matched = np.zeros(right.num_rows, dtype=bool)
-        matched[inner.column("__rrid").to_numpy()] = True
-        unmatched = _null_extend(right.filter(pa.array(~matched)), left.schema, False)
+        matched = _matched(inner.column("__rrid"), right.num_rows)
+        unmatched = _null_extend(right.filter(pc.invert(matched)), left.schema, False)
         inner = inner.drop_columns(["__rrid"])
         return pa.concat_tables([inner, unmatched.select(inner.column_names).cast(inner.schema)])
     left_out = [] if kind in ("right semi", "right anti") else \
