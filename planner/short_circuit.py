@@ -71,9 +71,12 @@ _DIGITS = re.compile(r"\d+")
 BUSY = object()  # plan_point could not look at the catalog now (its lock was held): ask again
 
 
-def plan_point(stmt: object, catalog, db: str | None, values: tuple[str, ...]) -> PointPlan | None:
+def plan_point(stmt: object, catalog, db: str | None, values: tuple[str, ...],
+               wait: bool = False) -> PointPlan | None:
     """The light plan of `stmt` (parsed from a text whose literals are `values`, in text
-    order), None when it is not a key lookup of the shape in the module docstring, or BUSY."""
+    order), None when it is not a key lookup of the shape in the module docstring, or BUSY
+    when the catalog lock was held (the event loop never waits for it; with `wait`, a worker
+    thread does)."""
     if not isinstance(stmt, exp.Select) or stmt.meta:
         return None
     if any(v for k, v in stmt.args.items() if k not in _SELECT_ARGS):
@@ -91,7 +94,7 @@ def plan_point(stmt: object, catalog, db: str | None, values: tuple[str, ...]) -
     db_name = node.db or db
     if not db_name or system_db(db_name) is not None:
         return None
-    if not catalog.lock.acquire(blocking=False):
+    if not catalog.lock.acquire(blocking=wait):
         return BUSY
     try:
         database = catalog.get_db(db_name)

@@ -71,7 +71,8 @@ def _short_circuit(query, ctx: StatementContext) -> bool:
     split = split_literals(query.sql(dialect="doris"))
     if split is None:
         return False
-    plan = plan_point(query, ctx.catalog, ctx.db, split[1])
+    # waits for the catalog lock: a compaction or publish holding it must not decide the text
+    plan = plan_point(query, ctx.catalog, ctx.db, split[1], wait=True)
     return isinstance(plan, PointPlan) and shows_short_circuit(plan)
 
 
