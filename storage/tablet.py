@@ -587,21 +587,22 @@ class Tablet:
     def scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                     columns: list[str], predicates: list[ColumnPredicate],
                     stats: ScanStats, bitmap: DeleteBitmapView | None = None,
-                    ruled_out: dict | None = None) -> pa.Table:
+                    verdict: tablet_bloom.Verdict | None = None) -> pa.Table:
         """One rowset's rows (its segments concatenated), minus rows of later DELETEs and (a
-        merge-on-write tablet) minus the rows `bitmap` deletes."""
+        merge-on-write tablet) minus the rows `bitmap` deletes; `verdict`: what the tablet's
+        bloom filters said of its segments (storage/tablet_bloom.py)."""
         if bitmap is not None and not bitmap.touches(rowset.rowset_id):
             bitmap = None
         if load_version.applies(schema, rowset, columns, predicates):
             return load_version.scan(partial(self._scan_rowset, bitmap=bitmap), schema, rowset,
                                      deletes, columns, predicates, stats)
         return self._scan_rowset(schema, rowset, deletes, columns, predicates, stats, bitmap,
-                                 ruled_out)
+                                 verdict)
 
     def _scan_rowset(self, schema: TabletSchema, rowset: RowsetMeta, deletes: list,
                      columns: list[str], predicates: list[ColumnPredicate],
                      stats: ScanStats, bitmap: DeleteBitmapView | None = None,
-                     ruled_out: dict | None = None) -> pa.Table:
+                     verdict: tablet_bloom.Verdict | None = None) -> pa.Table:
         def keep(segment_no: int, num_rows: int):  # the rows the delete bitmap leaves
             return None if bitmap is None else bitmap.keep(rowset.rowset_id, segment_no,
                                                            num_rows)
@@ -612,10 +613,15 @@ class Tablet:
         bloom = frozenset(schema.bloom_filter_columns)
         parts = []
         for segment_no, seg in enumerate(self._segments(rowset)):
-            bloom_column = ruled_out.get((rowset.rowset_id, segment_no)) if ruled_out else None
+            key = (rowset.rowset_id, segment_no)
+            bloom_column = verdict.segments.get(key) if verdict else None
             if bloom_column is not None:  # storage/tablet_bloom.py
                 parts.append(seg.scan_ruled_out(columns, predicates, bloom_column, stats))
                 continue
+            if verdict and key in verdict.probed:  # read and filtered by Verdict.probe
+                parts.append(seg.empty(columns))
+                continue
+            tested = verdict.pages.get(key) if verdict else None
             bitmap_files = tuple(
                 (c, self._path(side_index.file_name(rowset.rowset_id, segment_no, i)))
                 for c, i in schema.bitmap_indexes.items())
@@ -624,7 +630,8 @@ class Tablet:
                                                                    v["index_id"])))
                 for c, v in schema.inverted_indexes.items())
             parts.append(seg.scan(columns, predicates, stats, later,
-                                  IndexOptions(bloom, bitmap_files, inverted),
+                                  IndexOptions(bloom, bitmap_files, inverted,
+                                               (tested,) if tested else ()),
                                   keep(segment_no, seg.num_rows)))
         return self.concat(parts, columns, schema)
 
@@ -636,9 +643,12 @@ class Tablet:
         filter pass)."""
         parts: list[pa.Table] = []
         run: list[RowsetMeta] = []
-        ruled_out = tablet_bloom.ruled_out(
+        verdict = tablet_bloom.ruled_out(
             self, snapshot, predicates, schema,
-            skip=lambda rs: needs_mapping(rowset_columns(schema, rs), deletes))
+            skip=lambda rs: needs_mapping(rowset_columns(schema, rs), deletes)
+            or load_version.applies(schema, rs, columns, predicates))  # scanned without it
+        verdict.count_whole(columns, predicates, stats)
+        verdict.probe(columns, predicates, stats)
 
         def flush_run() -> None:
             if len(run) == 1:
@@ -662,28 +672,15 @@ class Tablet:
             if rs.load_file is None or (run and any(
                     run[-1].end_version < v <= rs.end_version for v, _ in deletes)):
                 flush_run()
-            if rs.load_file is None and ruled_out and self._ruled_out_whole(
-                    rs, ruled_out, columns, predicates, stats):
-                continue
+            if rs.load_file is None and rs.rowset_id in verdict.whole:
+                continue  # every segment ruled out by the bloom filters: counted above
             if rs.load_file is None:
                 parts.append(self.scan_rowset(schema, rs, deletes, columns, predicates, stats,
-                                              bitmap, ruled_out))
+                                              bitmap, verdict))
             else:
                 run.append(rs)
         flush_run()
         return parts
-
-    def _ruled_out_whole(self, rowset: RowsetMeta, ruled_out: dict, columns: list[str],
-                         predicates: list[ColumnPredicate], stats: ScanStats) -> bool:
-        """Whether the tablet's bloom filters ruled out every segment of `rowset`: then they
-        are counted as scanned and pruned, and the rowset gives no table at all (after 40
-        small loads a selective equality otherwise built and concatenated 40 empty tables)."""
-        bloom_columns = [ruled_out.get((rowset.rowset_id, n)) for n in range(rowset.num_segments)]
-        if not bloom_columns or None in bloom_columns:
-            return False
-        for seg, column in zip(self._segments(rowset), bloom_columns):
-            seg.count_ruled_out(columns, predicates, column, stats)
-        return True
 
     def _segments(self, rowset: RowsetMeta) -> list[SegmentReader]:
         with self._lock:

@@ -182,7 +182,7 @@ class ColumnReader:
 
     def page_ranges(self, io: SegmentIO, keep: np.ndarray) -> RowRanges:
         locs = self.locations(io)
-        return RowRanges.of(locs.first_rows[keep], locs.ends[keep])
+        return RowRanges.of_sorted(locs.first_rows[keep], locs.ends[keep])
 
     def _guard(self, io: SegmentIO, decode):
         try:

@@ -54,6 +54,15 @@ def _value_hashes(pred: PreparedPredicate, dtype) -> np.ndarray:
     return hashes
 
 
+def _tested_pages(indexes: IndexOptions | None, pred: PreparedPredicate) -> np.ndarray | None:
+    if indexes is None or not indexes.bloom_pages or pred.op == "is_null":
+        return None
+    for column, keep in indexes.bloom_pages:
+        if column == pred.column:
+            return keep
+    return None
+
+
 def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[PreparedPredicate],
                         ranges: RowRanges, indexes: IndexOptions | None) -> RowRanges:
     usable = [p for p in prepared if _bloom_usable(reader, p, indexes)]
@@ -64,11 +73,13 @@ def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[Pre
         if ranges.is_empty:
             break
         col = reader.columns[pred.column]
-        filters = col.bloom_filters(io)
-        if pred.op == "is_null":
-            keep = filters.has_null.copy()
+        tested = _tested_pages(indexes, pred)
+        if tested is not None:  # the tablet's test of all its segments (storage/tablet_bloom.py)
+            keep = tested
+        elif pred.op == "is_null":
+            keep = col.bloom_filters(io).has_null.copy()
         else:
-            keep = filters.may_contain(_value_hashes(pred, col.dtype))
+            keep = col.bloom_filters(io).may_contain(_value_hashes(pred, col.dtype))
         if keep.all():
             continue
         starts, ends = col.page_bounds(io)

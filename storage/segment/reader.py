@@ -53,11 +53,14 @@ class IndexOptions:
     """Which optional indexes a scan may use (the tablet schema's current ones).
 
     `bitmap` maps a column to the side index file to use when the segment has no bitmap index
-    of that column inside (None: only an in-file index)."""
+    of that column inside (None: only an in-file index). `bloom_pages` gives, per bloom filter
+    column, the pages its filters keep when the tablet tested them already
+    (storage/tablet_bloom.py)."""
 
     bloom_filter_columns: frozenset = frozenset()
     bitmap: tuple = ()  # ((column, side file path | None), ...)
     inverted: tuple = ()  # ((column, index id, side file path | None), ...)
+    bloom_pages: tuple = ()  # ((column, bool per page), ...)
 
 
 @dataclass

@@ -45,6 +45,20 @@ class RowRanges:
         groups = np.flatnonzero(first)
         return RowRanges(starts[groups], np.maximum.reduceat(ends, groups))
 
+    @staticmethod
+    def of_sorted(starts: np.ndarray, ends: np.ndarray) -> RowRanges:
+        """`of` for intervals already sorted, disjoint and non-empty (a column's pages):
+        adjacent ones merged, no sort."""
+        if len(starts) <= 1:
+            return RowRanges(np.asarray(starts, np.int64), np.asarray(ends, np.int64))
+        first = np.ones(len(starts), dtype=bool)
+        first[1:] = starts[1:] != ends[:-1]
+        if first.all():
+            return RowRanges(np.asarray(starts, np.int64), np.asarray(ends, np.int64))
+        last = np.ones(len(starts), dtype=bool)
+        last[:-1] = first[1:]
+        return RowRanges(np.asarray(starts[first], np.int64), np.asarray(ends[last], np.int64))
+
     @property
     def count(self) -> int:
         n = len(self.starts)
@@ -65,6 +79,14 @@ class RowRanges:
 
     def intersect(self, other: RowRanges) -> RowRanges:
         """Rows in both: sweep the boundaries and keep where both sets cover."""
+        if self.is_empty or other.is_empty:
+            return RowRanges.empty()
+        if len(self) == 1 and self.starts[0] <= other.starts[0] and \
+                self.ends[0] >= other.ends[-1]:
+            return other  # one range spanning the other (often the whole segment)
+        if len(other) == 1 and other.starts[0] <= self.starts[0] and \
+                other.ends[0] >= self.ends[-1]:
+            return self
         points = np.concatenate([self.starts, other.starts, self.ends, other.ends])
         deltas = np.concatenate([np.ones(len(self) + len(other), np.int64),
                                  -np.ones(len(self) + len(other), np.int64)])

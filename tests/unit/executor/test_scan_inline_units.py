@@ -1,6 +1,7 @@
 """executor/operators/scan._read_units: an indexed scan's units of one tablet each are read in
-the statement's thread while they stay within INLINE_BUDGET_S, then in the pool; a scan of whole
-columns (unindexed, or grouped units) always uses the pool; the results keep the units' order."""
+the statement's thread while they stay within INLINE_BUDGET_S or their indexes prune at least
+PRUNED_FRACTION of their rows, then in the pool; a scan of whole columns (unindexed, or grouped
+units) always uses the pool; the results keep the units' order."""
 
 import threading
 import time
@@ -8,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 from executor.operators import scan
+from storage import ScanStats
 
 
 class _Node:
@@ -15,21 +17,26 @@ class _Node:
         self.__dict__["_page_indexes"] = indexed  # what _indexed works out once per node
 
 
-def _reader(cost_s: float):
+def _reader(cost_s: float, rows_read: int = 100):
+    """Reads that take `cost_s` each and read `rows_read` of the unit's 100 rows."""
     threads = []
 
     def read(unit):
         threads.append(threading.current_thread())
         time.sleep(cost_s)
-        return sum(unit) * 10
+        return sum(unit) * 10, ScanStats(rows_total=100, rows_read=rows_read)
     return read, threads
+
+
+def _values(results):
+    return [value for value, _ in results]
 
 
 def test_cheap_indexed_units_stay_in_the_calling_thread():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         read, threads = _reader(0)
-        assert scan._read_units(_Node(True), [[u] for u in range(8)], env, read) == \
+        assert _values(scan._read_units(_Node(True), [[u] for u in range(8)], env, read)) == \
             [u * 10 for u in range(8)]
         assert set(threads) == {threading.current_thread()}
 
@@ -38,17 +45,33 @@ def test_indexed_units_over_the_budget_go_to_the_pool_in_order():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         read, threads = _reader(scan.INLINE_BUDGET_S)
-        assert scan._read_units(_Node(True), [[u] for u in range(6)], env, read) == \
+        assert _values(scan._read_units(_Node(True), [[u] for u in range(6)], env, read)) == \
             [u * 10 for u in range(6)]
         here = threading.current_thread()
         assert threads[0] is here and here not in threads[1:]
+
+
+def test_selective_indexed_units_stay_past_the_budget():
+    """Indexes that skip most rows leave per-segment Python, which the pool cannot share."""
+    with ThreadPoolExecutor(2) as pool:
+        env = SimpleNamespace(pool=pool)
+        pruned = int(100 * (1 - scan.PRUNED_FRACTION))
+        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=pruned)
+        assert _values(scan._read_units(_Node(True), [[u] for u in range(4)], env, read)) == \
+            [u * 10 for u in range(4)]
+        assert set(threads) == {threading.current_thread()}
+        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=pruned + 1)
+        scan._read_units(_Node(True), [[u] for u in range(4)], env, read)
+        assert threads[0] is threading.current_thread()
+        assert threading.current_thread() not in threads[1:]
 
 
 def test_unindexed_units_use_the_pool():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         read, threads = _reader(0)
-        assert scan._read_units(_Node(False), [[u] for u in range(4)], env, read) == [0, 10, 20, 30]
+        assert _values(scan._read_units(_Node(False), [[u] for u in range(4)], env, read)) == \
+            [0, 10, 20, 30]
         assert threading.current_thread() not in threads
 
 
@@ -56,5 +79,6 @@ def test_grouped_units_use_the_pool():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         read, threads = _reader(0)
-        assert scan._read_units(_Node(True), [[0, 1], [2], [3, 4]], env, read) == [10, 20, 70]
+        assert _values(scan._read_units(_Node(True), [[0, 1], [2], [3, 4]], env, read)) == \
+            [10, 20, 70]
         assert threading.current_thread() not in threads

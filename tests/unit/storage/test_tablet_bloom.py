@@ -40,10 +40,13 @@ def _key(row: dict) -> tuple:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_many_segments_read_equals_python_filter(seed, monkeypatch):
+@pytest.mark.parametrize("segment_bytes", [None, 600])  # 600: rowsets of several segments
+def test_many_segments_read_equals_python_filter(seed, segment_bytes, monkeypatch):
     rng = random.Random(seed)
+    sizes = {"max_segment_size": segment_bytes} if segment_bytes else {}
     with tempfile.TemporaryDirectory() as tmp:
-        tablet = StorageEngine(tmp, page_size=64, short_key_interval=3).create_tablet(1, INDEXED)
+        tablet = StorageEngine(tmp, page_size=64, short_key_interval=3,
+                               **sizes).create_tablet(1, INDEXED)
         loaded, version = [], 2
         for i in range(12):  # 12 rowsets (segments), a DELETE after the fourth
             rows = _rows(rng, rng.randint(1, 30))
@@ -57,6 +60,8 @@ def test_many_segments_read_equals_python_filter(seed, monkeypatch):
                 tablet.publish(tablet.write_delete(delete, version), version)
                 loaded = [r for r in loaded if not all(holds(p, r[p.column]) for p in delete)]
                 version += 1
+        if segment_bytes:
+            assert max(rs.num_segments for rs in tablet.rowsets()) > 1
         picked = rng.choice(loaded)
         cases = [[P("s", "=", [picked["s"]])], [P("k2", "=", [picked["k2"]])],
                  [P("s", "in", [picked["s"], "zz-not-there"]), P("k3", "=", [picked["k3"]])],
@@ -95,4 +100,44 @@ def test_segments_are_ruled_out_once_filters_are_loaded():
         tablet.read(13, NAMES, preds, ScanStats())  # loads the filters
         snapshot = tablet.rowsets()
         out = tablet_bloom.ruled_out(tablet, snapshot, preds, INDEXED)
-        assert len(out) >= 10 and set(out.values()) == {"s"}  # fpp 0.05: most, likely all
+        # fpp 0.05: most, likely all (one segment per rowset: ruled out as whole rowsets)
+        assert len(out.whole) >= 10 and not out.segments
+        survivors = {rs.rowset_id for rs in snapshot if rs.num_rows} - out.whole
+        assert {rs_id for rs_id, _ in out.pages} == survivors
+        assert all(column == "s" and keep.any() for column, keep in out.pages.values())
+
+
+def test_false_positive_pages_are_probed_together(monkeypatch):
+    """Values the filters keep pages for but no row holds (false positives): the surviving
+    segments' kept pages are decoded and tested at once (Verdict.probe); the result and the
+    row counters equal the per-segment scans'."""
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        tablet = StorageEngine(tmp).create_tablet(1, INDEXED)  # a page per segment
+        loaded = []
+        for v in range(2, 42):
+            rows = _rows(rng, 40)
+            for r in rows:
+                r["s"] = f"{rng.getrandbits(48):012x}"
+            tablet.publish(tablet.write_rowset(
+                table_for(INDEXED, {n: [r[n] for r in rows] for n in NAMES}), v), v)
+            loaded += rows
+        tablet.read(41, NAMES, [P("s", "=", ["8"])], ScanStats())  # loads the filters
+        probed = 0
+        for i in range(200):
+            value = loaded[i]["s"] if i % 10 == 0 else f"absent-{i}"
+            preds = [P("s", "=", [value])]
+            verdict = tablet_bloom.ruled_out(tablet, tablet.rowsets(), preds, INDEXED)
+            verdict.probe(NAMES, preds, ScanStats())
+            probed += len(verdict.probed)
+            results = {}
+            for limit in (1, 10**9):  # the tablet-wide test (and probe) on, then off
+                monkeypatch.setattr(tablet_bloom, "MIN_SEGMENTS", limit)
+                stats = ScanStats()
+                got = tablet.read(41, NAMES, preds, stats)
+                results[limit] = (sorted(_key(r) for r in got.to_pylist()), stats)
+            want = sorted(_key(r) for r in loaded if r["s"] == value)
+            assert results[1][0] == want == results[10**9][0]
+            for counter in ("rows_total", "rows_returned", "segments_total"):
+                assert getattr(results[1][1], counter) == getattr(results[10**9][1], counter)
+        assert probed > 0  # fpp 0.05 over 40 segments x 200 values: false positives met
