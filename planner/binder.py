@@ -72,6 +72,7 @@ class BindContext:
     show_hidden_columns: bool = False
     skip_delete_sign: bool = False
     match_without_index: bool = True  # enable_match_without_inverted_index
+    runtime_partition_prune: bool = True  # enable_runtime_filter_partition_prune
 
 
 def bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.ResultColumnInfo]]:
@@ -601,6 +602,8 @@ def _finalize_scans(plan: object, ctx: BindContext) -> None:
                 table = ctx.catalog.get_table(plan.db or None, plan.table)
                 _check_bound(plan, table)
                 prune_partitions(plan, table)
+                if not ctx.runtime_partition_prune:
+                    plan.range_column, plan.range_bounds = "", ()
                 plan.tablets_total = len(plan.tablets)
                 dist = table.distribution.columns if table.distribution.kind == "HASH" else []
                 buckets = {t.partition_id: table.any_partition(t.partition_id).buckets

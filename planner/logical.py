@@ -58,6 +58,11 @@ class OlapScan:
     match_without_index: bool = True  # session variable enable_match_without_inverted_index
     # MATCH conjuncts the segments' inverted indexes answer (storage/inverted/filter.py)
     match_filters: list = field(default_factory=list)
+    # a RANGE-partitioned table's first partition column and each selected partition's
+    # bounds on it: runtime filters on that column prune partitions when the query runs
+    # (planner/prune_partitions.range_bounds, executor/runtime_filter.py)
+    range_column: str = ""
+    range_bounds: tuple = ()
 
 
 @dataclass

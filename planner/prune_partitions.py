@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+import pyarrow.compute as pc
+
 from catalog.model import OlapTable, Partition
 from catalog.values import parse_value
 from planner import logical as L
@@ -120,13 +122,19 @@ def value_sets(scan: L.OlapScan, columns: list[str]) -> dict[str, ValueSet]:
 
 
 def _range_survives(p: Partition, t: DataType, many: bool, vs: ValueSet) -> bool:
+    lower, upper, holds_null = _bounds(p, t, many)
+    return vs.meets(lower, upper, holds_null)
+
+
+def _bounds(p: Partition, t: DataType, many: bool) -> tuple:
+    """(lower, upper, holds NULL) of a RANGE partition on its first column (`ValueSet.meets`)."""
     lower = parse_value(t, p.lower[0]) if p.lower and p.lower[0] is not None else None
     if p.upper and p.upper[0] is not None:
         exclusive_upper = not many or len(p.upper) == 1
         upper = (parse_value(t, p.upper[0]), not exclusive_upper)
     else:
         upper = _UNBOUNDED
-    return vs.meets(lower, upper, holds_null=not p.lower)
+    return lower, upper, not p.lower
 
 
 def _list_survives(p: Partition, types: list[DataType], sets: list[ValueSet | None]) -> bool:
@@ -159,7 +167,8 @@ def surviving_partitions(table: OlapTable, scan: L.OlapScan) -> set[int]:
 
 
 def prune_partitions(scan: L.OlapScan, table: OlapTable) -> None:
-    """Drop the tablets of pruned partitions from `scan` (caller holds the catalog lock)."""
+    """Drop the tablets of pruned partitions from `scan` (caller holds the catalog lock), and
+    give it the selected partitions' bounds for runtime filters (`range_bounds`)."""
     try:
         keep = surviving_partitions(table, scan)
     except TypeError:  # a predicate value that does not compare with the bounds: keep all
@@ -169,3 +178,61 @@ def prune_partitions(scan: L.OlapScan, table: OlapTable) -> None:
     keep |= set(table.temp_partitions)
     scan.tablets = [t for t in scan.tablets if t.partition_id in keep]
     scan.partitions_selected = len({t.partition_id for t in scan.tablets})
+    scan.range_column, scan.range_bounds = range_bounds(
+        table, {t.partition_id for t in scan.tablets})
+
+
+def range_bounds(table: OlapTable, partition_ids: set[int]) -> tuple[str, tuple]:
+    """(first partition column, ((partition id, lower, upper, holds NULL), ...)) of a RANGE
+    table's partitions among `partition_ids`, bounds as `ValueSet.meets` takes them; ("", ())
+    when the table is not RANGE partitioned or a partition is not a plain one (temporary)."""
+    info = table.partition_info
+    if info.kind != "RANGE" or not info.columns:
+        return "", ()
+    t = table.column(info.columns[0]).type
+    many = len(info.columns) > 1
+    out = []
+    for pid in sorted(partition_ids):
+        p = table.partitions.get(pid)
+        if p is None:
+            return "", ()
+        out.append((pid, *_bounds(p, t, many)))
+    return info.columns[0], tuple(out)
+
+
+def _min_max(p) -> tuple:
+    if p.array is not None:
+        found = pc.min_max(p.array)
+        return found["min"].as_py(), found["max"].as_py()
+    values = [v for v in p.values if v is not None]
+    try:
+        return (min(values), max(values)) if values else (None, None)
+    except TypeError:
+        return None, None
+
+
+def runtime_survivors(scan: L.OlapScan, predicates: list) -> set[int] | None:
+    """The partitions among the scan's `range_bounds` that `predicates` (a runtime filter's,
+    on the partition column) leave, or None when they prune nothing."""
+    if not scan.range_bounds:
+        return None
+    vs = ValueSet()
+    wanted = scan.range_column.lower()
+    for p in predicates:
+        if p.column.lower() != wanted:
+            continue
+        if p.op in ("<", "<=", ">", ">="):
+            vs.add(p.op, p.values)
+        elif p.op == "in":  # its [min, max]: partitions are ranges
+            low, high = _min_max(p)
+            if low is not None:
+                vs.add(">=", (low,))
+                vs.add("<=", (high,))
+    if vs.lo is None and vs.hi is None:
+        return None
+    try:
+        keep = {pid for pid, lower, upper, null in scan.range_bounds
+                if vs.meets(lower, upper, null)}
+    except TypeError:  # a value that does not compare with the bounds
+        return None
+    return keep if len(keep) < len(scan.range_bounds) else None

@@ -35,7 +35,6 @@ The profile counts segments and rows as the per-segment path does, without its i
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections import OrderedDict
 
@@ -57,6 +56,7 @@ UNIT_SEGMENT_ROWS = 65_536  # larger segments are worth their own page-level ind
 UNIT_TABLET_ROWS = 4_194_304  # ...when an index serves the scan; else tablets up to this size
 ZONE_MAP_KEEPS = 0.5  # page zone maps keeping at most this share of pages serve a scan
 ZONE_MAP_SAMPLES = 64  # segments looked at for one the segment zone maps keep
+SIGNATURE_VALUES = 1024  # larger value sets (runtime filters) are not memoised per tablet
 _UNITS_KEPT = 256  # unit descriptions (segment lists, combined zone maps) kept across queries
 
 
@@ -104,10 +104,37 @@ def _probed(p: ColumnPredicate) -> bool:
 def _zone_maps_prune(snapshots: list[TabletSnapshot], predicates: list[ColumnPredicate]) -> bool:
     """On the first segment (of at most ZONE_MAP_SAMPLES) that every predicate's segment zone
     map keeps, some predicate's page zone maps keep at most ZONE_MAP_KEEPS of its pages (the
-    zone map pages stay loaded on the column reader, for the per-segment path to use)."""
-    segments = (seg for snap in snapshots for seg in snap.memo("segments", _segments_of)
-                if isinstance(seg, SegmentReader))
-    for seg in itertools.islice(segments, ZONE_MAP_SAMPLES):
+    zone map pages stay loaded on the column reader, for the per-segment path to use).
+
+    What a tablet's segments say is kept on its snapshot memo per predicate signature
+    (`_signature`): a kept plan's scan asks again on every run, and a runtime filter on the
+    partition column (SSB's date join over 7 x 48 tablets) prunes the leading partitions'
+    segments whole, so that the sample walked 64 segments (~2 ms) each time."""
+    signature = _signature(predicates)
+    looked = 0
+    for snap in snapshots:
+        if signature is None:
+            verdict, seen = _tablet_zone_pages(snap, predicates, ZONE_MAP_SAMPLES - looked)
+        else:
+            verdict, seen = snap.memo(("zone_pages", signature), lambda s: _tablet_zone_pages(
+                s, predicates, ZONE_MAP_SAMPLES))
+        if verdict is not None:
+            return verdict
+        looked += seen
+        if looked >= ZONE_MAP_SAMPLES:
+            return False
+    return False
+
+
+def _tablet_zone_pages(snap: TabletSnapshot, predicates: list[ColumnPredicate],
+                       limit: int) -> tuple[bool | None, int]:
+    """(`_zone_maps_prune`'s verdict on the first of at most `limit` segments of `snap` that
+    the segment zone maps keep, or None when they prune every one; segments looked at)."""
+    segments = [seg for seg in snap.memo("segments", _segments_of)
+                if isinstance(seg, SegmentReader)]
+    seen = 0
+    for seg in segments[:limit]:
+        seen += 1
         with SegmentIO(seg.path, seg.tablet_id, ScanStats(), seg.cache, seg.owner) as io:
             cols = [(seg.columns.get(p.column), p) for p in predicates]
             prepared = [(col, prepare(p, col.dtype)) for col, p in cols if col is not None]
@@ -116,8 +143,28 @@ def _zone_maps_prune(snapshots: list[TabletSnapshot], predicates: list[ColumnPre
                 continue  # pruned whole: says nothing of its pages
             return any(col.num_pages > 1 and np.count_nonzero(
                 keep := zone_map.keep(col.zone_maps(io), pred)) <= ZONE_MAP_KEEPS * len(keep)
-                for col, pred in prepared)
-    return False
+                for col, pred in prepared), seen
+    return None, seen
+
+
+def _signature(predicates: list[ColumnPredicate]) -> tuple | None:
+    """A hashable key of the predicates' columns, operators and values, or None (an array of
+    more than SIGNATURE_VALUES values, a value that does not hash)."""
+    out = []
+    for p in predicates:
+        if p.array is not None:
+            if len(p.array) > SIGNATURE_VALUES:
+                return None
+            values = tuple(p.array.to_pylist())
+        else:
+            values = p.values
+        out.append((p.column, p.op, tuple((type(v), v) for v in values)))
+    key = tuple(out)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _keep_mask(snapshots: list[TabletSnapshot], segments: list[SegmentReader],

@@ -101,7 +101,7 @@ class TabletSnapshot:
     def released(self) -> bool:
         return self._released
 
-    def memo(self, key: str, compute):
+    def memo(self, key, compute):
         """`compute(self)` for this snapshot's rowsets, kept on the tablet for as long as its
         published rowsets stay that list (a capture of the latest version shares one tuple
         object): the per-tablet facts a scan asks on every query (is it a plain concatenation,

@@ -72,6 +72,7 @@ from storage.tablet_reader import rows_only
 
 
 _MISSING = object()
+SNAPSHOT_FACTS = 64  # facts kept per tablet snapshot (a few fixed ones, then per predicate set)
 
 
 @dataclass
@@ -541,9 +542,10 @@ class Tablet:
             self.scans += 1
         return TabletSnapshot(self, version, rowsets, schema, key)
 
-    def snapshot_memo(self, rowsets: tuple, schema, key: str, compute):
+    def snapshot_memo(self, rowsets: tuple, schema, key, compute):
         """A fact about `rowsets` read under `schema` (TabletSnapshot.memo), cached while they
-        are the very tuple the latest capture shares; computed afresh otherwise."""
+        are the very tuple the latest capture shares (at most SNAPSHOT_FACTS facts); computed
+        afresh otherwise."""
         memo = self._memo
         if memo[0] is not rowsets or memo[1] is not schema:
             if rowsets is not self._whole_snapshot[1]:
@@ -551,7 +553,9 @@ class Tablet:
             memo = self._memo = (rowsets, schema, {})
         found = memo[2].get(key, _MISSING)
         if found is _MISSING:
-            found = memo[2][key] = compute()
+            found = compute()
+            if len(memo[2]) < SNAPSHOT_FACTS:
+                memo[2][key] = found
         return found
 
     def _release(self, key: int) -> None:

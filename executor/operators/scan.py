@@ -20,11 +20,12 @@ Tablets read one by one with page-level indexes (`_indexed`: a bloom filter, the
 Python work per segment and page (a bloom-filtered tablet: ~0.2 ms), which two threads cannot
 share: the GIL hand-offs cost more CPU than they save (8 such tablets: 1.6 ms read in turn,
 4.3 ms of CPU and 3.2 ms of wall time in the pool). Those are read in the statement's own
-thread while they stay within INLINE_BUDGET_S, or, past it, while their indexes keep pruning at
-least PRUNED_FRACTION of the rows they hold (the work is then per-segment Python either way:
-after 40 small loads a bloom-filtered equality over 8 tablets took 6.0 ms through the wire
-with its later tablets in the pool, 4.2 ms in the statement's thread); the rest go to the
-pool (`inline_reads`). Units read as whole columns (numpy/Arrow kernels, GIL released) always
+thread while they stay within INLINE_BUDGET_S, or, past it, while they decode at most
+INLINE_ROWS_PER_SEGMENT rows per segment on average (then the work is per-segment Python either
+way: after 40 small loads a bloom-filtered equality over 8 tablets took 6.0 ms through the wire
+with its later tablets in the pool, 4.2 ms in the statement's thread; a scan decoding more per
+segment, such as SSB Q1.2's month of a year partition, is numpy work the pool shares); the
+rest go to the pool (`inline_reads`). Units read as whole columns (numpy/Arrow kernels, GIL released) always
 go to the pool.
 """
 
@@ -45,7 +46,7 @@ from storage.inverted import filter as inverted_filter
 UNIT_MIN_TABLETS = 16  # fewer tablets are read one by one, each with its page-level indexes
 UNIT_ROWS = 262_144
 INLINE_BUDGET_S = 0.003  # indexed units read in the statement's thread for this long at least
-PRUNED_FRACTION = 0.9  # ... and beyond it while their indexes skip this share of their rows
+INLINE_ROWS_PER_SEGMENT = 2048  # ... and beyond it while they decode this few rows per segment
 _NO_STATS = ScanStats()  # the counters of a unit's later tablets (its first carries them all)
 
 
@@ -189,22 +190,22 @@ def _read_units(node, units: list, env: ExecEnv, read) -> list:
 
 def inline_reads(node, units: list, read) -> Iterator:
     """`read` of the leading units in the statement's thread, in order, while their reads have
-    taken at most INLINE_BUDGET_S or their indexes pruned at least PRUNED_FRACTION of their
-    rows, when they are tablets read one by one with page-level indexes (module docstring);
+    taken at most INLINE_BUDGET_S or decoded at most INLINE_ROWS_PER_SEGMENT rows per segment,
+    when they are tablets read one by one with page-level indexes (module docstring);
     none for grouped units and unindexed scans, which read whole columns. `read` returns a
     tuple whose second item is the unit's ScanStats. The caller reads the units after them in
     the pool."""
     if not _indexed(node) or any(len(u) != 1 for u in units):
         return
-    spent, total, read_rows = 0.0, 0, 0
+    spent, segments, read_rows = 0.0, 0, 0
     for unit in units:
         start = time.perf_counter()
         result = read(unit)
         spent += time.perf_counter() - start
-        total += result[1].rows_total
+        segments += result[1].segments_total
         read_rows += result[1].rows_read
         yield result
-        if spent > INLINE_BUDGET_S and read_rows > (1 - PRUNED_FRACTION) * total:
+        if spent > INLINE_BUDGET_S and read_rows > INLINE_ROWS_PER_SEGMENT * segments:
             return
 
 

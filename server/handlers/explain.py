@@ -26,13 +26,15 @@ _SESSION_KEYS = ("enable_bucket_shuffle_join", "disable_colocate_plan",
 
 
 def hidden_column_flags(ctx: StatementContext) -> dict[str, bool]:
-    """The session variables that decide how scans treat hidden columns and MATCH on columns
-    without an inverted index (planner/binder.py)."""
+    """The session variables that decide how scans treat hidden columns, MATCH on columns
+    without an inverted index and runtime filters on partition columns (planner/binder.py)."""
     variables = ctx.session.variables
     return {"show_hidden_columns": bool(variables.get("show_hidden_columns")),
             "skip_delete_sign": bool(variables.get("skip_delete_sign")),
             "match_without_index": variables.get("enable_match_without_inverted_index",
-                                                 True) not in (False, 0, "false", "0")}
+                                                 True) not in (False, 0, "false", "0"),
+            "runtime_partition_prune": variables.get("enable_runtime_filter_partition_prune",
+                                                     True) not in (False, 0, "false", "0")}
 
 
 def fragment_context(ctx: StatementContext) -> FragmentContext:

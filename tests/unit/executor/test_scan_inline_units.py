@@ -1,6 +1,6 @@
 """executor/operators/scan._read_units: an indexed scan's units of one tablet each are read in
-the statement's thread while they stay within INLINE_BUDGET_S or their indexes prune at least
-PRUNED_FRACTION of their rows, then in the pool; a scan of whole columns (unindexed, or grouped
+the statement's thread while they stay within INLINE_BUDGET_S or decode at most
+INLINE_ROWS_PER_SEGMENT rows per segment, then in the pool; a scan of whole columns (unindexed, or grouped
 units) always uses the pool; the results keep the units' order."""
 
 import threading
@@ -17,14 +17,15 @@ class _Node:
         self.__dict__["_page_indexes"] = indexed  # what _indexed works out once per node
 
 
-def _reader(cost_s: float, rows_read: int = 100):
-    """Reads that take `cost_s` each and read `rows_read` of the unit's 100 rows."""
+def _reader(cost_s: float, rows_read: int = 100_000):
+    """Reads that take `cost_s` each and decode `rows_read` rows of the unit's one segment."""
     threads = []
 
     def read(unit):
         threads.append(threading.current_thread())
         time.sleep(cost_s)
-        return sum(unit) * 10, ScanStats(rows_total=100, rows_read=rows_read)
+        return sum(unit) * 10, ScanStats(segments_total=1, rows_total=200_000,
+                                         rows_read=rows_read)
     return read, threads
 
 
@@ -52,15 +53,15 @@ def test_indexed_units_over_the_budget_go_to_the_pool_in_order():
 
 
 def test_selective_indexed_units_stay_past_the_budget():
-    """Indexes that skip most rows leave per-segment Python, which the pool cannot share."""
+    """Few rows decoded per segment leave per-segment Python, which the pool cannot share."""
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
-        pruned = int(100 * (1 - scan.PRUNED_FRACTION))
-        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=pruned)
+        few = scan.INLINE_ROWS_PER_SEGMENT
+        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=few)
         assert _values(scan._read_units(_Node(True), [[u] for u in range(4)], env, read)) == \
             [u * 10 for u in range(4)]
         assert set(threads) == {threading.current_thread()}
-        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=pruned + 1)
+        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=few + 1)
         scan._read_units(_Node(True), [[u] for u in range(4)], env, read)
         assert threads[0] is threading.current_thread()
         assert threading.current_thread() not in threads[1:]
