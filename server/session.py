@@ -32,8 +32,10 @@ from server.handlers.context import StatementContext
 from server.limits import StatementTimer
 from server.parser import query_cache
 from server.parser.fast_values import parse_fast_insert
+from server.parser.literals import split_prepared
 from server.parser.pipes import PIPES_AS_CONCAT, enabled as pipes_enabled
 from server.parser.statement import parse_statement, split_statements
+from server.protocol.prepared import bind_sql
 from server.results import OkResult
 from server.variables import new_session_variables
 
@@ -135,6 +137,21 @@ class DorisSession(BaseSession):
         ctx = StatementContext(self.services.catalog, self.services.engine, self.services.pool,
                                self, datetime.now(timezone.utc).astimezone(), sql)
         return run_statement(stmt.limit(0), ctx).columns
+
+    def short_circuit_prepared(self, stmt, values: list) -> list | None:
+        """`short_circuit` of a prepared statement executed with `values`: its split into a
+        template and literals made from the parameters (server/parser/literals.py), the text
+        bound only when a plan must be made."""
+        try:
+            segments = stmt.__dict__.setdefault("literal_segments", {})
+            split = split_prepared(stmt.sql, stmt.spots, values, segments)
+            if split is None:
+                return self.short_circuit(bind_sql(stmt.sql, stmt.spots, values))
+            return short_circuit.answer_split(
+                self, split, lambda: bind_sql(stmt.sql, stmt.spots, values))
+        except Exception:  # noqa: BLE001 - the general path runs it again and reports the error
+            log.debug("short circuit failed for %.200r", stmt.sql, exc_info=True)
+            return None
 
     def short_circuit(self, sql: str) -> list | None:
         """The results of `sql` when it is answered without a parse, bind or thread hop (a

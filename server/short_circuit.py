@@ -81,6 +81,24 @@ def answer(session, sql: str) -> list | None:
     split = split_literals(sql)
     if split is None:
         return None
+    return _lookup(session, split, lambda: sql)
+
+
+def answer_split(session, split: tuple[str, tuple[str, ...]], text) -> list | None:
+    """`answer` of a statement given as `split_literals` would split it (a prepared
+    statement's text and parameters: server/parser/literals.split_prepared), `text()` its
+    SQL when a plan must be made from a parse."""
+    template = split[0]
+    if template[:6].upper() != "SELECT" or "||" in template:
+        return None
+    variables = session.variables
+    if not variables.get("enable_short_circuit_query") or \
+            any(variables.get(v) for v in _OFF_VARIABLES):
+        return None
+    return _lookup(session, split, text)
+
+
+def _lookup(session, split: tuple[str, tuple[str, ...]], text) -> list | None:
     template, values = split
     started = time.time()
     catalog = session.services.catalog
@@ -88,13 +106,13 @@ def answer(session, sql: str) -> list | None:
     epoch = catalog.ddl_epoch
     cached = _plans.get(key)
     if cached is None or cached[0] != epoch:
-        planned = _plan(session, sql, values)
+        planned = _plan(session, text(), values)
         if planned is BUSY:  # the catalog lock was held: the general path, no verdict kept
             return None
         cached = (epoch, planned, *_result_shape(planned))
         _plans.put(key, cached)
     plan = cached[1]
-    if plan is None or not _allowed(session, key, plan, epoch, sql):
+    if plan is None or not _allowed(session, key, plan, epoch, text):
         return None
     bound = bind_point(plan, values, catalog)
     if bound is None:
@@ -138,7 +156,7 @@ def _plan(session, sql: str, values: tuple[str, ...]) -> object:
     return plan_point(stmt, session.services.catalog, session.database, values)
 
 
-def _allowed(session, key: tuple, plan: PointPlan, epoch: int, sql: str) -> bool:
+def _allowed(session, key: tuple, plan: PointPlan, epoch: int, text) -> bool:
     """Whether the session may run `plan`: checked as the general path checks (SELECT on the
     table), remembered per session and template until the catalog epoch or the account moves."""
     access = getattr(session, "access", None)
@@ -147,7 +165,7 @@ def _allowed(session, key: tuple, plan: PointPlan, epoch: int, sql: str) -> bool
         return True
     services = session.services
     ctx = StatementContext(services.catalog, services.engine, services.pool, session,
-                           datetime.now(timezone.utc).astimezone(), sql)
+                           datetime.now(timezone.utc).astimezone(), text())
     if not services.catalog.lock.acquire(blocking=False):  # the account model's lock too
         return False
     try:

@@ -177,9 +177,9 @@ class DorisConnection(Connection):
             stmt = self.get_stmt(struct.unpack_from("<I", data)[0])
             _, use_cursor, values, stmt.types = read_params(
                 data, stmt.num_params, stmt.types, self.capabilities, "utf-8")
-        sql = bind_sql(stmt.sql, stmt.spots, values)
-        results = self.session.short_circuit(sql)  # a key lookup: here, at once
+        results = self.session.short_circuit_prepared(stmt, values)  # a key lookup: at once
         if results is None:
+            sql = bind_sql(stmt.sql, stmt.spots, values)
             results = await asyncio.to_thread(self.session.execute, sql)
         result = results[-1]
         if isinstance(result, Exception):
