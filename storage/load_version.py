@@ -20,6 +20,12 @@ from storage.rowset import RowsetMeta
 from storage.schema import VERSION_COL, TabletSchema
 
 
+def reads_version(columns: list[str], predicates: list[ColumnPredicate]) -> bool:
+    """Whether a scan reads or tests the version column (else `applies` is false for every
+    rowset)."""
+    return VERSION_COL in columns or any(p.column == VERSION_COL for p in predicates)
+
+
 def applies(schema: TabletSchema, rowset: RowsetMeta, columns: list[str],
             predicates: list[ColumnPredicate]) -> bool:
     """The scan reads (or tests) the version column of a single-version rowset."""

@@ -647,10 +647,11 @@ class Tablet:
         filter pass)."""
         parts: list[pa.Table] = []
         run: list[RowsetMeta] = []
+        version_read = load_version.reads_version(columns, predicates)
         verdict = tablet_bloom.ruled_out(
             self, snapshot, predicates, schema,
-            skip=lambda rs: needs_mapping(rowset_columns(schema, rs), deletes)
-            or load_version.applies(schema, rs, columns, predicates))  # scanned without it
+            skip=lambda rs: needs_mapping(rowset_columns(schema, rs), deletes) or (
+                version_read and load_version.applies(schema, rs, columns, predicates)))
         verdict.count_whole(columns, predicates, stats)
         verdict.probe(columns, predicates, stats)
 

@@ -129,8 +129,9 @@ class Verdict:
         the bloom column's predicate on all of them at once: the segments with no row
         satisfying it (the filters' false positives, ~5% of pages) join `probed` and are
         counted as a scan that read those pages and filtered every row. Each of them
-        otherwise costs a segment scan of its own (~70 us of Python)."""
-        if len(self.pages) < 2:
+        otherwise costs a segment scan of its own (~70 us of Python); a segment that does
+        hold the value is scanned after the probe, its pages then in the page cache."""
+        if not self.pages:
             return
         needed = tuple(dict.fromkeys([*columns, *(p.column for p in predicates)]))
         keys = [k for k, (column, _) in self.pages.items() if column in self._prepared]

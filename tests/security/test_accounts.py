@@ -296,3 +296,28 @@ def test_rollup_temp_partition_load_and_resource_statements_need_privileges(serv
     conn.close()
     _q(root, f"DROP USER '{u}'@'%'")
     _q(root, f"DROP DATABASE {db}")
+
+
+def test_a_query_text_another_user_passed_is_still_checked(server):
+    """server/privileges.py remembers query texts that passed per user identity, database and
+    catalog epoch: the same text is refused to a user without the grant, and to the first user
+    once the grant is revoked."""
+    root = server.connect()
+    reader, other, db = unique_name("rd"), unique_name("ot"), unique_name("pdb")
+    _q(root, f"CREATE DATABASE {db}")
+    _q(root, f"CREATE TABLE {db}.t (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    _q(root, f"INSERT INTO {db}.t VALUES (1)")
+    for u in (reader, other):
+        _q(root, f"CREATE USER '{u}'@'%' IDENTIFIED BY 'pw'")
+    _q(root, f"GRANT SELECT_PRIV ON {db}.t TO '{reader}'@'%'")
+    first, second = _login(server, reader, "pw"), _login(server, other, "pw")
+    sql = f"SELECT k FROM {db}.t"
+    assert _q(first, sql) == [(1,)] and _q(first, sql) == [(1,)]
+    assert _err(second, sql)[0] == 1142
+    _q(root, f"REVOKE SELECT_PRIV ON {db}.t FROM '{reader}'@'%'")
+    assert _err(first, sql)[0] == 1142
+    first.close()
+    second.close()
+    for u in (reader, other):
+        _q(root, f"DROP USER '{u}'@'%'")
+    _q(root, f"DROP DATABASE {db}")
