@@ -86,16 +86,23 @@ def test_many_segments_read_equals_python_filter(seed, segment_bytes, monkeypatc
             assert results[1].rows_total == results[10**9].rows_total
 
 
+def _small_loads(tablet, rng: random.Random, loads: int, rows: int, s) -> list[dict]:
+    """`loads` rowsets (versions 2, 3, ...) of `rows` random rows whose `s` is `s(rng)`."""
+    loaded = []
+    for v in range(2, 2 + loads):
+        batch = _rows(rng, rows)
+        for r in batch:
+            r["s"] = s(rng)
+        tablet.publish(tablet.write_rowset(
+            table_for(INDEXED, {n: [r[n] for r in batch] for n in NAMES}), v), v)
+        loaded += batch
+    return loaded
+
+
 def test_segments_are_ruled_out_once_filters_are_loaded():
     with tempfile.TemporaryDirectory() as tmp:
         tablet = StorageEngine(tmp).create_tablet(1, INDEXED)
-        rng = random.Random(3)
-        for v in range(2, 14):
-            rows = _rows(rng, 20)
-            for r in rows:
-                r["s"] = f"{rng.random():.6f}"
-            tablet.publish(tablet.write_rowset(
-                table_for(INDEXED, {n: [r[n] for r in rows] for n in NAMES}), v), v)
+        _small_loads(tablet, random.Random(3), 12, 20, lambda rng: f"{rng.random():.6f}")
         preds = [P("s", "=", ["0.5"])]  # within every segment's zone map: filters loaded
         tablet.read(13, NAMES, preds, ScanStats())  # loads the filters
         snapshot = tablet.rowsets()
@@ -111,17 +118,10 @@ def test_false_positive_pages_are_probed_together(monkeypatch):
     """Values the filters keep pages for but no row holds (false positives): the surviving
     segments' kept pages are decoded and tested at once (Verdict.probe); the result and the
     row counters equal the per-segment scans'."""
-    rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
         tablet = StorageEngine(tmp).create_tablet(1, INDEXED)  # a page per segment
-        loaded = []
-        for v in range(2, 42):
-            rows = _rows(rng, 40)
-            for r in rows:
-                r["s"] = f"{rng.getrandbits(48):012x}"
-            tablet.publish(tablet.write_rowset(
-                table_for(INDEXED, {n: [r[n] for r in rows] for n in NAMES}), v), v)
-            loaded += rows
+        loaded = _small_loads(tablet, random.Random(7), 40, 40,
+                              lambda rng: f"{rng.getrandbits(48):012x}")
         tablet.read(41, NAMES, [P("s", "=", ["8"])], ScanStats())  # loads the filters
         probed = 0
         for i in range(200):
