@@ -116,10 +116,12 @@ class Verdict:
         else:
             in_whole = np.array([rs_id in self.whole for rs_id, _ in combined.keys], dtype=bool)
         for i in np.flatnonzero(~alive & ~in_whole).tolist():
-            self.segments.setdefault(combined.keys[i], column)
-        for i in np.flatnonzero(alive).tolist():
             key = combined.keys[i]
-            if key not in self.pages:
+            self.segments.setdefault(key, column)
+            self.pages.pop(key, None)  # an earlier column kept it: this one rules it out
+        for i in np.flatnonzero(alive & ~in_whole).tolist():
+            key = combined.keys[i]
+            if key not in self.pages and key not in self.segments:
                 lo, hi = combined.page_starts[i], combined.page_starts[i + 1]
                 self.pages[key] = (column, pages[lo:hi])
                 self._readers[key] = combined.readers[i]
