@@ -132,6 +132,9 @@ def _segment(seg: SegmentReader, first: str, probe, columns: list[str],
         keys = _sorted_keys(seg, io, first)
         if keys is _NO_NULLS:
             return _scan(seg, columns, predicates, stats, keep, schema)
+        probe = _of_dtype(probe, keys.dtype)
+        if probe is None:  # outside the stored type's range: no row holds it
+            return None
         lo = int(keys.searchsorted(probe, "left"))
         hi = int(keys.searchsorted(probe, "right"))
         stats.rows_short_key_filtered += seg.num_rows - (hi - lo)
@@ -236,6 +239,22 @@ def _probe(value, dtype):
     if type(value) is str and dtype.kind in ("VARCHAR", "STRING"):
         return value
     return None
+
+
+def _of_dtype(probe, dtype: np.dtype):
+    """A Python int probe as a scalar of the sorted keys' integer dtype (numpy would otherwise
+    cast the whole key array to int64 for each search: 5% of a prepared lookup's server CPU),
+    None when out of that dtype's range; other probes as they are."""
+    if type(probe) is not int or dtype.kind not in "iu":
+        return probe
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype)
+        bounds = _INT_BOUNDS[dtype] = (int(info.min), int(info.max))
+    return dtype.type(probe) if bounds[0] <= probe <= bounds[1] else None
+
+
+_INT_BOUNDS: dict = {}
 
 
 def _searchable(t: pa.DataType) -> bool:

@@ -32,7 +32,8 @@ from executor.expressions.errors import ExpressionError
 from mysql_mimic.prepared import PreparedStatement
 from server.protocol.field_list import field_list_packets
 from server.protocol.format import column_definition, few_texts, mysql_type, to_text
-from server.protocol.prepared import binary_row, bind_sql, placeholders, read_params
+from server.protocol.prepared import (binary_row, bind_sql, placeholders, read_params,
+                                      value_encoder)
 from storage import cpu_slots
 from storage.types import DataType
 from server.protocol.text_rows import FEW_ROWS, encode_rows, encode_values
@@ -396,12 +397,13 @@ def _row_packets(result: RowsResult, seq: int, cancel=None):
 def _binary_rows(result: RowsResult, types: list[int]):
     """Binary-protocol row payloads, a list per chunk of at most ROWS_PER_WRITE rows (a Python
     loop per row: see prepared.py)."""
+    encoders = [value_encoder(t) for t in types]
     for batch in result.batches:
         for start in range(0, batch.num_rows, ROWS_PER_WRITE):
             chunk = batch if batch.num_rows <= ROWS_PER_WRITE else \
                 batch.slice(start, ROWS_PER_WRITE)
             columns = [column.to_pylist() for column in chunk.columns]
-            yield [binary_row(list(r), types) for r in zip(*columns)]
+            yield [binary_row(r, encoders) for r in zip(*columns)]
 
 
 class _lazy_cursor:

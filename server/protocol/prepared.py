@@ -138,6 +138,30 @@ def bind_sql(sql: str, spots: list[tuple[int, int]], values: list) -> str:
     return "".join(out)
 
 
+def _lenenc_bytes(value) -> bytes:
+    raw = value if isinstance(value, bytes) else str(value).encode()
+    n = len(raw)
+    if n < 251:
+        return bytes((n,)) + raw
+    return _binary_value(raw, ColumnType.VAR_STRING)
+
+
+_PACKERS = {ColumnType.SHORT: struct.Struct("<h").pack, ColumnType.LONG: struct.Struct("<i").pack,
+            ColumnType.LONGLONG: struct.Struct("<q").pack,
+            ColumnType.FLOAT: struct.Struct("<f").pack, ColumnType.DOUBLE: struct.Struct("<d").pack}
+
+
+def value_encoder(mysql_type: int):
+    """The function `_binary_value(value, mysql_type)` is for one column's values, chosen once
+    per result instead of per value (a prepared lookup's row)."""
+    packer = _PACKERS.get(mysql_type)
+    if packer is not None:
+        return packer
+    if mysql_type in (ColumnType.TINY, ColumnType.DATE, ColumnType.DATETIME):
+        return lambda value: _binary_value(value, mysql_type)
+    return _lenenc_bytes
+
+
 def _binary_value(value, mysql_type: int) -> bytes:
     if mysql_type == ColumnType.TINY:
         return struct.pack("<b", int(value))
@@ -172,14 +196,16 @@ def _binary_value(value, mysql_type: int) -> bytes:
     return prefix + raw
 
 
-def binary_row(values: list, mysql_types: list[int]) -> bytes:
-    """A binary-protocol row: 0x00, NULL bitmap (offset 2), then the non-NULL values."""
-    bitmap = bytearray((len(values) + 7 + 2) // 8)
-    parts = []
-    for i, (value, t) in enumerate(zip(values, mysql_types)):
+def binary_row(values, encoders: list) -> bytes:
+    """A binary-protocol row: 0x00, NULL bitmap (offset 2), then the non-NULL values, each by
+    its column's `value_encoder`."""
+    bitmap = bytearray((len(encoders) + 7 + 2) // 8)
+    parts = [b"\x00", b""]
+    for i, (value, encode) in enumerate(zip(values, encoders)):
         if value is None:
             bit = i + 2
             bitmap[bit // 8] |= 1 << (bit % 8)
         else:
-            parts.append(_binary_value(value, t))
-    return b"\x00" + bytes(bitmap) + b"".join(parts)
+            parts.append(encode(value))
+    parts[1] = bytes(bitmap)
+    return b"".join(parts)
