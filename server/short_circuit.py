@@ -67,12 +67,8 @@ def answer(session, sql: str) -> list | None:
     head = sql[:16].lstrip()
     if head[:6].upper() != "SELECT" and not head.startswith("/*"):
         return None  # only a SELECT is a key lookup or a constant: nothing else is looked at
-    variables = session.variables
-    if not variables.get("enable_short_circuit_query") or \
-            any(variables.get(v) for v in _OFF_VARIABLES):
+    if not _enabled(session, sql):
         return None
-    if "||" in sql:
-        return None  # OR or concat by the session's sql_mode (server/parser/pipes.py)
     constant = _constants.get(sql)
     if constant is not None:
         return _finish(session, time.time(), RowsResult(*constant))
@@ -89,13 +85,18 @@ def answer_split(session, split: tuple[str, tuple[str, ...]], text) -> list | No
     statement's text and parameters: server/parser/literals.split_prepared), `text()` its
     SQL when a plan must be made from a parse."""
     template = split[0]
-    if template[:6].upper() != "SELECT" or "||" in template:
+    if template[:6].upper() != "SELECT" or not _enabled(session, template):
         return None
+    return _lookup(session, split, text)
+
+
+def _enabled(session, text: str) -> bool:
+    """Whether the session's variables let `text` take the short path."""
     variables = session.variables
     if not variables.get("enable_short_circuit_query") or \
             any(variables.get(v) for v in _OFF_VARIABLES):
-        return None
-    return _lookup(session, split, text)
+        return False
+    return "||" not in text  # OR or concat by the session's sql_mode (server/parser/pipes.py)
 
 
 def _lookup(session, split: tuple[str, tuple[str, ...]], text) -> list | None:

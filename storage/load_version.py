@@ -31,9 +31,7 @@ def applies(schema: TabletSchema, rowset: RowsetMeta, columns: list[str],
     """The scan reads (or tests) the version column of a single-version rowset."""
     if rowset.start_version != rowset.end_version or rowset.end_version is None:
         return False
-    if VERSION_COL not in columns and all(p.column != VERSION_COL for p in predicates):
-        return False
-    return schema.has_column(VERSION_COL)
+    return reads_version(columns, predicates) and schema.has_column(VERSION_COL)
 
 
 def scan(read: Callable[..., pa.Table], schema: TabletSchema, rowset: RowsetMeta, deletes: list,

@@ -64,8 +64,7 @@ def lookup(snapshot, columns: list[str], predicates: list[ColumnPredicate],
     for name in [*columns, *(p.column for p in predicates)]:
         if not schema.has_column(name):
             return None  # the usual read raises the error
-    if load_version.VERSION_COL in columns or \
-            any(p.column == load_version.VERSION_COL for p in predicates):
+    if load_version.reads_version(columns, predicates):
         return None
     key = next((p for p in predicates if p.column == first and p.op == "="), None)
     if key is None:

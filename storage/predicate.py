@@ -212,6 +212,12 @@ class PreparedPredicate:
         return pc.fill_null(mask, False)
 
 
+def values_key(values) -> tuple:
+    """Predicate values as a cache key: each with its Python type (1 == 1.0 == True would
+    otherwise share an entry)."""
+    return tuple((type(v), v) for v in values)
+
+
 def prepare(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
     """Bind `pred` to the column type `dtype`.
 
@@ -225,7 +231,7 @@ def prepare(pred: ColumnPredicate, dtype: DataType) -> PreparedPredicate:
     if pred.array is not None:
         prepared = _prepare_array(pred, dtype)
     else:
-        key = (pred.column, pred.op, tuple((type(v), v) for v in pred.values), dtype)
+        key = (pred.column, pred.op, values_key(pred.values), dtype)
         prepared = _prepare_cached(key, pred, dtype)
     object.__setattr__(pred, "_prepared", (dtype, prepared))
     return prepared

@@ -43,7 +43,7 @@ import pyarrow as pa
 
 from storage.arrays import contiguous
 from storage.errors import StorageError
-from storage.predicate import MAX_PROBE_VALUES, ColumnPredicate, prepare
+from storage.predicate import MAX_PROBE_VALUES, ColumnPredicate, prepare, values_key
 from storage.row_filter import row_mask
 from storage.segment import zone_map
 from storage.segment.column_reader import SegmentIO
@@ -158,7 +158,7 @@ def _signature(predicates: list[ColumnPredicate]) -> tuple | None:
             values = tuple(p.array.to_pylist())
         else:
             values = p.values
-        out.append((p.column, p.op, tuple((type(v), v) for v in values)))
+        out.append((p.column, p.op, values_key(values)))
     key = tuple(out)
     try:
         hash(key)

@@ -17,7 +17,7 @@ import io
 import struct
 from decimal import Decimal
 
-from mysql_mimic.types import Capabilities, ColumnType
+from mysql_mimic.types import Capabilities, ColumnType, str_len
 from sqlglot.tokens import TokenType
 
 from server.parser.tokens import tokenize
@@ -138,12 +138,8 @@ def bind_sql(sql: str, spots: list[tuple[int, int]], values: list) -> str:
     return "".join(out)
 
 
-def _lenenc_bytes(value) -> bytes:
-    raw = value if isinstance(value, bytes) else str(value).encode()
-    n = len(raw)
-    if n < 251:
-        return bytes((n,)) + raw
-    return _binary_value(raw, ColumnType.VAR_STRING)
+def _length_encoded(value) -> bytes:
+    return str_len(value if isinstance(value, bytes) else str(value).encode())
 
 
 _PACKERS = {ColumnType.SHORT: struct.Struct("<h").pack, ColumnType.LONG: struct.Struct("<i").pack,
@@ -152,14 +148,14 @@ _PACKERS = {ColumnType.SHORT: struct.Struct("<h").pack, ColumnType.LONG: struct.
 
 
 def value_encoder(mysql_type: int):
-    """The function `_binary_value(value, mysql_type)` is for one column's values, chosen once
-    per result instead of per value (a prepared lookup's row)."""
+    """`lambda value: _binary_value(value, mysql_type)`, as one function chosen per column of a
+    result rather than a chain of type tests per value (a prepared lookup's row)."""
     packer = _PACKERS.get(mysql_type)
     if packer is not None:
         return packer
     if mysql_type in (ColumnType.TINY, ColumnType.DATE, ColumnType.DATETIME):
         return lambda value: _binary_value(value, mysql_type)
-    return _lenenc_bytes
+    return _length_encoded
 
 
 def _binary_value(value, mysql_type: int) -> bytes:
@@ -183,17 +179,7 @@ def _binary_value(value, mysql_type: int) -> bytes:
                                value.minute, value.second, value.microsecond)
         return struct.pack("<BHBBBBB", 7, value.year, value.month, value.day, value.hour,
                            value.minute, value.second)
-    raw = value if isinstance(value, bytes) else str(value).encode()
-    n = len(raw)
-    if n < 251:
-        prefix = bytes([n])
-    elif n < 1 << 16:
-        prefix = b"\xfc" + n.to_bytes(2, "little")
-    elif n < 1 << 24:
-        prefix = b"\xfd" + n.to_bytes(3, "little")
-    else:
-        prefix = b"\xfe" + n.to_bytes(8, "little")
-    return prefix + raw
+    return _length_encoded(value)
 
 
 def binary_row(values, encoders: list) -> bytes:
