@@ -174,8 +174,16 @@ class BoundedStream:
         data = bytearray()
         limit = self.max_packet()
         inner = self.inner  # the wrapped stream's attributes, read once (not via __getattr__)
+        reader = inner.reader
         while True:
-            header = await self._exactly(4)
+            if not data:  # a command's first bytes: fast_commands may answer it meanwhile
+                reader.idle = True
+                try:
+                    header = await self._exactly(4)
+                finally:
+                    reader.idle = False
+            else:
+                header = await self._exactly(4)
             word = _WORD.unpack(header)[0]
             length, sequence_id = word & 0xFFFFFF, word >> 24
             expected = next(inner.seq)

@@ -44,6 +44,7 @@ from server.http.service import HttpService
 from server.http.stream_load_records import StreamLoadRecords
 from server.http.two_phase import PreparedTxns
 from server.limits import BoundedStream, max_packet_of
+from server.protocol import fast_commands
 from server.metrics import QueryMetrics
 from server.protocol.connection import DorisConnection
 from server.session import DorisSession
@@ -191,6 +192,12 @@ class DorisServer(MysqlServer):
     def __init__(self, services: Services, **kwargs):
         super().__init__(session_factory=lambda: DorisSession(services), **kwargs)
         self.services = services
+
+    async def start_server(self, **kwargs) -> None:
+        """mysql-mimic's, with readers that let a connection answer a key lookup in the data
+        callback (server/protocol/fast_commands.py)."""
+        self._server = await fast_commands.start_server(
+            self._client_connected_cb, **{"port": 3306, **self._serve_kwargs, **kwargs})
 
     async def _client_connected_cb(self, reader, writer) -> None:
         session = DorisSession(self.services)

@@ -30,6 +30,7 @@ from catalog.errors import DorisError, InternalError
 from executor.errors import QueryInterrupted
 from executor.expressions.errors import ExpressionError
 from mysql_mimic.prepared import PreparedStatement
+from server.protocol.fast_commands import CommandReader
 from server.protocol.field_list import field_list_packets
 from server.protocol.format import column_definition, few_texts, mysql_type, to_text
 from server.protocol.prepared import (binary_row, bind_sql, placeholders, read_params,
@@ -40,6 +41,10 @@ from server.protocol.text_rows import FEW_ROWS, encode_rows, encode_values
 from server.results import OkResult, RowsResult
 
 ROWS_PER_WRITE = 8192
+_AT_ONCE_BYTES = 16 << 10  # a command packet answered in the data callback is no larger
+_COM_QUERY, _COM_STMT_EXECUTE, _COM_STMT_RESET = 0x03, 0x17, 0x1A
+_NOT_SHORT = object()  # stashed: the short circuit declined the command
+log = logging.getLogger(__name__)
 STMT_HAS_NO_OPEN_CURSOR = 1421
 VARCHAR = DataType("VARCHAR", length=65533)
 
@@ -57,6 +62,9 @@ class DorisConnection(Connection):
         except MysqlError as e:
             await self.stream.write(self.error(msg=e.msg, code=e.code))
             return
+        reader = self.stream.reader
+        if isinstance(reader, CommandReader):
+            reader.answer = self.answer_at_once
         try:
             await self.command_phase()
         except asyncio.CancelledError:
@@ -66,6 +74,8 @@ class DorisConnection(Connection):
                                                code=ErrorCode.SESSION_WAS_KILLED))
             self._kill = None
         finally:
+            if isinstance(reader, CommandReader):
+                reader.answer = None
             await self.session.close()
 
     # OK / EOF packets as mysql-mimic builds them, kept per (capabilities, status, fields):
@@ -100,8 +110,10 @@ class DorisConnection(Connection):
         with malformed_packet():
             com_query = packets.parse_com_query(
                 capabilities=self.capabilities, client_charset=self.client_charset, data=data)
-        results = self.session.short_circuit(com_query.sql)  # a key lookup: here, at once
+        results = self._stashed(data)
         if results is None:
+            results = self.session.short_circuit(com_query.sql)  # a key lookup: at once
+        if results is None or results is _NOT_SHORT:
             results = await asyncio.to_thread(self.session.execute, com_query.sql)
         for i, result in enumerate(results):
             more = ServerStatus.SERVER_MORE_RESULTS_EXISTS if i < len(results) - 1 else 0
@@ -178,8 +190,10 @@ class DorisConnection(Connection):
             stmt = self.get_stmt(struct.unpack_from("<I", data)[0])
             _, use_cursor, values, stmt.types = read_params(
                 data, stmt.num_params, stmt.types, self.capabilities, "utf-8")
-        results = self.session.short_circuit_prepared(stmt, values)  # a key lookup: at once
+        results = self._stashed(data)
         if results is None:
+            results = self.session.short_circuit_prepared(stmt, values)  # a key lookup: at once
+        if results is None or results is _NOT_SHORT:
             sql = bind_sql(stmt.sql, stmt.spots, values)
             results = await asyncio.to_thread(self.session.execute, sql)
         result = results[-1]
@@ -189,28 +203,23 @@ class DorisConnection(Connection):
         if isinstance(result, OkResult):
             await self.stream.write(self.ok(affected_rows=result.affected_rows))
             return
-        types = [mysql_type(c.type) for c in result.columns]
-        header = self.column_packets(result.columns)
-        rows = _binary_rows(result, types)
         if use_cursor:  # COM_STMT_FETCH pulls the rows; they are computed as it asks
-            stmt.cursor = _lazy_cursor(rows)
-            self.stream.write_many(header)  # one terminator, with the cursor flag
+            stmt.cursor = _lazy_cursor(_binary_rows(result, [mysql_type(c.type)
+                                                            for c in result.columns]))
+            self.stream.write_many(self.column_packets(result.columns))  # one terminator
             await self.stream.write(self.ok_or_eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
             return
+        try:
+            if self.frame_small_binary(result):  # a key lookup: encoded here, one write
+                await self.stream.drain()
+                return
+        except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+            await self.stream.write(self.error_packet(_report(e)))
+            return
+        rows = _binary_rows(result, [mysql_type(c.type) for c in result.columns])
+        header = self.column_packets(result.columns)
         if not self.deprecate_eof():
             header.append(self.eof())
-        small = isinstance(result.batches, (list, tuple)) and \
-            sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
-        if small:  # a key lookup: encoded here, one write with the header and the OK/EOF
-            try:
-                for chunk in rows:
-                    header += chunk
-            except Exception as e:  # noqa: BLE001 - reported to the client, see _report
-                await self.stream.write(self.error_packet(_report(e)))
-                return
-            self.stream.write_many(header)
-            await self.stream.write(self.ok_or_eof(affected_rows=0))
-            return
         self.stream.write_many(header)
         while True:
             try:
@@ -239,12 +248,11 @@ class DorisConnection(Connection):
 
     async def handle_stmt_reset(self, data: bytes) -> None:
         """mysql-mimic's, reading the statement id with struct (mysql-connector sends one
-        before every COM_STMT_EXECUTE of a prepared cursor)."""
+        before every COM_STMT_EXECUTE of a prepared cursor; usually answered at once)."""
         with malformed_packet():
             stmt = self.get_stmt(struct.unpack_from("<I", data)[0])
         stmt.param_buffers = None
-        stmt.cursor = None
-        await self.session.reset()
+        stmt.cursor = None  # the statement's state; the session's is not reset (COM_RESET_CONNECTION)
         await self.stream.write(self.ok())
 
     async def handle_stmt_close(self, data: bytes) -> None:
@@ -256,6 +264,132 @@ class DorisConnection(Connection):
             database = packets.parse_com_init_db(self.client_charset, data)
         await self.session.use(database)
         await self.stream.write(self.ok())
+
+    def frame_small_rows(self, result: RowsResult, more: int = 0) -> bool:
+        """Frame a small text result whole (columns, rows, OK/EOF) into the stream's buffer;
+        False, framing nothing, for a result too large for one write. An encoding error is
+        raised with nothing framed."""
+        if not _small(result):
+            return False
+        with self._framing() as buf:
+            header = self.column_packets(result.columns)
+            if not self.deprecate_eof():
+                header.append(self.eof(flags=more))
+            self.stream.write_many(header)
+            seq = self.stream.seq
+            for payload, seq.value in _row_packets(result, seq.value,
+                                                   getattr(self.session, "cancel", None)):
+                buf += payload
+            self.stream.write_many([self.ok_or_eof(affected_rows=0, flags=more)])
+        return True
+
+    def frame_small_binary(self, result: RowsResult) -> bool:
+        """`frame_small_rows` in the binary protocol (a COM_STMT_EXECUTE's result)."""
+        if not _small(result):
+            return False
+        with self._framing():
+            packets_out = self.column_packets(result.columns)
+            if not self.deprecate_eof():
+                packets_out.append(self.eof())
+            for chunk in _binary_rows(result, [mysql_type(c.type) for c in result.columns]):
+                packets_out += chunk
+            packets_out.append(self.ok_or_eof(affected_rows=0))
+            self.stream.write_many(packets_out)
+        return True
+
+    @contextlib.contextmanager
+    def _framing(self):
+        """The stream's buffer to frame packets into; an error takes back what was framed."""
+        stream = self.stream
+        buf, seq = stream._buffer, stream.seq.value  # noqa: SLF001 - mysql-mimic's buffer
+        mark = len(buf)
+        try:
+            yield buf
+        except BaseException:
+            del buf[mark:]
+            stream.seq.value = seq
+            raise
+
+    # -- commands answered in the data callback (server/protocol/fast_commands.py) --
+
+    def answer_at_once(self, data: bytes) -> bool:
+        """Answer `data`, one whole command packet that arrived while the connection's task
+        waited for a command, right here if it is a COM_STMT_RESET or a key lookup the short
+        circuit takes (COM_QUERY, COM_STMT_EXECUTE) and its reply fits one write: True, the
+        reply written. False leaves the packet to the task (a computed answer it could not
+        write is stashed for it, so nothing runs twice)."""
+        if len(data) < 5 or data[3] != 0 or len(data) > _AT_ONCE_BYTES:
+            return False
+        if data[0] | data[1] << 8 | data[2] << 16 != len(data) - 4:
+            return False
+        stream = self.stream
+        transport = stream.writer.transport
+        if transport.is_closing() or transport.get_write_buffer_size() or stream._buffer:  # noqa: SLF001
+            return False
+        command, body = data[4], data[5:]
+        stream.seq.value = 1  # the request was packet 0
+        try:
+            if command == _COM_STMT_RESET:
+                done = self._reset_at_once(body)
+            elif command == _COM_STMT_EXECUTE:
+                done = self._execute_at_once(body)
+            elif command == _COM_QUERY:
+                done = self._query_at_once(body)
+            else:
+                done = False
+        except Exception:  # noqa: BLE001 - the task handles the packet and reports the error
+            log.debug("answering at once failed", exc_info=True)
+            done = False
+        if done:
+            transport.write(stream._buffer)  # noqa: SLF001 - as MysqlStream.drain sends it
+            stream._buffer = bytearray()  # noqa: SLF001 - the transport may keep a view of it
+        stream.reset_seq()
+        return done
+
+    def _reset_at_once(self, body: bytes) -> bool:
+        stmt = self.prepared_stmts.get(struct.unpack_from("<I", body)[0])
+        if stmt is None:
+            return False  # the task reports the unknown statement
+        stmt.param_buffers = None
+        stmt.cursor = None
+        self.stream.write_many([self.ok()])
+        return True
+
+    def _execute_at_once(self, body: bytes) -> bool:
+        stmt = self.prepared_stmts.get(struct.unpack_from("<I", body)[0])
+        if stmt is None or not hasattr(stmt, "spots"):
+            return False
+        _, use_cursor, values, types = read_params(
+            body, stmt.num_params, stmt.types, self.capabilities, "utf-8")
+        if use_cursor:
+            return False
+        stmt.types = types
+        results = self.session.short_circuit_prepared(stmt, values)
+        return self._frame_at_once(body, results, self.frame_small_binary)
+
+    def _query_at_once(self, body: bytes) -> bool:
+        sql = packets.parse_com_query(capabilities=self.capabilities,
+                                      client_charset=self.client_charset, data=body).sql
+        return self._frame_at_once(body, self.session.short_circuit(sql), self.frame_small_rows)
+
+    def _frame_at_once(self, body: bytes, results: list | None, frame) -> bool:
+        """Frame the one result of a short-circuited command; else stash what was found."""
+        if results is not None and len(results) == 1 and isinstance(results[0], RowsResult):
+            try:
+                if frame(results[0]):
+                    return True
+            except Exception:  # noqa: BLE001 - the task encodes it again and reports the error
+                pass
+        self._stash = (body, _NOT_SHORT if results is None else results)
+        return False
+
+    def _stashed(self, body: bytes):
+        """What `answer_at_once` found for this command packet (`body` after the command
+        byte): its results, _NOT_SHORT (the short circuit declined it), or None."""
+        stash = self.__dict__.pop("_stash", None)
+        if stash is not None and stash[0] == body:
+            return stash[1]
+        return None
 
     def error_packet(self, err) -> bytes:
         msg = err.client_message().encode("utf-8", errors="replace")
@@ -282,25 +416,20 @@ class DorisConnection(Connection):
         Batches are pulled and encoded in a worker thread (`_row_packets`), one chunk ahead of
         the socket: the next chunk is computed and encoded while the event loop sends this one,
         and no more than two encoded chunks exist at a time."""
+        try:
+            if self.frame_small_rows(result, more):  # SHOW output, a key lookup: one write
+                await self.stream.drain()
+                return
+        except Exception as e:  # noqa: BLE001 - reported to the client, see _report
+            timer = getattr(self.session, "timer", None)
+            await self.stream.write(self.error_packet(
+                _report(timer.translate(e) if timer is not None else e)))
+            return
         header = self.column_packets(result.columns)
         if not self.deprecate_eof():
             header.append(self.eof(flags=more))
         self.stream.write_many(header)
         chunks = _row_packets(result, self.stream.seq.value, getattr(self.session, "cancel", None))
-        small = isinstance(result.batches, (list, tuple)) and \
-            sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
-        if small:  # SHOW output, a key lookup: encoded here, one write with the header
-            try:
-                for payload, seq in chunks:
-                    self.stream._buffer += payload  # noqa: SLF001 - sent with the OK/EOF
-                    self.stream.seq.value = seq
-            except Exception as e:  # noqa: BLE001 - reported to the client, see _report
-                timer = getattr(self.session, "timer", None)
-                await self.stream.write(self.error_packet(
-                    _report(timer.translate(e) if timer is not None else e)))
-                return
-            await self.stream.write(self.ok_or_eof(affected_rows=0, flags=more), drain=True)
-            return
 
         async def next_chunk():
             return await asyncio.to_thread(_next_chunk, chunks)
@@ -336,6 +465,12 @@ def malformed_packet():
         yield
     except (struct.error, IndexError, UnicodeDecodeError) as e:
         raise MysqlError("Malformed communication packet.", ErrorCode.MALFORMED_PACKET) from e
+
+
+def _small(result: RowsResult) -> bool:
+    """Whether the result is materialised and small enough to be sent in one write."""
+    return isinstance(result.batches, (list, tuple)) and \
+        sum(b.num_rows for b in result.batches) <= ROWS_PER_WRITE
 
 
 def _prepare_ok(stmt_id: int, num_columns: int, num_params: int) -> bytes:
