@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 
 class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, placement, colocation
     def __init__(self, meta_dir: Path, engine: StorageEngine, backend_num: int = 3,
-                 edit_log_roll_num: int = 1000, clock: Callable[[], float] = time.time):
+                 edit_log_roll_num: int = 50000, clock: Callable[[], float] = time.time):
         self.lock = threading.RLock()
         self.engine = engine
         self.journal = Journal(meta_dir)

@@ -20,7 +20,7 @@ class Config:
     http_port: int = 8030
     priority_networks: str = "127.0.0.1"
     meta_dir: str = "meta"
-    edit_log_roll_num: int = 1000
+    edit_log_roll_num: int = 50000  # Doris FE's default
     dynamic_partition_enable: bool = True
     dynamic_partition_check_interval_seconds: int = 600
     max_dynamic_partition_num: int = 500
