@@ -320,7 +320,8 @@ class DorisConnection(Connection):
         write is stashed for it, so nothing runs twice)."""
         if len(data) < 5 or data[3] != 0 or len(data) > _AT_ONCE_BYTES:
             return False
-        if data[0] | data[1] << 8 | data[2] << 16 != len(data) - 4:
+        if data[0] | data[1] << 8 | data[2] << 16 != len(data) - 4 or \
+                len(data) - 4 > self.stream.max_packet():  # the task refuses it (1153)
             return False
         stream = self.stream
         transport = stream.writer.transport
