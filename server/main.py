@@ -325,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg.arrow_flight_sql_port = args.arrow_flight_sql_port
     host = args.host or cfg.priority_networks or "127.0.0.1"
     try:
-        asyncio.run(serve(cfg, host))
+        with asyncio.Runner(loop_factory=fast_commands.new_event_loop) as runner:
+            runner.run(serve(cfg, host))
     except DataDirInUse as e:
         print(f"minidoris: {e}", file=sys.stderr)
         return 1

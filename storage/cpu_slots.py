@@ -207,6 +207,12 @@ def busy() -> bool:
     return lane is not None and lane.busy()
 
 
+def idle() -> bool:
+    """No statement holds a slot of any lane (nothing runs Python in a worker thread, as far
+    as the slots know; without slots, True)."""
+    return all(lane is None or lane._free >= lane.slots for lane in _LANES.values())
+
+
 class SlotPool(ThreadPoolExecutor):
     """The executor's pool (scan units, join sides). While statements wait for slots, a task
     runs in the submitting thread (`busy`): the statements already use every slot, and

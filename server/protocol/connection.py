@@ -30,7 +30,7 @@ from catalog.errors import DorisError, InternalError
 from executor.errors import QueryInterrupted
 from executor.expressions.errors import ExpressionError
 from mysql_mimic.prepared import PreparedStatement
-from server.protocol.fast_commands import CommandReader
+from server.protocol.fast_commands import CommandReader, keep_polling
 from server.protocol.field_list import field_list_packets
 from server.protocol.format import column_definition, few_texts, mysql_type, to_text
 from server.protocol.prepared import (binary_row, bind_sql, placeholders, read_params,
@@ -344,6 +344,7 @@ class DorisConnection(Connection):
         if done:
             transport.write(stream._buffer)  # noqa: SLF001 - as MysqlStream.drain sends it
             stream._buffer = bytearray()  # noqa: SLF001 - the transport may keep a view of it
+            keep_polling()  # the client's next command is likely a moment away
         stream.reset_seq()
         return done
 

@@ -180,3 +180,61 @@ def test_reader_offers_only_whole_commands_while_idle():
         assert offered == [b"yes", b"no"] and bytes(reader._buffer) == b"noyes"  # noqa: SLF001
     finally:
         loop.close()
+
+
+def test_polling_selector_returns_events_and_honours_timeouts():
+    from server.protocol.fast_commands import PollingSelector
+    import selectors
+    a, b = socket.socketpair()
+    sel = PollingSelector()
+    try:
+        sel.register(a, selectors.EVENT_READ)
+        sel.poll_until = time.monotonic() + 0.05
+        threading.Timer(0.01, lambda: b.send(b"x")).start()
+        began = time.monotonic()
+        ready = sel.select(None)  # polls, and the byte arrives while it does
+        assert [key.fileobj for key, _ in ready] == [a] and time.monotonic() - began < 0.05
+        assert sel.poll_until == 0.0  # one moment of polling per answered command
+        a.recv(1)
+        sel.poll_until = time.monotonic() + 1.0
+        began = time.monotonic()
+        assert sel.select(0.02) == []  # the wait's own timeout bounds the polling
+        assert 0.015 < time.monotonic() - began < 0.5
+        began = time.monotonic()
+        assert sel.select(0.02) == []  # without poll_until: a plain wait
+        assert time.monotonic() - began >= 0.015
+    finally:
+        sel.close()
+        a.close()
+        b.close()
+
+
+def test_polling_only_while_no_statement_holds_a_slot(monkeypatch):
+    from server.protocol import fast_commands
+    from storage import cpu_slots
+    sel = fast_commands.PollingSelector()
+    monkeypatch.setattr(fast_commands, "_SELECTOR", sel)
+    monkeypatch.setattr(cpu_slots, "_LANES", dict(cpu_slots._LANES))
+    try:
+        cpu_slots.configure(2, 1)
+        fast_commands.keep_polling()
+        assert sel.poll_until > 0
+        sel.poll_until = 0.0
+        done, started = threading.Event(), threading.Event()
+
+        def statement():
+            with cpu_slots.slot():
+                started.set()
+                done.wait(5)
+
+        worker = threading.Thread(target=statement)
+        worker.start()
+        started.wait(5)
+        fast_commands.keep_polling()  # a statement runs: the loop sleeps as usual
+        assert sel.poll_until == 0.0
+        done.set()
+        worker.join(5)
+        fast_commands.keep_polling()
+        assert sel.poll_until > 0
+    finally:
+        sel.close()
