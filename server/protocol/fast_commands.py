@@ -19,7 +19,7 @@ After answering a command this way the event loop polls its sockets for a moment
 (`PollingSelector`, POLL_AFTER_ANSWER_S) instead of going to sleep in epoll at once: a client
 issuing key lookups sends its next command within ~100-200 us, and sleeping and being woken for
 it cost the server more than the lookup (on this 2-core VM, a fifth of its CPU samples were the
-kernel's task switch; one client's prepared lookups went from ~3,300 to ~4,300 a second). It
+kernel's task switch; one client's prepared lookups went from ~3,300 to ~4,100 a second). It
 polls only while no statement runs in a worker thread (`cpu_slots.idle`), never longer than the
 loop's own timeout, and an idle client costs the loop one such moment.
 """
