@@ -10,8 +10,9 @@ instead of a tokenizer and a parser. Number literals become \\x01, string litera
 that cannot occur in SQL text outside a literal); back-quoted identifiers are kept as they are.
 
 Only texts whose literals read the same to any parser qualify: None for a text with comments
-(they may carry hints), a `;`, a double-quoted string, a string with backslash or doubled-quote
-escapes, user or system variables (`@`), or a `?` placeholder. The caller still checks, when it
+(they may carry hints), a `;`, a double-quoted string, a string with backslash escapes, user or
+system variables (`@`), or a `?` placeholder. A doubled quote inside a string is one quote
+(`'O''Brien'` is the literal O'Brien in every sql_mode). The caller still checks, when it
 builds a plan from a real parse, that the parse's literals are these values in this order.
 """
 
@@ -23,7 +24,7 @@ NUMBER, STRING = "\x01", "\x02"
 
 _TOKENS = re.compile(r"""
     (?P<ident>`[^`]*`)
-  | (?P<string>'[^'\\]*')(?!')
+  | (?P<string>'(?:[^'\\]|'')*')(?!')
   | (?P<bad>["@#;?\\\x01\x02]|/\*|--|')
   | (?P<number>(?<![\w$.])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w$.]))
 """, re.VERBOSE)
@@ -43,7 +44,7 @@ def split_literals(sql: str) -> tuple[str, tuple[str, ...]] | None:
         parts.append(sql[pos:m.start()])
         if kind == "string":
             parts.append(STRING)
-            values.append(m.group()[1:-1])
+            values.append(m.group()[1:-1].replace("''", "'"))
         else:
             parts.append(NUMBER)
             values.append(m.group())
@@ -92,7 +93,7 @@ def split_prepared(sql: str, spots: list[tuple[int, int]], values: list,
 
 _QUOTES = ("'", '"', "`", "\\")
 _WORD = re.compile(r"[\w$.]")
-_UNSAFE = re.compile(r"['\\\x00\x01\x02]")
+_UNSAFE = re.compile(r"[\\\x00\x01\x02]")  # a quote is bound doubled: split back to one
 
 
 def _add_segment(sql: str, start: int, end: int, i: int, segments: dict, parts: list,

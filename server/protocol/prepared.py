@@ -124,7 +124,9 @@ def sql_literal(value) -> str:
         return "'" + value.isoformat(sep=" ") + "'"
     if isinstance(value, dt.date):
         return f"'{value.isoformat()}'"
-    text = str(value).replace("\\", "\\\\").replace("'", "\\'").replace("\0", "\\0")
+    # a quote doubled (the standard's escape: a lookup's split keeps it, server/parser/
+    # literals.py), a backslash and NUL escaped
+    text = str(value).replace("\\", "\\\\").replace("'", "''").replace("\0", "\\0")
     return f"'{text}'"
 
 

@@ -74,3 +74,27 @@ def test_jdbc_server_prepared_statement_metadata(server, fresh_db, jdbc_client):
                           "1\tit's\t1.50\t2024-01-02 03:04:05.123\t2"]
     assert lines[6] == "described=n:BIGINT(20,0)"
     assert lines[7:9] == ["n:BIGINT", "1"]
+
+
+def test_jdbc_server_prepared_key_lookup(server, fresh_db, jdbc_client):
+    """A key lookup through Connector/J's server-side prepared statements (answered in the
+    socket's callback: server/protocol/fast_commands.py) returns what the text protocol does,
+    before and after a row is added under the same key."""
+    url = f"jdbc:mysql://{server.host}:{server.port}/{fresh_db}?user=root&useServerPrepStmts=true"
+    lookup = "SELECT k, name, amount FROM u WHERE name = ? AND k = ?"
+    lines = jdbc_client(
+        url,
+        "CREATE TABLE u (name VARCHAR(20), k INT, amount DECIMAL(10, 2)) "
+        "DUPLICATE KEY(name, k) DISTRIBUTED BY HASH(k) BUCKETS 2 "
+        "PROPERTIES ('replication_num' = '1')",
+        "INSERT INTO u VALUES ('it''s', 1, 1.50), ('it''s', 2, 2.50), ('b', 1, NULL)",
+        f"prepared:{lookup}",
+        "SELECT k, name, amount FROM u WHERE name = 'it''s' AND k = 1",
+        "INSERT INTO u VALUES ('it''s', 1, 7.25)",
+        f"prepared:{lookup}",
+    )
+    assert lines[2] == "update=3"
+    assert lines[3:5] == ["k:INTEGER\tname:VARCHAR\tamount:DECIMAL", "1\tit's\t1.50"]
+    assert lines[5:7] == lines[3:5]  # the text protocol's answer
+    assert lines[7] == "update=1"
+    assert lines[8] == lines[3] and sorted(lines[9:11]) == ["1\tit's\t1.50", "1\tit's\t7.25"]

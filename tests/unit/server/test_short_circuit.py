@@ -221,3 +221,21 @@ def test_constant_queries_answered_from_the_first_result(session):
     for sql in ("SELECT NOW()", "SELECT DATABASE()", "SELECT @@version_comment"):
         run(session, sql)
         assert session.short_circuit(sql) is None, sql  # not constants, even once inlined
+
+
+def test_string_keys_with_quotes_take_the_short_path(session):
+    """A doubled quote in a string key (`'O''Brien'`) is one quote: the lookup is light and
+    equals the general path; a backslash escape is left to the general path."""
+    run(session, "DROP TABLE IF EXISTS q")
+    run(session, "CREATE TABLE q (name VARCHAR(20), k INT, v INT) DUPLICATE KEY(name, k) "
+                 "DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ('replication_num' = '1')")
+    run(session, "INSERT INTO q VALUES ('O''Brien', 1, 10), ('''', 2, 20), ('x''''y', 3, 30), "
+                 "('O', 1, 40)")
+    assert same(session, "SELECT v FROM q WHERE name = 'O''Brien' AND k = 1").to_pylist() == \
+        [{"v": 10}]
+    assert same(session, "SELECT v FROM q WHERE name = '''' AND k = 2").to_pylist() == [{"v": 20}]
+    assert same(session, "SELECT v FROM q WHERE name = 'x''''y'").to_pylist() == [{"v": 30}]
+    assert same(session, "SELECT v FROM q WHERE name = 'O''Brie'").to_pylist() == []
+    assert session.short_circuit("SELECT v FROM q WHERE name = 'O\\'Brien'") is None
+    assert general(session, "SELECT v FROM q WHERE name = 'O\\'Brien'")[1].to_pylist() == \
+        [{"v": 10}]

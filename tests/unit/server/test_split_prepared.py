@@ -19,7 +19,8 @@ TEXTS = [
     "SELECT * FROM t WHERE k = -? AND j = ? - ?",
     "SELECT * FROM t WHERE k = ?-1 AND s = 'a'",
 ]
-VALUES = [0, 7, -3, 12345678901234, "abc", "", "it's", "back\\slash", "é", 1.5, None, True]
+VALUES = [0, 7, -3, 12345678901234, "abc", "", "it's", "'", "''x'", "back\\slash", "é", 1.5, None,
+          True]
 
 
 @pytest.mark.parametrize("seed", range(400))
@@ -33,7 +34,7 @@ def test_split_prepared_equals_splitting_the_bound_text(seed):
         got = split_prepared(sql, spots, values, segments)
         want = split_literals(bind_sql(sql, spots, values))
         if got is None:
-            plain = all(type(v) is int or (type(v) is str and "'" not in v and "\\" not in v)
+            plain = all(type(v) is int or (type(v) is str and "\\" not in v)
                         for v in values)
             assert not plain or want is None
         else:
