@@ -204,8 +204,7 @@ class DorisConnection(Connection):
             await self.stream.write(self.ok(affected_rows=result.affected_rows))
             return
         if use_cursor:  # COM_STMT_FETCH pulls the rows; they are computed as it asks
-            stmt.cursor = _lazy_cursor(_binary_rows(result, [mysql_type(c.type)
-                                                            for c in result.columns]))
+            stmt.cursor = _lazy_cursor(_binary_rows(result))
             self.stream.write_many(self.column_packets(result.columns))  # one terminator
             await self.stream.write(self.ok_or_eof(flags=ServerStatus.SERVER_STATUS_CURSOR_EXISTS))
             return
@@ -216,11 +215,8 @@ class DorisConnection(Connection):
         except Exception as e:  # noqa: BLE001 - reported to the client, see _report
             await self.stream.write(self.error_packet(_report(e)))
             return
-        rows = _binary_rows(result, [mysql_type(c.type) for c in result.columns])
-        header = self.column_packets(result.columns)
-        if not self.deprecate_eof():
-            header.append(self.eof())
-        self.stream.write_many(header)
+        rows = _binary_rows(result)
+        self.stream.write_many(self.result_header(result))
         while True:
             try:
                 chunk = await asyncio.to_thread(next, rows, None)
@@ -272,10 +268,7 @@ class DorisConnection(Connection):
         if not _small(result):
             return False
         with self._framing() as buf:
-            header = self.column_packets(result.columns)
-            if not self.deprecate_eof():
-                header.append(self.eof(flags=more))
-            self.stream.write_many(header)
+            self.stream.write_many(self.result_header(result, more))
             seq = self.stream.seq
             for payload, seq.value in _row_packets(result, seq.value,
                                                    getattr(self.session, "cancel", None)):
@@ -288,10 +281,8 @@ class DorisConnection(Connection):
         if not _small(result):
             return False
         with self._framing():
-            packets_out = self.column_packets(result.columns)
-            if not self.deprecate_eof():
-                packets_out.append(self.eof())
-            for chunk in _binary_rows(result, [mysql_type(c.type) for c in result.columns]):
+            packets_out = self.result_header(result)
+            for chunk in _binary_rows(result):
                 packets_out += chunk
             packets_out.append(self.ok_or_eof(affected_rows=0))
             self.stream.write_many(packets_out)
@@ -399,6 +390,14 @@ class DorisConnection(Connection):
             return b"\xff" + struct.pack("<H", err.code) + b"#" + err.sqlstate.encode()[:5] + msg
         return b"\xff" + struct.pack("<H", err.code) + msg
 
+    def result_header(self, result: RowsResult, more: int = 0) -> list[bytes]:
+        """A result's column count and definitions, then the EOF that ends them unless the
+        client deprecated it (a new list)."""
+        header = self.column_packets(result.columns)
+        if not self.deprecate_eof():
+            header.append(self.eof(flags=more))
+        return header
+
     def column_packets(self, columns) -> list[bytes]:
         """The column count and definition packets of a result (a new list). A tuple of
         columns (a cached light plan's, server/short_circuit.py) is remembered by identity
@@ -427,10 +426,7 @@ class DorisConnection(Connection):
             await self.stream.write(self.error_packet(
                 _report(timer.translate(e) if timer is not None else e)))
             return
-        header = self.column_packets(result.columns)
-        if not self.deprecate_eof():
-            header.append(self.eof(flags=more))
-        self.stream.write_many(header)
+        self.stream.write_many(self.result_header(result, more))
         chunks = _row_packets(result, self.stream.seq.value, getattr(self.session, "cancel", None))
 
         async def next_chunk():
@@ -531,10 +527,10 @@ def _row_packets(result: RowsResult, seq: int, cancel=None):
             yield payload, seq
 
 
-def _binary_rows(result: RowsResult, types: list[int]):
+def _binary_rows(result: RowsResult):
     """Binary-protocol row payloads, a list per chunk of at most ROWS_PER_WRITE rows (a Python
     loop per row: see prepared.py)."""
-    encoders = [value_encoder(t) for t in types]
+    encoders = [value_encoder(mysql_type(c.type)) for c in result.columns]
     for batch in result.batches:
         for start in range(0, batch.num_rows, ROWS_PER_WRITE):
             chunk = batch if batch.num_rows <= ROWS_PER_WRITE else \
