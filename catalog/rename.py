@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from catalog.errors import DdlError, TableExists
+from catalog.errors import DdlError
 from catalog.model import OlapTable
 from catalog.names import check_partition_name, check_table_name
 
@@ -22,12 +22,25 @@ if TYPE_CHECKING:
 
 
 def rename_table(cat: Catalog, db_name: str | None, name: str, new_name: str) -> None:
+    """Doris's Env.renameTable: the table not under an ALTER job (a rollup job building
+    under the old name, or a schema change, would publish into a renamed table), a new name
+    that differs, is free among the database's tables and views, and is not one of the
+    table's rollup or materialized view names (OlapTable.checkAndSetName)."""
+    from catalog.rollup_job import check_normal  # (rollup_job imports the catalog)
     with cat.lock:
         db = cat.get_db(db_name)
-        cat.get_table(db.name, name)
+        table = cat.get_table(db.name, name)
+        if isinstance(table, OlapTable):
+            check_normal(cat, table)
+        if new_name == table.name:
+            raise DdlError("Same table name")
         check_table_name(new_name)
         if new_name in db.tables or new_name in db.views:
-            raise TableExists(new_name)
+            raise DdlError(f"Table name[{new_name}] is already used")
+        if isinstance(table, OlapTable):
+            for index in table.indexes.values():
+                if index.name == new_name:
+                    raise DdlError(f"New name conflicts with rollup index name: {new_name}")
         cat._log("rename_table", {"db": db.name, "name": name, "new_name": new_name})  # noqa: SLF001
 
 

@@ -258,12 +258,13 @@ def show_command(text: str, ctx: StatementContext) -> RowsResult | None:
                             [(0, "internal", "internal", "Yes", "UNRECORDED", None,
                               "Doris internal catalog")])
     if key == "FRONTENDS":
-        cfg = getattr(ctx.catalog, "query_port", 9030)
+        config = ctx.session.services.config  # the ports this server listens on
         return text_columns(["Name", "Host", "EditLogPort", "HttpPort", "QueryPort", "RpcPort",
                              "ArrowFlightSqlPort", "Role", "IsMaster", "ClusterId", "Join",
                              "Alive", "ReplayedJournalId", "LastStartTime", "LastHeartbeat",
                              "IsHelper", "ErrMsg", "Version", "CurrentConnected"],
-                            [("fe_minidoris", "127.0.0.1", 9010, 8030, cfg, 9020, -1, "FOLLOWER",
+                            [("fe_minidoris", "127.0.0.1", 9010, config.http_port, config.query_port,
+                              9020, config.arrow_flight_sql_port, "FOLLOWER",
                               "true", 1, "true", "true", ctx.catalog.journal.seq, None, None,
                               "true", "", "doris-2.1.7-minidoris", "Yes")])
     return None

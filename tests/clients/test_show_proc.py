@@ -60,3 +60,14 @@ def test_walk_the_tree(server, fresh_db):
         with pytest.raises(pymysql.MySQLError, match=message):
             _proc(conn, path)
     conn.close()
+
+
+def test_show_frontends_names_the_ports_this_server_listens_on(server):
+    """A tool that connects to the FE listed by SHOW FRONTENDS must reach this server: its
+    QueryPort and HttpPort are the ones given at start-up, not Doris's defaults."""
+    with server.connect().cursor() as cur:
+        cur.execute("SHOW FRONTENDS")
+        names = [d[0] for d in cur.description]
+        row = dict(zip(names, cur.fetchone()))
+    assert (int(row["QueryPort"]), int(row["HttpPort"])) == (server.port, server.http_port)
+    assert row["IsMaster"] == "true" and row["Alive"] == "true"
