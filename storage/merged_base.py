@@ -8,13 +8,15 @@ never change, so the merge of versions [0, V] is the same table for every later 
 read keeps its merged rows in the engine's page cache (storage/page_cache.py, the same bounded
 memory, least recently used out) under
 
-    (MERGED, tablet id, columns read, key predicates) -> (schema, V, merged rows)
+    (MERGED, tablet id, columns read, key predicates) -> (schema, V, merged rows, key codes)
 
 and the next read whose snapshot contains rowsets ending exactly at V (no compaction output
-spans V) reads only its rowsets above V, sorts them after the kept rows (a timsort over sorted
-runs: storage/key_codes.py) and merges. It is not used when the schema changed (light schema
-change), when a DELETE above V would remove kept rows, when the snapshot is older than V, or
-for predicates carrying a runtime filter's values. Entries larger than 1/16 of the cache are
+spans V) reads only its rowsets above V and folds them into the kept rows by binary search on
+the kept rows' packed key codes, kept with them (storage/merge_into.py: integer and date
+columns without NULLs, SUM / MAX / MIN / REPLACE, no sequence column), or else sorts them after
+the kept rows (a timsort over sorted runs: storage/key_codes.py) and merges. It is not used
+when the schema changed (light schema change), when a DELETE above V would remove kept rows,
+when the snapshot is older than V, or for predicates carrying a runtime filter's values. Entries larger than 1/16 of the cache are
 not kept. Rows folded while building the kept table are not counted again (RowsMerged counts
 this read's folds); `MergedBaseRows` counts the rows a read took from a kept table.
 """
@@ -27,6 +29,7 @@ import pyarrow as pa
 
 from storage.memtable import sort_by_key
 from storage.merge import merge_sorted
+from storage.merge_into import fold_into, kept_keys
 from storage.predicate import ColumnPredicate
 from storage.rowset import RowsetMeta
 from storage.schema import TabletSchema
@@ -54,19 +57,48 @@ def merged_rows(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], de
         hit = cache.get(key)
         base, rest = _reusable(hit, schema, data, deletes, version)
     parts = tablet.scan_all(schema, rest, deletes, columns, predicates, stats) if rest else []
+    state = None
     if base is not None:
         stats.merged_base_rows += base.num_rows
-        parts = [base, *parts]
-    table = tablet.concat(parts, columns, schema)
-    merged = merge_sorted(sort_by_key(table, schema.merge_order()), schema.key_names,
-                          aggregations)
-    stats.rows_merged += table.num_rows - merged.num_rows
+        folded = _fold(hit, base, parts, schema, columns, aggregations)
+        if folded is not None:
+            merged, state, rows = folded
+            stats.rows_merged += rows - merged.num_rows
+        else:
+            parts = [base, *parts]
+    if state is None:
+        table = tablet.concat(parts, columns, schema)
+        merged = merge_sorted(sort_by_key(table, schema.merge_order()), schema.key_names,
+                              aggregations)
+        stats.rows_merged += table.num_rows - merged.num_rows
     if key is not None and version is not None:
-        covered, size = _covered(data, deletes), merged.get_total_buffer_size()
+        covered = _covered(data, deletes)
+        size = merged.get_total_buffer_size() + (state.nbytes if state is not None else 0)
         newer = hit is not None and hit[0] is schema and hit[1] > covered  # a later read's
         if size * MAX_SHARE <= cache.capacity and not newer:
-            cache.put(key, (schema, covered, merged), size)
+            cache.put(key, (schema, covered, merged, state), size)
     return merged
+
+
+def _fold(hit, base: pa.Table, parts: list[pa.Table], schema: TabletSchema,
+          columns: list[str], aggregations: dict[str, str]):
+    """(merged rows, their KeptKeys, rows read) from the kept rows and the newer `parts`
+    without sorting the kept rows again (storage/merge_into.py), or None where that path
+    does not apply."""
+    keys = schema.key_names
+    if schema.merge_order() != keys or columns[:len(keys)] != keys:
+        return None
+    state = hit[3] if len(hit) > 3 else None
+    if state is None:
+        state = kept_keys(base, keys)
+        if state is None:
+            return None
+    newer = pa.concat_tables(parts) if len(parts) > 1 else \
+        parts[0] if parts else base.schema.empty_table()
+    folded = fold_into(base, state, newer, keys, aggregations)
+    if folded is None:
+        return None
+    return folded[0], folded[1], base.num_rows + newer.num_rows
 
 
 def _cache_key(tablet: Tablet, columns: list[str],
@@ -90,12 +122,16 @@ def _reusable(hit, schema: TabletSchema, data: list[RowsetMeta], deletes: list,
     (None, every rowset)."""
     if hit is None:
         return None, data
-    kept_schema, covered, rows = hit
+    kept_schema, covered, rows = hit[:3]
     if kept_schema is not schema or covered > version:
         return None, data
     if any(v > covered for v, _ in deletes):
         return None, data  # a later DELETE removes rows the kept merge holds
-    rest = [r for r in data if r.start_version > covered]
-    if any(r.start_version <= covered < r.end_version for r in data):
+    # `data` is a version path (ascending, no overlaps): the rowsets after the kept version
+    # are a suffix, found from the end (a tablet under small loads holds hundreds of rowsets)
+    first = len(data)
+    while first and data[first - 1].start_version > covered:
+        first -= 1
+    if first and data[first - 1].end_version > covered:
         return None, data  # a compaction output spans the kept version
-    return rows, rest
+    return rows, data[first:]

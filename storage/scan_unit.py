@@ -63,15 +63,15 @@ _UNITS_KEPT = 256  # unit descriptions (segment lists, combined zone maps) kept 
 def eligible(snapshot: TabletSnapshot, any_size: bool = False) -> bool:
     """True when `snapshot` reads as a plain concatenation of small segments (`any_size`: of
     segments of any size, for scans whose predicates no page-level index serves)."""
-    data = [r for r in snapshot.rowsets if r.num_rows]
-    if any(r.is_delete for r in snapshot.rowsets):
+    summary = snapshot.summary  # storage/rowset_summary.py
+    if summary.deletes:
         return False
-    if snapshot.schema.merges_when_read and (len(data) > 1 or any(r.overlapping for r in data)):
+    if snapshot.schema.merges_when_read and (len(summary.data) > 1 or summary.overlapping):
         return False  # keys repeat across rowsets, or across one load's flushes: merge them
-    if any_size and sum(r.num_rows for r in data) > UNIT_TABLET_ROWS:
+    if any_size and summary.rows > UNIT_TABLET_ROWS:
         return False  # its columns are not concatenated whole: read segment by segment
-    return all(r.load_file is None and r.segments and (any_size or r.num_rows <= UNIT_SEGMENT_ROWS)
-               for r in data)
+    return summary.segmented == len(summary.data) and \
+        (any_size or summary.largest_segmented <= UNIT_SEGMENT_ROWS)
 
 
 def page_indexes_serve(snapshots: list[TabletSnapshot], predicates: list[ColumnPredicate],
@@ -190,7 +190,7 @@ def _keep_mask(snapshots: list[TabletSnapshot], segments: list[SegmentReader],
 
 
 def snapshot_rows(snapshot: TabletSnapshot) -> int:
-    return snapshot.memo("rows", lambda snap: sum(r.num_rows for r in snap.rowsets))
+    return snapshot.summary.rows
 
 
 class _Unit:

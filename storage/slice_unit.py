@@ -34,14 +34,14 @@ def eligible(snapshot: TabletSnapshot) -> bool:
     schema = snapshot.schema
     if schema.keys_type == UNIQUE_KEYS:  # the delete sign, merge-on-write's bitmap
         return False
-    data = [r for r in snapshot.rowsets if r.num_rows]
-    if not data or any(r.is_delete for r in snapshot.rowsets):
+    summary = snapshot.summary  # storage/rowset_summary.py
+    data = summary.data
+    if not data or summary.deletes or summary.slices < len(data):
         return False
     if len(data) > 1 and schema.keys_type != DUP_KEYS:
         return False
     ids = schema.column_ids()
-    return all(r.load_file is not None and not r.segments and r.column_ids == ids
-               for r in data)
+    return all(r.column_ids == ids for r in data)
 
 
 def read_slices(snapshots: list[TabletSnapshot], columns: list[str],

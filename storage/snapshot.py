@@ -29,6 +29,7 @@ import pyarrow as pa
 from storage.errors import StorageError
 from storage.predicate import ColumnPredicate
 from storage.rowset import RowsetMeta
+from storage.rowset_summary import RowsetSummary
 from storage.schema import TabletSchema
 from storage.stats import ScanStats
 
@@ -73,14 +74,22 @@ class TabletSnapshot:
         self._released = False
         self._facts: dict[str, object] = {}  # memo's answers, asked again within a query
 
+    @property
+    def summary(self) -> RowsetSummary:
+        """What the scan asks of these rowsets (storage/rowset_summary.py)."""
+        found = self._facts.get("summary")
+        if found is None:
+            found = self._facts["summary"] = self.tablet.summary_of(self.rowsets)
+        return found
+
     def read(self, columns: list[str], predicates: list[ColumnPredicate],
              stats: ScanStats, merge: bool = True) -> pa.Table:
         from storage.tablet_reader import read_rowsets  # tablet_reader imports the tablet
         if self._released:
             raise StorageError(f"Snapshot of tablet {self.tablet.tablet_id} at version "
                                f"{self.version} was released")
-        return read_rowsets(self.tablet, self.schema, list(self.rowsets), columns, predicates,
-                            stats, self.version, merge)
+        return read_rowsets(self.tablet, self.schema, self.rowsets, columns, predicates,
+                            stats, self.version, merge, self.summary)
 
     def release(self) -> None:
         with _RELEASE_LOCK:  # once, even when two threads release the same snapshot

@@ -58,6 +58,7 @@ from storage.memtable import sort_by_key
 from storage.durable import fsync_path
 from storage.page_cache import DISABLED, PageCache
 from storage.predicate import ColumnPredicate
+from storage.rowset_summary import RowsetSummary
 from storage.rowset import (DEFAULT_MAX_SEGMENT_SIZE, RowsetMeta, parse_file_name,
                             segment_file_name)
 from storage.rowset_writer import RowsetWriter
@@ -103,8 +104,9 @@ class Tablet:
         self._readers: dict[int, list[SegmentReader]] = {}
         self._load_slices: dict[int, str] = {}  # rowset id -> load file it reads
         self._ids: tuple[list, set[int]] = (self._published, set())  # ids of that list
-        # (that list, it as a tuple, its rowset ids): what a capture of the latest version takes
-        self._whole_snapshot: tuple = (None, (), ())
+        # (that list, it as a tuple, its rowset ids, its summary): what a capture of the
+        # latest version takes (storage/rowset_summary.py)
+        self._whole_snapshot: tuple = (None, (), (), RowsetSummary())
         self._memo: tuple = (None, None, {})  # (rowsets tuple, schema, {key: fact})
         self._next_rowset_id = 1 + max([r for r, _ in self._files().values()] + [0])
         self.compaction = CompactionState()  # cumulative point, last success/failure times
@@ -328,8 +330,14 @@ class Tablet:
                 published = meta.published_at(version)
                 published.start_version = start
                 ids = self._published_ids() | {meta.rowset_id}
-                self._published = [*self._published, published]
+                before = self._published
+                self._published = [*before, published]
                 self._ids = (self._published, ids)
+                whole = self._whole_snapshot
+                if whole[0] is before:  # extend the latest capture's tuples by one
+                    self._whole_snapshot = (self._published, whole[1] + (published,),
+                                            whole[2] + (published.rowset_id,),
+                                            whole[3].plus(published))
                 self._pending.discard(meta.rowset_id)
                 self._next_rowset_id = max(self._next_rowset_id, meta.rowset_id + 1)
                 # The compaction scheduler's score cache keys on the generation. Tablet.changes
@@ -531,7 +539,8 @@ class Tablet:
                 cached = self._whole_snapshot
                 if cached[0] is not live:  # the list is replaced on change, never mutated
                     cached = self._whole_snapshot = (
-                        live, tuple(live), tuple([r.rowset_id for r in live]))
+                        live, tuple(live), tuple([r.rowset_id for r in live]),
+                        RowsetSummary.of(live))
                 rowsets, ids = cached[1], cached[2]
             else:
                 rowsets = tuple(version_path(live, list(self._stale.values()), version))
@@ -541,6 +550,12 @@ class Tablet:
             schema = self.schema
             self.scans += 1
         return TabletSnapshot(self, version, rowsets, schema, key)
+
+    def summary_of(self, rowsets: tuple) -> RowsetSummary:
+        """The RowsetSummary of `rowsets`: kept with the published list when they are the
+        tuple the latest capture shares, else one walk over them."""
+        whole = self._whole_snapshot
+        return whole[3] if rowsets is whole[1] else RowsetSummary.of(rowsets)
 
     def snapshot_memo(self, rowsets: tuple, schema, key, compute):
         """A fact about `rowsets` read under `schema` (TabletSnapshot.memo), cached while they

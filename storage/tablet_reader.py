@@ -1,6 +1,6 @@
 """Reading a tablet's rowsets: the rows of a snapshot (storage/snapshot.py), merged by model.
 
-    read_rowsets(tablet, schema, rowsets, cols, preds, stats)
+    read_rowsets(tablet, schema, rowsets, cols, preds, stats, ..., summary)
         each data rowset is read minus the rows matching the delete predicates of later
         versions among `rowsets` (a DELETE affects only rows loaded before it), then
           DUP_KEYS, or a single rowset: each segment scanned with all predicates pushed down,
@@ -30,6 +30,7 @@ from storage.merged_base import merged_rows
 from storage.predicate import ColumnPredicate, prepare
 from storage.row_filter import combined_mask
 from storage.rowset import RowsetMeta
+from storage.rowset_summary import RowsetSummary
 from storage.schema import AGG_KEYS, TabletSchema
 from storage.stats import ScanStats
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta],
                  columns: list[str], predicates: list[ColumnPredicate],
                  stats: ScanStats, version: int | None = None,
-                 merge: bool = True) -> pa.Table:
+                 merge: bool = True, summary: RowsetSummary | None = None) -> pa.Table:
     """Rows of `rowsets` (the path of `version`) satisfying the predicates, `columns` in
     order. `merge=False` (Doris's pre-aggregation: the query aggregates the rows again in a
     way the merge does not change) reads an AGGREGATE tablet's rows as stored, unmerged;
@@ -49,11 +50,13 @@ def read_rowsets(tablet: Tablet, schema: TabletSchema, rowsets: list[RowsetMeta]
     for name in [*columns, *(p.column for p in predicates)]:
         if not schema.has_column(name):
             raise StorageError(f"Unknown column '{name}' in tablet {tablet.tablet_id}")
-    data = [r for r in rowsets if r.num_rows]
-    deletes = delete_conjunctions(rowsets, schema)
+    if summary is None:
+        summary = RowsetSummary.of(rowsets)
+    data = list(summary.data)
+    deletes = delete_conjunctions(rowsets, schema) if summary.deletes else []
     stats.rowsets_read += len(data)
     if (merge or schema.keys_type != AGG_KEYS) and schema.merges_when_read and \
-            (len(data) > 1 or any(r.overlapping for r in data)):
+            (len(data) > 1 or summary.overlapping):
         with inverted_filter.suspended():  # a value's older version may match, its newest not
             result = _merge_read(tablet, schema, data, deletes, columns, predicates, stats,
                                  version)
