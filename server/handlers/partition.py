@@ -9,6 +9,7 @@ from sqlglot import exp
 from catalog import group_commit
 from catalog import partition_ddl
 from catalog import table_flags
+from catalog import table_property_rules
 from catalog.dynamic_properties import PREFIX
 from catalog.dynamic_scheduler import SHOW_COLUMNS
 from catalog.errors import NotSupported
@@ -32,6 +33,8 @@ def drop_partition(stmt: DropPartitionStmt, ctx: StatementContext) -> OkResult:
 
 
 def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> OkResult:
+    table_property_rules.check_alterable(ctx.catalog, stmt.db or ctx.db, stmt.table)
+    table_property_rules.check_one(stmt.properties)
     if ctx.catalog.alter_colocation_properties(stmt.db or ctx.db, stmt.table, stmt.properties):
         return OkResult()  # colocate_with: catalog/cluster.py
     bloom = {k: v for k, v in stmt.properties.items() if k in (BF_COLUMNS, BF_FPP)}
@@ -50,9 +53,10 @@ def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> O
             raise NotSupported("ALTER TABLE SET of group commit properties must be alone")
         group_commit.set_properties(ctx.catalog, stmt.db or ctx.db, stmt.table, grouped)
         return OkResult()
-    others = [k for k in stmt.properties if not k.startswith(PREFIX)]
+    others = {k: v for k, v in stmt.properties.items() if not k.startswith(PREFIX)}
     if others:
-        raise NotSupported(f"ALTER TABLE SET of {', '.join(others)} is not supported yet")
+        table_property_rules.settle(others)  # refuses, or accepts what changes nothing here
+        return OkResult()
     db = stmt.db or ctx.db
     with ctx.catalog.lock:
         db = ctx.catalog.get_db(db).name
