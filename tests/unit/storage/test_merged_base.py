@@ -157,3 +157,18 @@ def test_random_loads_compactions_and_reads_agree(engines, seed):
         elif version > 1:
             _same(tablets, version)
     _same(tablets, version)
+
+
+def test_a_snapshot_older_than_the_newest_kept_merge_uses_an_older_one(engines):
+    from storage.merged_base import KEPT_VERSIONS
+
+    tablets, rng = _loaded(engines, 8, 5, 25)
+    _same(tablets, 5)
+    last = 5 + KEPT_VERSIONS
+    for v in range(6, last + 1):
+        _load(tablets, _random_rows(rng, 25), v)
+        _same(tablets, v)  # keeps v, the earlier ones behind it
+    stats = _same(tablets, last - 2)  # a reader whose snapshot is two versions behind
+    assert stats.merged_base_rows > 0 and stats.segments_total == 0  # the merge kept there
+    stats = _same(tablets, 5)  # older than the oldest merge kept (6)
+    assert stats.merged_base_rows == 0
