@@ -68,7 +68,7 @@ STATEMENT_THREADS = 64
 
 def executor_slots(configured: int) -> int:
     """`pipeline_executor_size`: 0 means the machine's cores (as Doris's BE), -1 no limit
-    (INSERTs get half as many slots of their own: storage/cpu_slots.py)."""
+    (INSERTs get as many slots of their own: storage/cpu_slots.py)."""
     if configured < 0:
         return 0
     return configured or os.cpu_count() or 2
@@ -227,7 +227,7 @@ class DorisServer(MysqlServer):
 async def serve(cfg: Config, host: str) -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     queries = executor_slots(cfg.pipeline_executor_size)
-    cpu_slots.configure(queries, max(1, queries // 2))
+    cpu_slots.configure(queries, queries)
     services = open_services(cfg)
     gc_tuning.apply()  # after the catalog's replay: see server/gc_tuning.py
     # Statements run in the loop's default executor (asyncio.to_thread): enough threads that

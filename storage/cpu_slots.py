@@ -10,14 +10,16 @@ mixed_clients.py, docs/performance.md "Mixed clients"). Doris's BE likewise runs
 pipeline tasks on `pipeline_executor_size` worker threads (default: the number of cores).
 
 Three lanes: QUERY slots (`pipeline_executor_size`: statements, result streams, compaction
-tasks) and LOAD slots for INSERT statements (half as many, at least one), as Doris's loads run
-in the BE's load channels and flush threads, not among the queries' pipeline tasks: in one
-queue, an INSERT of a few milliseconds waited behind every query queued before it, and 16
-writers inserted no faster than 16 readers queried. INSERTs under group commit (GROUP_COMMIT,
-as many slots as QUERY) only parse their rows and append them to the group's WAL and memtable
-(segments are written by the group's flush, a compaction-like task): with half the slots they
-waited for each other while the queries had CPU to spare (32 clients, async_mode: 148 inserts/s
-and 309 queries/s with one slot, 281 and 180 with two; docs/performance.md).
+tasks) and as many LOAD slots for INSERT statements, as Doris's loads run in the BE's load
+channels and flush threads, not among the queries' pipeline tasks: in one queue, an INSERT of
+a few milliseconds waited behind every query queued before it, and 16 writers inserted no
+faster than 16 readers queried; with half as many LOAD slots (until 2026-11-29) 16 writers
+beside 16 readers inserted 69-73 rows a second against 101-106 queries, with as many 107-115
+against 53-62 (scripts/bench/mixed_clients.py, docs/performance.md). INSERTs under group
+commit (GROUP_COMMIT, as many slots as QUERY) only parse their rows and append them to the
+group's WAL and memtable (segments are written by the group's flush, a compaction-like task):
+with half the slots they waited for each other while the queries had CPU to spare (32
+clients, async_mode: 148 inserts/s and 309 queries/s with one slot, 281 and 180 with two).
 
     with slot(lane):     a statement (DorisSession.execute, a result stream's next chunk, a
                          compaction) runs holding one of the lane's slots; nested uses are
