@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from catalog import auto_increment
 from catalog import backend as backend_ops
 from catalog import colocation
 from catalog.cluster import ClusterMixin
@@ -435,8 +436,11 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         the published rowsets, and journaled with it (call with the table's load lock)."""
         for pid, tid, meta in rowsets:
             self.engine.get_tablet(tid).prepare_publish(meta, partition_versions[pid])
+        table = self.dbs[db_name].tables.get(table_name) if db_name in self.dbs else None
+        counter = auto_increment.next_id(table) if table is not None else None
         return {"db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
                 "label": label, **({"source_type": source_type} if source_type else {}),
+                **({"auto_increment": counter} if counter else {}),
                 "partitions": {str(k): v for k, v in partition_versions.items()},
                 "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                             for pid, tid, meta in rowsets]}
@@ -529,6 +533,8 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
     if data.get("label"):
         cat.labels.setdefault(data["db"], {})[data["label"]] = data["txn_id"]
         cat.txn_info[data["txn_id"]] = (data.get("time", 0.0), data.get("source_type"))
+    if data.get("auto_increment"):  # ids past every one this load used
+        auto_increment.observe(table, int(data["auto_increment"]))
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:
         p = table.any_partition(r["partition"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from catalog import auto_increment
 from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
@@ -92,7 +93,9 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
                 raise AnalysisError(f"Invalid default value for '{c.name}'") from None
         nullable = True if c.nullable is None else c.nullable
         columns.append(Column(c.name, c.type, is_key, aggregation, nullable, c.default,
-                              c.comment, c.auto_increment))
+                              c.comment, c.auto_increment,
+                              auto_increment_start=c.auto_increment_start))
+    auto_increment.check_definition(stmt.columns, keys_type)
     return keys_type, columns
 
 

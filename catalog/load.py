@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from catalog import auto_increment
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DataQualityError
 from catalog.hidden_columns import fill_hidden
@@ -52,7 +53,11 @@ def complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
     given = {name.lower(): name for name in data.column_names}
     arrays, names = [], []
     for col in table.columns:
-        if col.name.lower() in given:
+        if col.auto_increment:  # ids where none is given: catalog/auto_increment.py
+            low = col.name.lower()
+            arr = auto_increment.fill(table, col,
+                                      data.column(given[low]) if low in given else None, n)
+        elif col.name.lower() in given:
             arr = data.column(given[col.name.lower()])
         elif col.default == "CURRENT_TIMESTAMP":
             arr = pa.array([now] * n, pa.timestamp("us")) if n else pa.array([], pa.timestamp("us"))

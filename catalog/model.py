@@ -41,6 +41,7 @@ class Column:
     comment: str = ""
     auto_increment: bool = False
     unique_id: int = -1  # Doris's column unique id, given at the table's first schema change
+    auto_increment_start: int = 1  # AUTO_INCREMENT(n): the first id (catalog/auto_increment.py)
 
     def to_dict(self) -> dict:
         d = {"name": self.name, "type": self.type.to_dict(), "is_key": self.is_key,
@@ -49,13 +50,15 @@ class Column:
              "auto_increment": self.auto_increment}
         if self.unique_id >= 0:
             d["unique_id"] = self.unique_id
+        if self.auto_increment and self.auto_increment_start != 1:
+            d["auto_increment_start"] = self.auto_increment_start
         return d
 
     @staticmethod
     def from_dict(d: dict) -> Column:
         return Column(d["name"], DataType.from_dict(d["type"]), d["is_key"], d["aggregation"],
                       d["nullable"], d["default"], d["comment"], d.get("auto_increment", False),
-                      int(d.get("unique_id", -1)))
+                      int(d.get("unique_id", -1)), int(d.get("auto_increment_start", 1)))
 
 
 @dataclass
@@ -256,6 +259,9 @@ class OlapTable:
     # Doris's hidden columns (__DORIS_DELETE_SIGN__, ...: catalog/hidden_columns.py), after
     # `columns` in every index of a Unique table; not in `columns`, so SELECT * and DESC skip them.
     hidden_columns: list[Column] = field(default_factory=list)
+    # the next id of its AUTO_INCREMENT column, 0 until the first load takes one
+    # (catalog/auto_increment.py; journaled with every publish into the table)
+    auto_increment_next: int = 0
 
     # -- lookups -------------------------------------------------------------------------------
     def column(self, name: str) -> Column | None:
@@ -314,7 +320,8 @@ class OlapTable:
             else:
                 agg = index.aggregations.get(name, base.aggregation)
             out.append(Column(base.name, base.type, is_key, agg, base.nullable, base.default,
-                              base.comment, base.auto_increment, base.unique_id))
+                              base.comment, base.auto_increment, base.unique_id,
+                              base.auto_increment_start))
         return out
 
     def tablet_schema(self, index_id: int | None = None) -> "TabletSchema":
@@ -371,7 +378,9 @@ class OlapTable:
                 **({"next_column_uid": self.next_column_uid,
                     "origin_column_names": {str(k): v for k, v in
                                             self.origin_column_names.items()}}
-                   if self.next_column_uid else {})}
+                   if self.next_column_uid else {}),
+                **({"auto_increment_next": self.auto_increment_next}
+                   if self.auto_increment_next else {})}
 
     @staticmethod
     def from_dict(d: dict) -> OlapTable:
@@ -388,6 +397,7 @@ class OlapTable:
         t.next_column_uid = int(d.get("next_column_uid", 0))
         t.origin_column_names = {int(k): v for k, v in d.get("origin_column_names", {}).items()}
         t.hidden_columns = [Column.from_dict(c) for c in d.get("hidden_columns", [])]
+        t.auto_increment_next = int(d.get("auto_increment_next", 0))
         return t
 
 

@@ -348,7 +348,7 @@ def _modify_column(plan: _Plan, clause: ModifyColumnClause) -> None:
         raise DdlError(f"Column[{cdef.name}] does not exists")
     nullable = orig.nullable if cdef.nullable is None else cdef.nullable
     new = Column(orig.name, cdef.type, is_key, agg, nullable, cdef.default, cdef.comment,
-                 orig.auto_increment, orig.unique_id)
+                 orig.auto_increment, orig.unique_id, orig.auto_increment_start)
     if new != orig:
         _check_change_allowed(orig, new)
         for index_id in plan.indexes:

@@ -21,6 +21,7 @@ class ColumnDef:
     has_default: bool = False
     comment: str = ""
     auto_increment: bool = False
+    auto_increment_start: int = 1  # AUTO_INCREMENT(n): the first id
     key: bool = False  # `KEY` written after the type (ALTER TABLE ADD / MODIFY COLUMN)
 
 

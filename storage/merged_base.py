@@ -19,10 +19,10 @@ the kept rows (a timsort over sorted runs: storage/key_codes.py) and merges. The
 before the newest stay behind it (KEPT_VERSIONS in all, while they fit a quarter of an entry's
 share of the cache): readers of a table under a stream of loads hold snapshots several
 versions apart, and one whose snapshot is older than the newest kept merge uses the newest
-older one (without them, 27% of the tablet reads in the mixed-clients benchmark merged from
-scratch). A kept merge is not used when the schema changed (light schema change), when a DELETE above V
-would remove kept rows, when the snapshot is older than every kept V, or for predicates
-carrying a runtime filter's values. Entries larger than 1/16 of the cache are not kept. Rows
+older one (without them, 24% of the tablet reads in the mixed-clients benchmark merged from
+scratch). A kept merge is not used when the schema changed (light schema change), when a
+DELETE above V would remove kept rows, when the snapshot is older than every kept V, or for
+predicates carrying a runtime filter's values. Entries larger than 1/16 of the cache are not kept. Rows
 folded while building the kept table are not counted again (RowsMerged counts this read's
 folds); `MergedBaseRows` counts the rows a read took from a kept table.
 """

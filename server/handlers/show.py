@@ -359,6 +359,8 @@ def _desc_row(table, index, c) -> tuple:
     extra = "" if c.is_key else (c.aggregation or "NONE")
     if not c.is_key and is_merge_on_write(table):
         extra = "NONE"
+    if c.auto_increment:  # "AUTO_INCREMENT" on a key, "NONE,AUTO_INCREMENT" on a value
+        extra = f"{extra},AUTO_INCREMENT" if extra else "AUTO_INCREMENT"
     return (c.name, c.type.desc_sql(), "Yes" if c.nullable else "No",
             "true" if c.is_key else "false", c.default if c.default is not None else None, extra)
 

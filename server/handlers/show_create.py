@@ -31,7 +31,7 @@ def _column_sql(c, keys_type: str) -> str:
         parts.append(c.aggregation)
     parts.append("NULL" if c.nullable else "NOT NULL")
     if c.auto_increment:
-        parts.append("AUTO_INCREMENT")
+        parts.append(f"AUTO_INCREMENT({c.auto_increment_start})")
     if c.default is not None:
         parts.append("DEFAULT CURRENT_TIMESTAMP" if c.default == "CURRENT_TIMESTAMP"
                      else f'DEFAULT "{c.default}"')

@@ -131,7 +131,13 @@ def parse_column_def(cur: TokenCursor, stop: tuple[str, ...] = ()) -> ColumnDef:
         elif cur.accept("AUTO_INCREMENT"):
             col.auto_increment = True
             if cur.is_type(TokenType.L_PAREN):
-                cur.paren_list(lambda: cur.number("auto increment start"))
+                start = cur.paren_list(lambda: cur.literal())
+                try:
+                    col.auto_increment_start = int(start[0]) if len(start) == 1 else None
+                except (TypeError, ValueError):
+                    col.auto_increment_start = None
+                if col.auto_increment_start is None:
+                    raise cur.error("Expected an integer auto increment start")
         elif cur.accept("DEFAULT"):
             col.has_default = True
             col.default = _default_value(cur)
