@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from catalog import information_schema
 from catalog.access import visible_db, visible_tbl
-from catalog.errors import NotSupported, UnknownTable
+from catalog.errors import NotSupported, SyntaxError_, UnknownTable
 from catalog.system_dbs import SYSTEM_DBS, system_db
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
@@ -243,11 +243,35 @@ def _grants(stmt: exp.Show, ctx: StatementContext) -> RowsResult:
                           None, None, None, None, None, "normal: Usage_priv")])
 
 
+def _create_materialized_view(words: list[str], ctx: StatementContext) -> RowsResult:
+    """SHOW CREATE MATERIALIZED VIEW mv ON [db.]t (ShowCreateMaterializedViewStmt): the
+    statement that created the table's synchronous materialized view; no row for a name that
+    is not one of its materialized views."""
+    if len(words) != 3 or words[1].upper() != "ON":
+        raise SyntaxError_("SHOW CREATE MATERIALIZED VIEW needs: mv_name ON table_name")
+    mv = words[0].strip("`")
+    db, _, name = words[2].strip(";").rpartition(".")
+    with ctx.catalog.lock:
+        table = ctx.catalog.get_table(db.strip("`") or ctx.db, name.strip("`"))
+        rows = [(table.name, index.name, _mv_statement(index)) for index in table.rollups()
+                if index.name == mv and index.define_sql]
+    return text_columns(["TableName", "ViewName", "CreateStmt"], rows)
+
+
+def _mv_statement(index) -> str:
+    text = index.define_sql.strip()
+    if text.upper().startswith("CREATE"):
+        return text
+    return f"CREATE MATERIALIZED VIEW {index.name} AS {text}"
+
+
 def show_command(text: str, ctx: StatementContext) -> RowsResult | None:
     """SHOW statements sqlglot leaves raw (exp.Command; `text` follows SHOW); None when not
     one of them."""
     words = text.split()
     key = " ".join(w.upper() for w in words[:1])
+    if [w.upper() for w in words[:3]] == ["CREATE", "MATERIALIZED", "VIEW"]:
+        return _create_materialized_view(words[3:], ctx)
     if key == "DATA":
         return show_data(text.strip()[len(words[0]):], ctx)
     if key == "TABLETS":
