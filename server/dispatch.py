@@ -51,7 +51,7 @@ def _command(stmt: exp.Command, ctx: StatementContext):
         result = show.show_command(rest, ctx)
         if result is not None:
             return result
-    text = f"{stmt.this} {rest}".strip()
+    text = f"{stmt.this} {rest.strip()}".strip()
     raise NotSupported(f"Unsupported statement: {text[:200]}")
 
 
