@@ -16,15 +16,15 @@ spans V) reads only its rowsets above V and folds them into the kept rows by bin
 the kept rows' packed key codes, kept with them (storage/merge_into.py: integer and date
 columns without NULLs, SUM / MAX / MIN / REPLACE, no sequence column), or else sorts them after
 the kept rows (a timsort over sorted runs: storage/key_codes.py) and merges. The merges kept
-before the newest stay behind it (KEPT_VERSIONS in all, while they fit a quarter of an entry's
-share of the cache): readers of a table under a stream of loads hold snapshots several
-versions apart, and one whose snapshot is older than the newest kept merge uses the newest
-older one (without them, 24% of the tablet reads in the mixed-clients benchmark merged from
-scratch). A kept merge is not used when the schema changed (light schema change), when a
-DELETE above V would remove kept rows, when the snapshot is older than every kept V, or for
-predicates carrying a runtime filter's values. Entries larger than 1/16 of the cache are not kept. Rows
-folded while building the kept table are not counted again (RowsMerged counts this read's
-folds); `MergedBaseRows` counts the rows a read took from a kept table.
+before the newest stay behind it (KEPT_VERSIONS in all, the older ones within 1/OLDER_SHARE of
+the cache): readers of a table under a stream of loads hold snapshots several versions apart,
+and one whose snapshot is older than the newest kept merge uses the newest older one (without
+them, 24% of the tablet reads in the mixed-clients benchmark merged from scratch). A kept merge
+is not used when the schema changed (light schema change), when a DELETE above V would remove
+kept rows, when the snapshot is older than every kept V, or for predicates carrying a runtime
+filter's values. Entries larger than 1/16 of the cache are not kept. Rows folded while building
+the kept table are not counted again (RowsMerged counts this read's folds); `MergedBaseRows`
+counts the rows a read took from a kept table.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 MERGED = "\x00merged"  # the page cache's column slot for merged rows (never a column name)
 MAX_SHARE = 16  # an entry may take at most 1/MAX_SHARE of the cache
 KEPT_VERSIONS = 8  # merges kept per key: the newest and the seven before it
+OLDER_SHARE = 256  # the seven older ones take at most 1/OLDER_SHARE of the cache
 
 
 def merged_rows(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], deletes: list,
@@ -75,9 +76,9 @@ def merged_rows(tablet: Tablet, schema: TabletSchema, data: list[RowsetMeta], de
 
 def _keep(tablet: Tablet, key: tuple, schema: TabletSchema, covered: int, merged: pa.Table,
          state) -> None:
-    """Keep `merged` (versions up to `covered`) under `key`, the merges kept before it
-    (KEPT_VERSIONS in all) behind it, within the cache's share; a later read's merge kept
-    already stays."""
+    """Keep `merged` (versions up to `covered`) under `key`, the merges kept before it behind
+    it (KEPT_VERSIONS in all, the older ones within 1/OLDER_SHARE of the cache); a later
+    read's merge kept already stays."""
     cache = tablet.options.page_cache
     current = cache.get(key)
     if current is not None and current[0] is schema and current[1] >= covered:
@@ -85,8 +86,9 @@ def _keep(tablet: Tablet, key: tuple, schema: TabletSchema, covered: int, merged
     size = _entry_size(merged, state)
     if size * MAX_SHARE > cache.capacity:
         return
-    # the merges kept before it, newest first, while they fit a quarter of the entry's share
-    older, behind, budget = [], current, cache.capacity // (MAX_SHARE * 4) - size
+    # the merges kept before it, newest first, while together they fit OLDER_SHARE of the
+    # cache: a table of many large tablets keeps fewer of them, not fewer tablets' merges
+    older, behind, budget = [], current, cache.capacity // OLDER_SHARE
     while behind is not None and behind[0] is schema and len(older) < KEPT_VERSIONS - 1:
         cost = _entry_size(behind[2], behind[3])
         if cost > budget:
