@@ -57,37 +57,27 @@ def check_definition(columns: list[ColumnDef], keys_type: str) -> None:
 
 def fill(table: OlapTable, column: Column, values: pa.Array | pa.ChunkedArray | None,
          n: int) -> pa.Array:
-    """`column`'s values for n rows (int64): the given ones, new ids where none is given."""
+    """`column`'s values for n rows (int64): the given ones, new ids where none is given; the
+    counter moves past both."""
+    given = None
     if values is not None:
         given = pc.cast(values, pa.int64()) if values.type != pa.int64() else values
         if isinstance(given, pa.ChunkedArray):
             given = given.combine_chunks()
-        missing = given.null_count
-        if not missing:
-            _observe_values(table, column, given)
-            return given
-    else:
-        given, missing = None, n
+    missing = n if given is None else given.null_count
+    top = pc.max(given).as_py() if given is not None and len(given) > missing else None
     with _LOCK:
-        first = max(table.auto_increment_next, column.auto_increment_start)
-        if given is not None and len(given) > missing:
-            top = pc.max(given).as_py()
-            first = max(first, top + 1)  # past the ids given in this load
+        first = max(table.auto_increment_next, column.auto_increment_start,
+                    top + 1 if top is not None else 0)
         table.auto_increment_next = first + missing
+    if given is not None and not missing:
+        return given
     ids = np.arange(first, first + missing, dtype=np.int64)
     if given is None:
         return pa.array(ids)
-    out = np.asarray(given.fill_null(0))
-    out = out.copy()
+    out = np.array(given.fill_null(0))
     out[np.asarray(given.is_null())] = ids
     return pa.array(out)
-
-
-def _observe_values(table: OlapTable, column: Column, given: pa.Array) -> None:
-    if len(given):
-        top = pc.max(given).as_py()
-        if top is not None:
-            observe(table, max(top + 1, column.auto_increment_start))
 
 
 def next_id(table: OlapTable) -> int | None:

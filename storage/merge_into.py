@@ -151,10 +151,12 @@ def fold_into(kept: pa.Table, state: KeptKeys, newer: pa.Table, keys: list[str],
         return None
     ranges = tuple((min(low, int(c.min())), max(high, int(c.max())))
                    for (low, high), c in zip(state.ranges, new_keys))
+    kept_key_columns = _key_columns(kept, keys)
+    if kept_key_columns is None:
+        return None
     codes = state.codes
     if ranges != state.ranges:  # a key beyond the kept ranges: pack the kept keys again
-        kept_key_columns = _key_columns(kept, keys)
-        codes = _pack(kept_key_columns, ranges) if kept_key_columns is not None else None
+        codes = _pack(kept_key_columns, ranges)
     new_codes = _pack(new_keys, ranges)
     if codes is None or new_codes is None:
         return None
@@ -191,7 +193,7 @@ def fold_into(kept: pa.Table, state: KeptKeys, newer: pa.Table, keys: list[str],
         return out
 
     columns: dict[str, np.ndarray] = {}
-    for name, kept_column, new_column in zip(keys, _key_columns(kept, keys), new_keys):
+    for name, kept_column, new_column in zip(keys, kept_key_columns, new_keys):
         columns[name] = spliced(kept_column, new_column)
     for name, kept_column, new_column in zip(values, kept_values, new_values):
         if len(fold_at):
