@@ -23,6 +23,7 @@ from typing import Any, Callable
 from catalog import auto_increment
 from catalog import backend as backend_ops
 from catalog import colocation
+from catalog import delete_history
 from catalog.cluster import ClusterMixin
 from catalog.create_table import new_table, plan_partitions, replication_num
 from catalog.dynamic_partition import prepare_create
@@ -70,6 +71,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.labels: dict[str, dict[str, int]] = {}  # db -> load label -> transaction id
         # labelled txn -> (publish time, source type): SHOW PROC '/transactions' (in the image)
         self.txn_info: dict[int, tuple[float, str | None]] = {}
+        self.delete_infos: dict[str, list[dict]] = {}  # db -> SHOW DELETE (delete_history.py)
         self.resources: dict[str, dict] = {}  # CREATE RESOURCE (catalog/load_jobs.py)
         self.load_jobs: dict[int, dict] = {}  # Spark Load jobs' records (SHOW LOAD)
         self.export_jobs: dict[int, dict] = {}  # EXPORT jobs' records (catalog/export_jobs.py)
@@ -131,6 +133,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.last_txn_id = state.get("last_txn_id", 0)
         self.labels = {db: dict(labels) for db, labels in state.get("labels", {}).items()}
         self.txn_info = {int(k): (v[0], v[1]) for k, v in state.get("txn_info", {}).items()}
+        self.delete_infos = {db: list(r) for db, r in state.get("delete_infos", {}).items()}
         for d in state["databases"]:
             db = Database.from_dict(d)
             self.dbs[db.name] = db
@@ -183,6 +186,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     def state(self) -> dict:
         return {"next_id": self.next_id, "last_txn_id": self.last_txn_id, "labels": self.labels,
                 "txn_info": {str(k): list(v) for k, v in self.txn_info.items()},
+                "delete_infos": self.delete_infos,
                 "databases": [d.to_dict() for d in self.dbs.values()],
                 "backends": [b.to_dict() for b in self.backends.values()],
                 "colocation": self.colocation.to_dict(), "auth": self.auth.to_dict(),
@@ -399,15 +403,16 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     def publish(self, db_name: str, table_name: str, txn_id: int,
                 partition_versions: dict[int, int],
                 rowsets: list[tuple[int, int, RowsetMeta]], label: str | None = None,
-                source_type: str | None = None) -> None:
+                source_type: str | None = None, delete_info: dict | None = None) -> None:
         """Make a load visible: new partition versions and (partition, tablet, rowset) at once;
         the load's label, when it has one, is taken by the same journal entry (with the load's
-        source type, for SHOW PROC '/transactions'). Call with the
+        source type, for SHOW PROC '/transactions'); a DELETE's record for SHOW DELETE
+        (catalog/delete_history.py) likewise. Call with the
         table's load lock held and without the catalog lock (the fsync runs outside it)."""
         self.reserve_label(db_name, label, txn_id)
         try:
             self.publish_many([self.publish_data(db_name, table_name, txn_id, partition_versions,
-                                                 rowsets, label, source_type)])
+                                                 rowsets, label, source_type, delete_info)])
         finally:
             self.release_label(db_name, label)
 
@@ -430,7 +435,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
     def publish_data(self, db_name: str, table_name: str, txn_id: int,
                      partition_versions: dict[int, int],
                      rowsets: list[tuple[int, int, RowsetMeta]], label: str | None,
-                     source_type: str | None = None) -> dict:
+                     source_type: str | None = None, delete_info: dict | None = None) -> dict:
         """A `publish` journal entry's data (with the load's source type, for SHOW PROC
         '/transactions'); a merge-on-write rowset's delete bitmap is computed here, against
         the published rowsets, and journaled with it (call with the table's load lock)."""
@@ -441,6 +446,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         return {"db": db_name, "table": table_name, "time": self.clock(), "txn_id": txn_id,
                 "label": label, **({"source_type": source_type} if source_type else {}),
                 **({"auto_increment": counter} if counter else {}),
+                **({"delete": delete_info} if delete_info else {}),
                 "partitions": {str(k): v for k, v in partition_versions.items()},
                 "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                             for pid, tid, meta in rowsets]}
@@ -483,6 +489,7 @@ def _apply_drop_db(cat: Catalog, data: dict) -> None:
     db = cat.dbs.pop(data["name"], None)
     for txn in cat.labels.pop(data["name"], {}).values():
         cat.txn_info.pop(txn, None)
+    cat.delete_infos.pop(data["name"], None)
     if db is not None and data.get("recycle"):
         recycle_ops.recycle_database(cat, db, data["time"])
     elif db is not None:
@@ -535,6 +542,9 @@ def _apply_publish(cat: Catalog, data: dict) -> None:
         cat.txn_info[data["txn_id"]] = (data.get("time", 0.0), data.get("source_type"))
     if data.get("auto_increment"):  # ids past every one this load used
         auto_increment.observe(table, int(data["auto_increment"]))
+    if data.get("delete"):
+        delete_history.apply(cat, data["db"], data["table"], data.get("time", 0.0),
+                             data["delete"])
     versions = {int(k): v for k, v in data["partitions"].items()}
     for r in data["rowsets"]:
         p = table.any_partition(r["partition"])

@@ -114,6 +114,8 @@ def _apply_rename(cat: Catalog, data: dict) -> None:
     # what is kept by database name follows it (Doris keys these by database id)
     if data["name"] in cat.labels:
         cat.labels[db.name] = cat.labels.pop(data["name"])
+    if data["name"] in cat.delete_infos:
+        cat.delete_infos[db.name] = cat.delete_infos.pop(data["name"])
     if data["name"] in cat.functions:
         cat.functions[db.name] = cat.functions.pop(data["name"])
         for fn in cat.functions[db.name].values():

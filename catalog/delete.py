@@ -18,6 +18,7 @@ gives every partition the delete version.
 
 from __future__ import annotations
 
+from catalog import delete_history
 from catalog.catalog import Catalog
 from catalog.errors import AnalysisError, DdlError, NotSupported
 from catalog.compaction import check_version_count
@@ -92,7 +93,8 @@ def delete_rows(cat: Catalog, db_name: str | None, stmt: DeleteStmt) -> int:
                            by_key(cat.engine.get_tablet(tid), p.visible_version), txn_id))
                        for p in partitions for tid in p.tablets]
             versions = {p.partition_id: p.visible_version + 1 for p in partitions}
-        cat.publish(db, table.name, txn_id, versions, rowsets)
+        cat.publish(db, table.name, txn_id, versions, rowsets,
+                    delete_info=delete_history.info(stmt, table))
     return txn_id
 
 

@@ -72,7 +72,8 @@ from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnSt
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
 from server.parser.outfile import OutfileStmt
-from server.parser.show_misc import ShowJobsStmt, ShowObjectByIdStmt, ShowTransactionStmt
+from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowObjectByIdStmt,
+                                     ShowTransactionStmt)
 from server.parser.recycle_bin import (DropRecycleBinStmt, RecoverDatabaseStmt,
                                        RecoverPartitionStmt, RecoverTableStmt,
                                        ShowRecycleBinStmt)
@@ -425,6 +426,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     RecoverDatabaseStmt: _recover_db, RecoverTableStmt: _recover_table,
     RecoverPartitionStmt: _recover_table, ShowRecycleBinStmt: _admin, DropRecycleBinStmt: _admin,
     ShowObjectByIdStmt: _admin, ShowJobsStmt: _show_db, ShowTransactionStmt: _show_db,  # SHOW TABLE <id>; SHOW EXPORT, ...
+    ShowDeleteStmt: _show_db,  # and each row's table: LOAD (catalog/delete_history.py)
 }
 
 # Statements with no check above, and why: each is either open to every account in Doris or

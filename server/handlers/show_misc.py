@@ -1,4 +1,4 @@
-"""SHOW LAST INSERT, SHOW TRANSACTION (the rows of SHOW PROC '/transactions/<db id>/...',
+"""SHOW LAST INSERT, SHOW DELETE, SHOW TRANSACTION (the rows of SHOW PROC '/transactions/<db id>/...',
 server/handlers/proc_jobs.py), SHOW DATABASE | TABLE | PARTITION <id>, SHOW ROUTINE LOAD
 [TASK] (server/parser/show_misc.py), with Doris's columns (ShowExecutor and the Show*Stmt
 metadata). Every column is VARCHAR, as Doris declares them."""
@@ -8,8 +8,9 @@ from __future__ import annotations
 from server.handlers.context import StatementContext
 from catalog.errors import AnalysisError
 from server.handlers import proc_jobs
-from server.parser.show_misc import (ShowJobsStmt, ShowLastInsertStmt, ShowObjectByIdStmt,
-                                     ShowTransactionStmt)
+from catalog import delete_history
+from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowLastInsertStmt,
+                                     ShowObjectByIdStmt, ShowTransactionStmt)
 from server.results import RowsResult, text_columns
 
 LAST_INSERT = ["TransactionId", "Label", "Database", "Table", "TransactionStatus", "LoadedRows",
@@ -49,6 +50,13 @@ def show_by_id(stmt: ShowObjectByIdStmt, ctx: StatementContext) -> RowsResult:
                     p = t.partitions[stmt.object_id]
                     rows.append((db.name, t.name, p.name, db.db_id, t.table_id))
     return text_columns(BY_ID[stmt.kind], rows)
+
+
+def show_delete(stmt: ShowDeleteStmt, ctx: StatementContext) -> RowsResult:
+    """The database's DELETEs (catalog/delete_history.py), tables the user may LOAD into."""
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(stmt.db or ctx.db).name
+    return text_columns(delete_history.COLUMNS, delete_history.rows(ctx.catalog, db))
 
 
 def show_jobs(stmt: ShowJobsStmt, ctx: StatementContext) -> RowsResult:
@@ -98,4 +106,5 @@ HANDLERS = {
     ShowTransactionStmt: show_transaction,
     ShowObjectByIdStmt: show_by_id,
     ShowJobsStmt: show_jobs,
+    ShowDeleteStmt: show_delete,
 }

@@ -6,6 +6,7 @@ minidoris does not run:
     SHOW DATABASE <id> | SHOW TABLE <id> | SHOW PARTITION <id>
     SHOW [ALL] ROUTINE LOAD [FOR [db.]job] [LIKE '...']
     SHOW ROUTINE LOAD TASK [FROM db] WHERE JobName = '...'
+    SHOW DELETE [FROM | IN db]
     CREATE ROUTINE LOAD ...            (refused: no Kafka here)
 """
 
@@ -33,6 +34,11 @@ class ShowObjectByIdStmt:
 @dataclass
 class ShowJobsStmt:
     kind: str  # EXPORT, ROUTINE LOAD or ROUTINE LOAD TASK: none exist, Doris's columns
+    db: str | None = None
+
+
+@dataclass
+class ShowDeleteStmt:
     db: str | None = None
 
 
@@ -102,6 +108,13 @@ def _jobs(kind: str, words: tuple[str, ...]):
     return parse
 
 
+def parse_show_delete(cur: TokenCursor) -> ShowDeleteStmt:
+    cur.expect("SHOW", "DELETE")
+    db = cur.identifier("database name") if cur.accept("FROM") or cur.accept("IN") else None
+    cur.expect_end()
+    return ShowDeleteStmt(db)
+
+
 def parse_create_routine_load(cur: TokenCursor) -> None:
     raise DdlError("Routine Load is not supported in minidoris: it reads Kafka, and no "
                        "Kafka cluster is available here. Load with Stream Load, INSERT or "
@@ -111,6 +124,7 @@ def parse_create_routine_load(cur: TokenCursor) -> None:
 OWN_PARSERS = (
     (("SHOW", "LAST", "INSERT"), parse_show_last_insert),
     (("SHOW", "TRANSACTION"), parse_show_transaction),
+    (("SHOW", "DELETE"), parse_show_delete),
     (("SHOW", "DATABASE"), parse_show_by_id),
     (("SHOW", "TABLE"), parse_show_by_id),
     (("SHOW", "PARTITION"), parse_show_by_id),
