@@ -12,8 +12,11 @@ Two ways through, with the same result:
   punctuation must be exactly rows of that many literals; each column becomes an Arrow array
   with Arrow kernels (quotes stripped, numbers parsed by Arrow). A column whose literals mix kinds, or strings with
   escapes, is converted in Python like the token way would;
-  Before that split, `_csv_columns` tries Arrow's CSV reader (rows as lines, no quoting),
-  several times faster, for statements whose strings hold no comma, quote or row break;
+  Before that split, `_csv_columns` splits rows and fields at commas (strings holding no
+  comma, quote or row break): in Python for statements up to SPLIT_IN_PYTHON_BYTES (integer
+  columns parsed by numpy, holding the GIL), by Arrow's CSV reader above (its fixed cost, a
+  hand-off to Arrow's I/O thread of 0.1-1 ms, pays only on large statements: under 16
+  concurrent writers it was the largest item of a 100-row INSERT);
 - the token way (`_token_columns`): a token loop with a small state machine, for short
   statements and for anything the bulk way does not take.
 """
@@ -24,6 +27,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -141,6 +145,8 @@ def _csv_columns(sql: str, start: int, width: int, first: list | None = None) ->
     if len(body) < 2 or body[0] != "(" or body[-1] != ")":
         return None
     lines = _ROW_BREAK.sub("\n", body[1:-1])
+    if len(lines) <= SPLIT_IN_PYTHON_BYTES:
+        return _split_columns(lines, width, first)
     text = pa.py_buffer(lines.encode())
     # Arrow's integer parser also takes hex (0x1f): a statement holding one reads as text
     hex_free = "0x" not in lines and "0X" not in lines
@@ -153,17 +159,59 @@ def _csv_columns(sql: str, start: int, width: int, first: list | None = None) ->
         return None
     columns = []
     for col in table.columns:
-        if col.type == pa.int64():
-            columns.append(col.combine_chunks())
-            continue
-        arr = pc.utf8_trim_whitespace(col.combine_chunks())
-        typed = _plain_column(arr)
-        if typed is None:  # NULLs, decimals, escapes...: check each literal, then type
-            if not pc.all(pc.match_substring_regex(arr, _WHOLE_VALUE, ignore_case=True)).as_py():
-                return None
-            typed = _column(arr)
+        typed = col.combine_chunks() if col.type == pa.int64() else _text_column(col.combine_chunks())
+        if typed is None:
+            return None
         columns.append(typed)
     return columns
+
+
+SPLIT_IN_PYTHON_BYTES = 64 * 1024
+_INT_FIELDS = re.compile(r"[0-9+\- \t\r\n]*")  # int() then takes exactly the integer literals
+
+
+def _split_columns(lines: str, width: int, first: list | None) -> list | None:
+    """`_csv_columns` of a small statement: its lines split at commas with str methods, a
+    column whose first value is an integer parsed by numpy (int() of fields made only of
+    digits, signs and spaces: exactly the integer literals), the others as Arrow's reader's
+    text columns are. None when a row has another width or a column is not literals."""
+    rows = lines.split("\n")
+    if any(row.count(",") != width - 1 for row in rows):
+        return None
+    flat = lines.replace("\n", ",").split(",")
+    columns = []
+    for j in range(width):
+        fields = flat[j::width]
+        typed = None
+        if first is not None and type(first[j]) is int:
+            typed = _int_column(fields)
+        if typed is None:
+            typed = _text_column(pa.array(fields, pa.string()))
+        if typed is None:
+            return None
+        columns.append(typed)
+    return columns
+
+
+def _int_column(fields: list[str]) -> pa.Array | None:
+    if _INT_FIELDS.fullmatch("".join(fields)) is None:
+        return None
+    try:
+        return pa.array(np.array(fields, dtype=np.int64))
+    except (ValueError, OverflowError):  # an empty field, "1-2", beyond BIGINT: not this way
+        return None
+
+
+def _text_column(raw: pa.Array) -> pa.Array | None:
+    """A column of literal texts (trimmed here) as a typed array; None when a field is not
+    exactly one literal."""
+    arr = pc.utf8_trim_whitespace(raw)
+    typed = _plain_column(arr)
+    if typed is None:  # NULLs, decimals, escapes...: check each literal, then type
+        if not pc.all(pc.match_substring_regex(arr, _WHOLE_VALUE, ignore_case=True)).as_py():
+            return None
+        typed = _column(arr)
+    return typed
 
 
 def _read_fields(text: pa.Buffer, types: list[pa.DataType]) -> pa.Table | None:
