@@ -289,8 +289,10 @@ def _group_concat(node: exp.GroupConcat, out: str, argument) -> L.AggCall:
         this = this.expressions[0]
     order = [L.SortKey.of(argument(o.this), o) for o in order_node.expressions] \
         if order_node is not None else []
-    separator = ","
-    if sep_node is not None:
+    separator: str | None = ", "  # Doris's default (AggregateFunctionGroupConcatImplStr)
+    if isinstance(sep_node, exp.Null):
+        separator = None  # a NULL separator skips every row (as any NULL argument): NULL
+    elif sep_node is not None:
         if not (isinstance(sep_node, exp.Literal) and sep_node.is_string):
             raise NotSupported("group_concat separator must be a string constant")
         separator = sep_node.this

@@ -61,8 +61,8 @@ class BindContext:
     catalog: Catalog
     db: str | None
     names: NameGen
-    # name -> (the CTE's query, the CTEs its query sees: those before it)
-    ctes: dict[str, tuple[exp.Expression, dict]] = field(default_factory=dict)
+    # name -> (the CTE's query, the CTEs its query sees: those before it, its column list)
+    ctes: dict[str, tuple[exp.Expression, dict, list[str] | None]] = field(default_factory=dict)
     # (name, session, global, default) of the system variables (information_schema
     # session_variables / global_variables), or a function listing them when first needed
     variables: list | Callable[[], list] = field(default_factory=list)
@@ -115,7 +115,7 @@ def _bind_query(node: exp.Expression, ctx: BindContext) -> tuple[object, list[L.
             raise NotSupported("WITH RECURSIVE is not supported")
         ctes = dict(ctx.ctes)
         for cte in with_.expressions:  # a CTE sees the ones before it, not itself
-            ctes[cte.alias] = (cte.this, dict(ctes))
+            ctes[cte.alias] = (cte.this, dict(ctes), _alias_columns(cte))
         ctx = replace(ctx, ctes=ctes)
     if isinstance(node, exp.Subquery):
         return _bind_query(node.this, ctx)
@@ -265,7 +265,8 @@ def _bind_join_tree(first: exp.Expression, joins: list[exp.Join], scope: Scope,
                 raise AnalysisError(f"{side} {kind} JOIN requires an ON condition".replace("  ", " "))
             plan = L.Join(plan, right, "cross", [], [])
         else:
-            plan = _equi_join(plan, right, join_kind, both.bind(on), left_scope, right_scope)
+            plan = _equi_join(plan, right, join_kind, both.bind(on), left_scope, right_scope,
+                              ctx.names)
         if isinstance(plan, L.Join):
             plan.hint = _join_hint(join)
         if join_kind in ("left semi", "left anti"):
@@ -312,16 +313,24 @@ def _bind_relation(node: exp.Expression, scope: Scope, ctx: BindContext,
     if isinstance(node, exp.Table) and not node.db and node.name.lower() == "dual":
         return L.OneRow()
     if isinstance(node, exp.Table) and not node.db and node.name in ctx.ctes:
-        body, visible = ctx.ctes[node.name]
-        return bind_derived(body, node.alias or node.name, scope, replace(ctx, ctes=visible))
+        body, visible, columns = ctx.ctes[node.name]
+        return bind_derived(body, node.alias or node.name, scope, replace(ctx, ctes=visible),
+                            _alias_columns(node) or columns)
     if isinstance(node, exp.Table):
         return _bind_table(node, scope, ctx)
     if isinstance(node, exp.Subquery):
         alias = node.alias
         if not alias:
             raise AnalysisError("Every derived table must have its own alias")
-        return bind_derived(node.this, alias, scope, ctx)
+        return bind_derived(node.this, alias, scope, ctx, _alias_columns(node))
     raise NotSupported(f"Unsupported FROM item: {node.sql(dialect='doris')}")
+
+
+def _alias_columns(node: exp.Expression) -> list[str] | None:
+    """The column list of `WITH c (a, b) AS ...` or `(SELECT ...) t (a, b)`, if any."""
+    alias = node.args.get("alias")
+    columns = alias.args.get("columns") if isinstance(alias, exp.TableAlias) else None
+    return [c.name for c in columns] if columns else None
 
 
 def from_scope(select: exp.Select, ctx: BindContext) -> Scope:
@@ -329,18 +338,24 @@ def from_scope(select: exp.Select, ctx: BindContext) -> Scope:
     return _bind_from(select, ctx)[1]
 
 
-def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindContext) -> object:
-    """A derived table or CTE reference: its columns exposed as `alias.name`."""
+def bind_derived(query: exp.Expression, alias: str, scope: Scope, ctx: BindContext,
+                 column_names: list[str] | None = None) -> object:
+    """A derived table or CTE reference: its columns exposed as `alias.name` (named by the
+    alias's column list when it has one)."""
     plan, cols = bind_query(query, ctx)
+    if column_names is not None and len(column_names) != len(cols):
+        raise AnalysisError(f"The number of column aliases ({len(column_names)}) of '{alias}' "
+                            f"does not match its number of columns ({len(cols)})")
+    names = column_names or [c.name for c in cols]
     instance = ctx.names.new("")
     internals = []
     seen: set[str] = set()
-    for c in cols:
-        if c.name.lower() in seen:
-            raise AnalysisError(f"Duplicate column name '{c.name}'")
-        seen.add(c.name.lower())
-        internal = f"{alias}.{c.name}#{instance}"
-        scope.columns.append(ScopeColumn(alias, c.name, internal, c.type))
+    for c, name in zip(cols, names):
+        if name.lower() in seen:
+            raise AnalysisError(f"Duplicate column name '{name}'")
+        seen.add(name.lower())
+        internal = f"{alias}.{name}#{instance}"
+        scope.columns.append(ScopeColumn(alias, name, internal, c.type))
         internals.append(internal)
     return L.Rename(plan, [c.internal for c in cols], internals, relation=alias)
 
@@ -424,15 +439,30 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
 
 
 def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
-               left_scope: Scope, right_scope: Scope) -> L.Join:
+               left_scope: Scope, right_scope: Scope, names: NameGen | None = None) -> L.Join:
+    """The join of `left` and `right` on `on`: hash keys from its column = column equalities,
+    and, for outer joins (whose ON cannot become a filter above), from expression equalities
+    (`t1.g + 1 = t2.k`: each side's expression computed below the join), else one constant key
+    on both sides (Doris's nested loop join: every pair tested by the residual)."""
     left_names = {c.internal for c in left_scope.columns}
     right_names = {c.internal for c in right_scope.columns}
     lkeys, rkeys, rest, null_safe = [], [], [], []
+    left_keys: list[tuple[exp.Expression, str]] = []  # computed keys (outer joins)
+    right_keys: list[tuple[exp.Expression, str]] = []
+    outer = kind in ("left outer", "right outer", "full outer")
     for conj in _conjuncts(on):
         pair = _key_pair(conj, left_names, right_names)
         if pair:
             lkeys.append(pair[0])
             rkeys.append(pair[1])
+            continue
+        sides = _expression_pair(conj, left_names, right_names) if outer and names else None
+        if sides:
+            lname, rname = names.new("__jk"), names.new("__jk")
+            left_keys.append((sides[0], lname))
+            right_keys.append((sides[1], rname))
+            lkeys.append(lname)
+            rkeys.append(rname)
             continue
         pair = _key_pair(conj, left_names, right_names, exp.NullSafeEQ)
         if pair:
@@ -452,11 +482,35 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
                       residual, null_safe=True)
     rest += [conj for _, conj in null_safe]
     residual = exp.and_(*rest) if rest else None
+    if not lkeys and outer and names is not None:
+        lname, rname = names.new("__jk"), names.new("__jk")
+        left_keys.append((exp.Literal.number(1), lname))
+        right_keys.append((exp.Literal.number(1), rname))
+        lkeys, rkeys = [lname], [rname]
+    if left_keys:
+        left = L.Extend(left, [e for e, _ in left_keys], [n for _, n in left_keys])
+        right = L.Extend(right, [e for e, _ in right_keys], [n for _, n in right_keys])
     if not lkeys:
         if kind != "inner":
             raise NotSupported(f"{kind.upper()} JOIN without an equality condition is not supported yet")
         return L.Join(left, right, "cross", [], [], residual)
     return L.Join(left, right, kind, lkeys, rkeys, residual)
+
+
+def _expression_pair(conj: exp.Expression, left: set[str], right: set[str]
+                     ) -> tuple[exp.Expression, exp.Expression] | None:
+    """(left side's expression, right side's) of `a = b` where each reads one side only."""
+    if type(conj) is not exp.EQ or conj.find(exp.Subquery) is not None:
+        return None
+    a, b = conj.this, conj.expression
+    ra, rb = referenced(a), referenced(b)
+    if not ra or not rb:
+        return None
+    if ra <= left and rb <= right:
+        return a, b
+    if rb <= left and ra <= right:
+        return b, a
+    return None
 
 
 def _key_pair(conj: exp.Expression, left: set[str], right: set[str],

@@ -133,7 +133,7 @@ class AggCall:
     arg: str | None              # internal input column name
     output: str
     args: list[str] = field(default_factory=list)  # multi-argument calls (count(DISTINCT a, b))
-    separator: str = ","         # group_concat
+    separator: str | None = ", "  # group_concat (None: a NULL separator, a NULL result)
     distinct: bool = False       # group_concat(DISTINCT ...)
     order: list = field(default_factory=list)      # group_concat(... ORDER BY ...): SortKeys
     param: object = None         # percentile's level; window_funnel's (window, mode, levels)

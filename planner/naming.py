@@ -44,6 +44,8 @@ def _parenthesise(node: exp.Expression) -> exp.Expression:
         return _parenthesise(node.this)
     if isinstance(node, exp.Median):  # sqlglot writes PERCENTILE_CONT(x, 0.5)
         node = exp.Anonymous(this="median", expressions=[node.this])
+    if isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
+        node = exp.Anonymous(this="group_concat", expressions=[node.this])  # no ", ',')" added
     if isinstance(node, exp.Coalesce) and node.meta.get("function"):  # IFNULL / NVL as written
         node = exp.Anonymous(this=node.meta["function"],
                              expressions=[node.this, *node.expressions])

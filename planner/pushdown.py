@@ -132,7 +132,7 @@ def storage_predicates(conj: exp.Expression, scan) -> tuple[list, bool]:
     types = scan_types(scan)
     exact = [True]
 
-    def value(col: str, lit: exp.Expression):
+    def value(col: str, lit: exp.Expression, op: str = "in"):
         t = types.get(col)
         day = _date_constant(lit)
         if t is not None and day is not None and t.kind in ("DATE", "DATETIME"):
@@ -147,7 +147,12 @@ def storage_predicates(conj: exp.Expression, scan) -> tuple[list, bool]:
         if (t.is_string or t.is_temporal) != is_string:
             raise DdlError("not pushable: comparison needs an implicit cast")
         parsed = parse_value(t, text)
-        exact[0] = exact[0] and _exact(t, text, parsed)
+        if not _exact(t, text, parsed):
+            if t.kind == "DATE" and op in ("<", "!="):
+                # '2021-02-28 12:00:00' reads as the day: but the DATE 2021-02-28 (midnight)
+                # is below that time, so `d < day` and `d != day` would drop rows it selects
+                raise DdlError("not pushable: a DATE against a time of day")
+            exact[0] = False
         return parsed
 
     preds = _predicates(conj, scan, value, ColumnPredicate, DorisError)
@@ -164,7 +169,7 @@ def _predicates(conj, scan, value, ColumnPredicate, DorisError) -> list:
                 col, other, op = _column(scan, conj.expression), conj.this, _FLIP[op]
             if col is None:
                 return []
-            return [ColumnPredicate(col, op, (value(col, other),))]
+            return [ColumnPredicate(col, op, (value(col, other, op),))]
         if isinstance(conj, exp.In) and not conj.args.get("query"):
             col = _column(scan, conj.this)
             if col is None:
@@ -180,8 +185,8 @@ def _predicates(conj, scan, value, ColumnPredicate, DorisError) -> list:
             col = _column(scan, conj.this)
             if col is None:
                 return []
-            return [ColumnPredicate(col, ">=", (value(col, conj.args["low"]),)),
-                    ColumnPredicate(col, "<=", (value(col, conj.args["high"]),))]
+            return [ColumnPredicate(col, ">=", (value(col, conj.args["low"], ">="),)),
+                    ColumnPredicate(col, "<=", (value(col, conj.args["high"], "<="),))]
         if isinstance(conj, exp.Is) and isinstance(conj.expression, exp.Null):
             col = _column(scan, conj.this)
             return [ColumnPredicate(col, "is_null", ())] if col else []

@@ -354,11 +354,22 @@ def _to_decimal(arr: pa.Array, target: pa.DataType) -> pa.Array:
     raise UnsupportedExpression(f"CAST from {arr.type} to {target}")
 
 
+def widened(arr: Value) -> Value:
+    """A decimal with one more integer digit, so that rounding up (9.99 -> 10.0, 0.5 -> 1)
+    fits: Arrow's round keeps its input's precision and fails otherwise."""
+    t = arr.type
+    if pa.types.is_decimal128(t) and t.precision < MAX_PRECISION:
+        return arr.cast(pa.decimal128(t.precision + 1, t.scale))
+    if t.precision < 76:
+        return arr.cast(pa.decimal256(t.precision + 1, t.scale))
+    return arr
+
+
 def rescale_decimal(arr: pa.Array, target: pa.DataType, overflow_to_null: bool) -> pa.Array:
     """Round (half away from zero) to the target scale and check the target precision."""
     source = arr.type
     if source.scale > target.scale:
-        arr = pc.round(arr, target.scale, round_mode="half_towards_infinity")
+        arr = pc.round(widened(arr), target.scale, round_mode="half_towards_infinity")
     int_digits = target.precision - target.scale
     if source.precision - source.scale > int_digits or source.scale > target.scale:
         scale = arr.type.scale

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from executor.expressions.arithmetic import float_mod
-from executor.expressions.casts import cast_value, kind, union_type
+from executor.expressions.casts import cast_value, kind, union_type, widened
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError
 from executor.expressions.vectors import (from_numpy, map_distinct_params, null_of, on_arrays,
@@ -74,7 +74,7 @@ def round_value(v: Value, digits: Value, mode: str, frame: Frame) -> Value:
         if d is None:
             return null_of(t)
         out = pa.decimal128(t.precision, max(0, min(t.scale, d)))
-        rounded = pc.round(v, d, round_mode=mode)
+        rounded = pc.round(widened(v), d, round_mode=mode)
         return cast_value(rounded, out)
 
     def kernel(values: Value, d: int | None) -> Value:

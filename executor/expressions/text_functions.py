@@ -162,6 +162,15 @@ def eval_sub_replace(node: exp.Expression, frame: Frame) -> Value:
     return result[0] if scalar else result
 
 
+def eval_strcmp(node: exp.Expression, frame: Frame) -> Value:
+    """strcmp(a, b): 0 when equal, -1 when a sorts first (byte order), 1 otherwise; NULL with
+    a NULL argument."""
+    a, b = (cast_value(v, STRING) for v in _strings(node, frame, (2,), "strcmp"))
+    less = pc.cast(pc.less(a, b), pa.int8())
+    greater = pc.cast(pc.greater(a, b), pa.int8())
+    return pc.cast(pc.subtract(greater, less), pa.int32())
+
+
 HANDLERS = {exp.RegexpExtractAll: eval_regexp_extract_all, exp.StringToArray: eval_split_by_string}
 FUNCTIONS = {
     "REGEXP_REPLACE_ONE": eval_regexp_replace_one,
@@ -169,4 +178,5 @@ FUNCTIONS = {
     "EXTRACT_URL_PARAMETER": eval_extract_url_parameter,
     "SPLIT_BY_STRING": eval_split_by_string,
     "SUB_REPLACE": eval_sub_replace,
+    "STRCMP": eval_strcmp,
 }

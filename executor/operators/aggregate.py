@@ -345,6 +345,8 @@ def _finish(col: pa.ChunkedArray, call) -> pa.Array | pa.ChunkedArray:
     flat, parents = flat.filter(keep), np.asarray(parents.filter(keep).to_numpy(), dtype=np.int64)
     counts = np.bincount(parents, minlength=n)
     if call.func == "group_concat":
+        if call.separator is None:
+            return pa.nulls(n, pa.string())
         offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
         joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), flat), call.separator)
         return pc.if_else(pa.array(counts > 0), joined, pa.nulls(n, pa.string()))

@@ -14,6 +14,8 @@ The results are scattered back to the input order. No Python loop over rows or p
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -71,19 +73,33 @@ class _Frames:
 
 
 def _values(col: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, pa.DataType]:
-    """(numbers, valid mask, result type) for prefix sums; decimals as unscaled integers."""
+    """(numbers, valid mask, result type) for prefix sums; decimals as unscaled integers:
+    int64 when every prefix sum fits (the sum of absolute values stays below 2**62), else
+    Python ints (object arrays: exact, slower), as DECIMAL sums must not wrap."""
     arr = col.combine_chunks()
     valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     t = arr.type
     if pa.types.is_decimal(t):
-        raw = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset * 2:(arr.offset + len(arr)) * 2]
-        return np.where(valid, raw[::2], 0), valid, pa.decimal128(38, t.scale)
+        if pa.types.is_decimal256(t):
+            arr = arr.cast(pa.decimal128(38, t.scale))  # a SUM's type: DECIMAL(38, s)
+        words = np.frombuffer(arr.buffers()[1], dtype=np.int64)[
+            arr.offset * 2:(arr.offset + len(arr)) * 2]
+        low, high = words[0::2], words[1::2]
+        out_type = pa.decimal128(38, t.scale)
+        if np.array_equal(high, low >> 63) and \
+                float(np.abs(np.where(valid, low, 0).astype(np.float64)).sum()) < 2.0 ** 62:
+            return np.where(valid, low, 0), valid, out_type
+        wide = high.astype(object) * (1 << 64) + low.view(np.uint64).astype(object)
+        return np.where(valid, wide, 0), valid, out_type
     if pa.types.is_integer(t) or pa.types.is_boolean(t):
         return np.asarray(pc.fill_null(arr.cast(pa.int64()), 0).to_numpy()), valid, pa.int64()
     return np.asarray(pc.fill_null(arr.cast(pa.float64()), 0).to_numpy()), valid, pa.float64()
 
 
 def _decimal_from_unscaled(values: np.ndarray, valid: np.ndarray, t: pa.DataType) -> pa.Array:
+    if values.dtype == object:  # Python ints (large sums): through Decimal, exact
+        return pa.array([Decimal(int(v)).scaleb(-t.scale) if ok else None
+                         for v, ok in zip(values, valid)], t)
     words = np.empty(len(values) * 2, dtype=np.int64)
     words[0::2] = values
     words[1::2] = values >> 63
@@ -93,21 +109,31 @@ def _decimal_from_unscaled(values: np.ndarray, valid: np.ndarray, t: pa.DataType
 
 
 def _frame_sum(col, lo, hi, func: str) -> pa.Array:
-    vals, valid, out_type = _values(col)
-    prefix = np.concatenate(([0], np.cumsum(vals)))
-    counts = np.concatenate(([0], np.cumsum(valid.astype(np.int64))))
     empty = lo > hi
     lo_c, hi_c = np.minimum(lo, hi + 1), hi + 1
-    total = prefix[hi_c] - prefix[lo_c]
+    valid = np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
+        if isinstance(col, pa.Array) else \
+        np.asarray(col.combine_chunks().is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    counts = np.concatenate(([0], np.cumsum(valid.astype(np.int64))))
     count = np.where(empty, 0, counts[hi_c] - counts[lo_c])
-    if func == "count":
+    if func == "count":  # any type: only validity counts
         return pa.array(count, pa.int64())
+    vals, valid, out_type = _values(col)
+    prefix = np.concatenate((np.zeros(1, dtype=vals.dtype), np.cumsum(vals)))
+    total = prefix[hi_c] - prefix[lo_c]
     has = count > 0
     if func == "sum":
         if pa.types.is_decimal(out_type):
             return _decimal_from_unscaled(total, has, out_type)
         return pa.array(total, out_type, mask=~has)
     # mean
+    if pa.types.is_decimal(out_type) and total.dtype == object:
+        scale = max(out_type.scale, 4)
+        quantum = Decimal(1).scaleb(-scale)
+        means = [(Decimal(int(t)).scaleb(-out_type.scale) / int(c)).quantize(
+                     quantum, rounding=ROUND_HALF_UP) if ok else None
+                 for t, c, ok in zip(total, count, has)]
+        return pa.array(means, pa.decimal128(38, scale))
     if pa.types.is_decimal(out_type):
         scale = out_type.scale
         mean = total / np.where(has, count, 1) / (10 ** scale)
@@ -154,8 +180,28 @@ def _shift(col, frames: _Frames, call, default) -> pa.Array:
     src = frames.i - call.offset if call.func == "lag" else frames.i + call.offset
     ok = (src >= frames.part_start) & (src <= frames.part_end)
     taken = arr.take(pa.array(np.where(ok, src, 0)))
-    fallback = default.combine_chunks().cast(arr.type) if default is not None else pa.nulls(len(arr), arr.type)
+    fallback = _default(default.combine_chunks(), arr.type) if default is not None \
+        else pa.nulls(len(arr), arr.type)
     return pc.if_else(pa.array(ok), taken, fallback)
+
+
+def _default(default: pa.Array, t: pa.DataType):
+    """LAG/LEAD's default in the argument's type, as Doris casts it (the function returns the
+    argument's type): a decimal or double into an integer truncates, a value the type cannot
+    hold becomes NULL. The default is a constant (Doris requires one)."""
+    try:
+        return default.cast(t)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    value = default[0].as_py() if len(default) else None
+    if value is not None and pa.types.is_integer(t):
+        value = int(value)
+    elif value is not None and pa.types.is_decimal(t):
+        value = Decimal(str(value)).quantize(Decimal(1).scaleb(-t.scale), rounding=ROUND_HALF_UP)
+    try:
+        return pa.scalar(value, t)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError):
+        return pa.scalar(None, t)
 
 
 def _compute(table: pa.Table, frames: _Frames, call) -> pa.Array:

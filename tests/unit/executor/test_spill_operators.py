@@ -99,7 +99,7 @@ def test_partitioned_aggregate_of_calls_that_do_not_split(env):
     for r in want.to_pylist():
         assert g[r["k"]]["cs"] == r["cs"]
         assert g[r["k"]]["sf"] == pytest.approx(r["sf"])
-        assert sorted((g[r["k"]]["gs"] or "").split(",")) == sorted((r["gs"] or "").split(","))
+        assert sorted((g[r["k"]]["gs"] or "").split(", ")) == sorted((r["gs"] or "").split(", "))
 
 
 def test_small_aggregate_does_not_spill(env, tmp_path):
