@@ -34,6 +34,7 @@ class WindowCall:
     output: str
     offset: int = 1              # lag/lead offset, ntile buckets
     default: object = None       # lag/lead default (a constant expression's column)
+    ignore_nulls: bool = False   # first_value / last_value(x, true)
 
 
 def has_windows(exprs: list[exp.Expression]) -> bool:
@@ -105,6 +106,7 @@ def plan_windows(plan: object, exprs: list[exp.Expression], names: NameGen
         elif kind in _VALUE:
             call.func = _VALUE[kind]
             call.arg = column_of(func.this)
+            call.ignore_nulls = bool(func.meta.get("ignore_nulls"))  # server/parser/dialect.py
             if kind in (exp.Lag, exp.Lead):
                 offset = func.args.get("offset")
                 call.offset = _positive_int(offset, call.func.upper()) if offset is not None else 1

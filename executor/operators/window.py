@@ -236,6 +236,19 @@ def _compute(table: pa.Table, frames: _Frames, call) -> pa.Array:
     if f in ("first_value", "last_value"):
         pick = lo if f == "first_value" else hi
         ok = lo <= hi
+        if getattr(call, "ignore_nulls", False):  # the frame's first / last non-NULL value
+            valid = np.asarray(col.combine_chunks().is_valid().to_numpy(zero_copy_only=False),
+                               dtype=bool)
+            idx = np.arange(n)
+            if f == "first_value":  # next valid row at or after i (n: none)
+                nxt = np.minimum.accumulate(np.where(valid, idx, n)[::-1])[::-1]
+                pick = nxt[np.minimum(lo, n - 1)]
+                ok = ok & (pick <= hi)
+            else:  # previous valid row at or before i (-1: none)
+                prev = np.maximum.accumulate(np.where(valid, idx, -1))
+                pick = prev[np.clip(hi, 0, n - 1)]
+                ok = ok & (pick >= lo)
+            pick = np.clip(pick, 0, n - 1)
         out = col.combine_chunks().take(pa.array(np.where(ok, pick, 0)))
         return pc.if_else(pa.array(ok), out, pa.nulls(n, col.type))
     if f in ("sum", "count", "mean"):

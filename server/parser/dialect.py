@@ -10,6 +10,12 @@
 - Doris's type names LARGEINT, DECIMALV2 / DECIMALV3, DATEV2 and DATETIMEV2 are type keywords,
   so that `CAST(x AS LARGEINT)` and `CAST(x AS DECIMALV3(10, 2))` parse (sqlglot's tokenizer
   knows none of them and refused the CAST); LARGEINT is written back as LARGEINT, not INT128.
+- GROUP_CONCAT takes Doris's two separator forms: `group_concat(x, '-')` (sqlglot's Doris
+  dialect) and `group_concat([DISTINCT] x [ORDER BY ...] SEPARATOR '-')` (DorisParser.g4's
+  groupConcat rule; sqlglot's Doris dialect dropped MySQL's parser and refused the keyword).
+- FIRST_VALUE(x, ignore_null) / LAST_VALUE(x, ignore_null): Doris's second argument (a boolean
+  constant; sqlglot takes one argument only) is kept in the node's `meta["ignore_nulls"]`
+  (planner/window.py).
 - An array literal is written back as it was written: `[1, 2]` or `array(1, 2)` (sqlglot's
   MySQL-based generator wrote `ARRAY(1, 2)` and logged "Arrays are not supported by MySQL"
   for every result column named after one).
@@ -47,6 +53,31 @@ def _array_sql(self, node: exp.Array) -> str:
     return f"{self.normalize_func('ARRAY')}({items})"
 
 
+def _parse_group_concat(self) -> exp.Expression:
+    args = self._parse_csv(self._parse_lambda)
+    if self._match(TokenType.SEPARATOR):
+        if len(args) != 1:
+            self.raise_error("GROUP_CONCAT with SEPARATOR takes one expression")
+        return self.expression(exp.GroupConcat(this=args[0], separator=self._parse_field()))
+    return exp.GroupConcat.from_arg_list(args)
+
+
+def _value_with_nulls(kind: type, name: str):
+    """A FUNCTION_PARSERS entry (a plain FUNCTIONS builder would be refused by sqlglot's
+    argument count check, which counts the arguments written)."""
+    def parse(self) -> exp.Expression:
+        args = self._parse_csv(self._parse_lambda)
+        if len(args) not in (1, 2):
+            self.raise_error(f"{name} takes one or two arguments")
+        node = self.expression(kind(this=args[0]))
+        if len(args) == 2:
+            if not isinstance(args[1], exp.Boolean):
+                self.raise_error(f"{name}: the second argument must be true or false")
+            node.meta["ignore_nulls"] = bool(args[1].this)
+        return node
+    return parse
+
+
 def install() -> None:
     tokenizer, generator = Doris.Tokenizer, Doris.Generator
     if "LARGEINT" not in tokenizer.KEYWORDS:
@@ -55,6 +86,10 @@ def install() -> None:
                                   exp.DataType.Type.INT128: "LARGEINT"}
         generator.TRANSFORMS = {**generator.TRANSFORMS, exp.Array: _array_sql}
     parser = Doris.Parser
+    if parser.FUNCTION_PARSERS.get("GROUP_CONCAT") is not _parse_group_concat:
+        parser.FUNCTION_PARSERS = {**parser.FUNCTION_PARSERS, "GROUP_CONCAT": _parse_group_concat,
+                                   "FIRST_VALUE": _value_with_nulls(exp.FirstValue, "first_value"),
+                                   "LAST_VALUE": _value_with_nulls(exp.LastValue, "last_value")}
     if parser.FUNCTIONS.get("FORMAT") is not _format_call:
         parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call,
                             "IFNULL": _named_coalesce("ifnull"), "NVL": _named_coalesce("nvl")}
