@@ -482,11 +482,12 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
                       residual, null_safe=True)
     rest += [conj for _, conj in null_safe]
     residual = exp.and_(*rest) if rest else None
+    nested_loop = False
     if not lkeys and outer and names is not None:
         lname, rname = names.new("__jk"), names.new("__jk")
         left_keys.append((exp.Literal.number(1), lname))
         right_keys.append((exp.Literal.number(1), rname))
-        lkeys, rkeys = [lname], [rname]
+        lkeys, rkeys, nested_loop = [lname], [rname], True
     if left_keys:
         left = L.Extend(left, [e for e, _ in left_keys], [n for _, n in left_keys])
         right = L.Extend(right, [e for e, _ in right_keys], [n for _, n in right_keys])
@@ -494,7 +495,7 @@ def _equi_join(left: object, right: object, kind: str, on: exp.Expression,
         if kind != "inner":
             raise NotSupported(f"{kind.upper()} JOIN without an equality condition is not supported yet")
         return L.Join(left, right, "cross", [], [], residual)
-    return L.Join(left, right, kind, lkeys, rkeys, residual)
+    return L.Join(left, right, kind, lkeys, rkeys, residual, nested_loop=nested_loop)
 
 
 def _expression_pair(conj: exp.Expression, left: set[str], right: set[str]

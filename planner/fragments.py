@@ -250,6 +250,8 @@ class _Builder:
         colocate = "colocate: true" if dist.kind == COLOCATE else f"colocate: false, reason: {dist.colocate_reason}"
         details = [f"join op: {op} ({dist.kind})", "hash predicates:", colocate]
         details += [f"  {p}" for p in preds]
+        if n.nested_loop:  # keys are one constant: every pair meets the other predicates
+            details = [f"join op: {op} ({dist.kind})"]
         if n.residual is not None:
             details.append(f"other join predicates: {self.text(n.residual)}")
         details += self._runtime_filters(n)
@@ -277,7 +279,8 @@ class _Builder:
             side.scan_table = None
             partition = left.partition
         details.append(f"cardinality={rows}")
-        node = self.node("HASH JOIN", details, [left.node, build])
+        node = self.node("NESTED LOOP JOIN" if n.nested_loop else "HASH JOIN", details,
+                         [left.node, build])
         node.details.append(f"tuple ids: {' '.join(map(str, node.tuple_ids))}")
         return _Open(node, partition, left.instances, side)
 

@@ -160,6 +160,7 @@ class Join:
     bucket_right_keys: list[str] | None = None  # right keys in the left's distribution order
     output: list[str] | None = None  # columns read above it (planner/prune_join_columns.py); None: all
     null_safe: bool = False      # keys compare with <=> (NULL matches NULL): subquery joins
+    nested_loop: bool = False    # an outer join without equality: keys are one constant
 
 
 @dataclass
