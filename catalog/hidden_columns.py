@@ -140,5 +140,7 @@ def check_sequence_given(table: OlapTable, names: list[str]) -> None:
     source = sequence_map_column(table)
     if SEQUENCE_COL.lower() in low or (source is not None and source.lower() in low):
         return
+    if source is not None and str(table.column(source).default).upper() == "CURRENT_TIMESTAMP":
+        return  # Doris fills it (LoadScanProvider / BindSink)
     raise AnalysisError(f"Table {table.name} has sequence column, need to specify the "
                         "sequence column")

@@ -38,6 +38,8 @@ from catalog.model import OlapTable
 from catalog.partitions import no_partition_error, route_rows
 from catalog.unique_model import is_merge_on_write
 from catalog.values import coerce_array, parse_value
+from storage.objects import EMPTY_OBJECT
+from storage.types import OBJECT_KINDS
 from storage import bucket_ids, cpu_slots
 
 _table_locks: dict[int, threading.RLock] = defaultdict(threading.RLock)
@@ -64,6 +66,8 @@ def complete_columns(table: OlapTable, data: pa.Table, now) -> pa.Table:
         elif col.default is not None:
             value = parse_value(col.type, col.default)
             arr = pa.array([value] * n, col.type.arrow())
+        elif col.type.kind in OBJECT_KINDS:  # Doris's forced default: the empty HLL / BITMAP
+            arr = pa.array([EMPTY_OBJECT[col.type.kind]] * n, pa.string())
         elif col.nullable:
             arr = pa.nulls(n, col.type.arrow())
         else:

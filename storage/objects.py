@@ -31,6 +31,9 @@ def encode_bitmap(bm: BitMap64) -> str:
     return base64.b64encode(bm.serialize()).decode("ascii")
 
 
+EMPTY_OBJECT = {"BITMAP": base64.b64encode(BitMap64().serialize()).decode("ascii"), "HLL": ""}
+
+
 def decode_bitmap(text: str | None) -> BitMap64:
     return BitMap64.deserialize(base64.b64decode(text)) if text else BitMap64()
 

@@ -20,11 +20,11 @@ import pyarrow as pa
 from sqlglot import exp
 
 from catalog import insert_overwrite
-from catalog.errors import AnalysisError, NotSupported
+from catalog.errors import AnalysisError, DataQualityError, NotSupported
 from catalog.hidden_columns import check_sequence_given
 from catalog.load import load_batches
 from catalog.load_jobs import record_insert_job
-from catalog.partial_update import complete_partial_columns
+from catalog.partial_update import NEW_KEY_STRICT, complete_partial_columns
 from catalog.values import drop_invalid_json
 from planner.partition_selection import find_partition, names_of
 from server.handlers.context import StatementContext
@@ -229,6 +229,17 @@ def _non_strict(ctx: StatementContext, db: str | None, table: str,
     return (drop_invalid_json(t, b) for b in data)
 
 
+def _partial_rows(ctx: StatementContext, db: str | None, table: str, batch: pa.Table,
+                  strict: bool) -> pa.Table:
+    """A partial update's batch with every column (catalog/partial_update.py); strict mode
+    (enable_insert_strict, Doris's default) refuses rows of keys the table does not hold."""
+    done = complete_partial_columns(ctx.catalog, db, table, batch, strict)
+    if done.new_keys_dropped:
+        raise DataQualityError("Insert has filtered data in strict mode. First error: "
+                               + NEW_KEY_STRICT)
+    return done.rows
+
+
 def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | Iterator[pa.Table],
           label: str | None = None, partition_ids: list[int] | None = None,
           group_commit: bool = False) -> OkResult:
@@ -243,7 +254,8 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | It
     data = _non_strict(ctx, db, table, data)
     batches = [data] if isinstance(data, pa.Table) else data
     if partial:
-        batches = (complete_partial_columns(ctx.catalog, db, table, b) for b in batches)
+        strict = bool(ctx.session.variables.get("enable_insert_strict"))
+        batches = (_partial_rows(ctx, db, table, b, strict) for b in batches)
     mode = ctx.session.variables.get("group_commit") if ctx.session is not None else "off_mode"
     manager = getattr(ctx.session.services, "group_commit", None) if ctx.session else None
     if group_commit and label is None and mode != "off_mode" and manager is not None \

@@ -13,7 +13,9 @@ catalog/hidden_columns.py:
     function_column.sequence_col: c   the hidden sequence column of a `sequence_type` table
                          takes source column c (required there: "Table t has sequence
                          column, need to specify the sequence column"); a `sequence_col` table
-                         takes its own column and needs no header
+                         takes its own column and needs no header, but a `columns` header
+                         must name it (the same refusal) unless its default is
+                         CURRENT_TIMESTAMP
 
 MERGE / DELETE need a Unique table with the sign ("load by MERGE or DELETE is only supported in
 unique tables.", "... need to upgrade table to support batch delete.").
@@ -26,7 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from catalog.errors import AnalysisError
-from catalog.hidden_columns import has_delete_sign, has_sequence, sequence_map_column
+from catalog.hidden_columns import (check_sequence_given, has_delete_sign, has_sequence,
+                                    sequence_map_column)
 from catalog.model import UNIQUE_KEYS, OlapTable
 from executor.expressions import EvalContext, evaluate_predicate
 from storage.schema import DELETE_SIGN, SEQUENCE_COL
@@ -55,7 +58,9 @@ def check_headers(table: OlapTable, opts) -> None:
             raise AnalysisError(f"There is no sequence column in the table {table.name}")
         return
     if sequence_map_column(table) is not None:
-        return  # the table's own column is the sequence
+        if opts.columns:  # the table's own column is the sequence: the load must give it
+            check_sequence_given(table, [n for n, _ in opts.columns])
+        return
     if opts.sequence_col is None:
         raise AnalysisError(f"Table {table.name} has sequence column, need to specify the "
                             "sequence column")

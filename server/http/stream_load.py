@@ -41,7 +41,7 @@ import pyarrow as pa
 from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed, MemLimitExceeded
 from catalog.load import commit_load
 from catalog.load_sink import OlapTableSink
-from catalog.partial_update import complete_partial_columns
+from catalog.partial_update import NEW_KEY_STRICT, complete_partial_columns
 from server.http.merge_type import check_headers, source_names
 from executor.expressions import EvalContext
 from executor.expressions.errors import ExpressionError
@@ -166,7 +166,13 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
             reply["NumberTotalRows"] = counts.total  # progress, while the body arrives
             rows = prepared.rows
             if opts.partial_columns:
-                rows = complete_partial_columns(catalog, db, table.name, rows)
+                done = complete_partial_columns(catalog, db, table.name, rows,
+                                                strict=opts.strict_mode, stream_load=True)
+                rows = done.rows
+                counts.filtered += done.new_keys_dropped
+                if done.new_keys_dropped and len(counts.errors) < _MAX_ERRORS_KEPT:
+                    counts.errors.append(f"Reason: {NEW_KEY_STRICT}. "
+                                         f"{done.new_keys_dropped} rows")
             if sink is not None:
                 sink.write(rows)
             else:
