@@ -157,6 +157,9 @@ def _coerce_list(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
     return build(offsets, coerce_array(values, dtype.element, True, column), valid)
 
 
+HALF_UP = "half_towards_infinity"  # Doris rounds a value's dropped digits half away from zero
+
+
 def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
     target = dtype.arrow()
     src = array.type
@@ -170,8 +173,15 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
         if pa.types.is_string(src) or pa.types.is_large_string(src):
             array = _prepare_text(array, dtype)
             if pa.types.is_decimal(target):
-                wide = pc.cast(array, pa.decimal128(38, min(dtype.scale + 6, 38 - max(dtype.precision - dtype.scale, 1))))
-                return pc.cast(pc.round(wide, dtype.scale), target)
+                # LARGEINT (precision 0 here) has 38 integer digits; the text's digits past the
+                # wide decimal's integer digits would wrap silently in Arrow's cast: refused
+                int_digits = (dtype.precision - dtype.scale) if dtype.precision else 38
+                wide_scale = min(dtype.scale + 6, 38 - max(int_digits, 1))
+                too_long = rf"^\s*[-+]?0*[1-9]\d{{{38 - wide_scale},}}"
+                if pc.any(pc.match_substring_regex(array, too_long)).as_py():
+                    raise pa.ArrowInvalid(f"Decimal value does not fit in precision {38}")
+                wide = pc.cast(array, pa.decimal128(38, wide_scale))
+                return pc.cast(pc.round(wide, dtype.scale, round_mode=HALF_UP), target)
             if dtype.kind == "BOOLEAN":
                 low = pc.utf8_lower(array)
                 return pc.if_else(pc.is_in(low, pa.array(["1", "true"])), True,
@@ -185,9 +195,12 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
             return pc.cast(pc.cast(array, wide), target)
         if pa.types.is_decimal(target) and (pa.types.is_decimal(src) or pa.types.is_floating(src)):
             if pa.types.is_floating(src):
-                array = pc.cast(pc.round(array, dtype.scale), pa.decimal128(38, dtype.scale))
+                array = pc.cast(pc.round(array, dtype.scale, round_mode=HALF_UP),
+                                pa.decimal128(38, dtype.scale))
             elif src.scale > dtype.scale:
-                array = pc.round(array, dtype.scale)
+                if pa.types.is_decimal128(src) and src.precision < 38:  # room to carry: 9.995
+                    array = pc.cast(array, pa.decimal128(src.precision + 1, src.scale))
+                array = pc.round(array, dtype.scale, round_mode=HALF_UP)
             return pc.cast(array, target)
         if pa.types.is_floating(src) and dtype.is_integer:
             array = pc.round(array)

@@ -213,6 +213,9 @@ def _decimal_kernel(op: str, a: pa.Array, b: pa.Array, out: pa.DataType) -> pa.A
             result = _PLAIN[op](a, b)
         else:
             zero = pc.equal(b, 0)
+            if b.type.precision == b.type.scale:  # DECIMAL(p, p) (0.5) cannot hold the 1
+                b = b.cast((pa.decimal128 if b.type.precision < MAX_PRECISION
+                            else pa.decimal256)(b.type.precision + 1, b.type.scale))
             b = pc.if_else(zero, pa.scalar(Decimal(1), b.type), b)
             kernel = _decimal_divide if op == "/" else _decimal_mod
             try:

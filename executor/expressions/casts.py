@@ -37,6 +37,7 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import null_of, scalar_wrap
 from executor.expressions.decimal_int64 import retyped
+from executor.expressions.decimal_text import decimal_text
 from planner.cast_types import cast_kind, cast_type
 from storage.types import JSON_ARROW, from_arrow, is_json_type
 
@@ -231,6 +232,8 @@ def _to_string(arr: pa.Array, target: pa.DataType) -> pa.Array:
         return pc.if_else(arr, "1", "0")
     if k == "datetime":
         return datetime_to_string(arr)
+    if pa.types.is_decimal(arr.type):
+        return decimal_text(arr)
     return arr.cast(pa.string())
 
 
@@ -308,8 +311,8 @@ def _int_in_range(values: pa.Array, compare: pa.Array, target: pa.DataType) -> p
 
 def _to_float(arr: pa.Array, target: pa.DataType) -> pa.Array:
     k = kind(arr.type)
-    if k in ("bool", "int"):
-        return arr.cast(target)
+    if k in ("bool", "int"):  # beyond 2^53 the nearest double, as Doris (not an error)
+        return arr.cast(target, safe=False)
     if k == "float":
         return arr.cast(target)
     if k == "decimal":

@@ -61,9 +61,19 @@ _TO_MYSQL = {v: k for k, v in sorted(Doris.TIME_MAPPING.items(), reverse=True)
              if re.fullmatch(r"%-?[A-Za-z]", v)}
 
 
+# The Java-style formats Doris's date functions also take, whole (BE: DateFormat's
+# yyyyMMdd, yyyy-MM-dd, yyyy-MM-dd HH:mm:ss, ... fast paths)
+_JAVA_FORMATS = {"yyyyMMdd": "%Y%m%d", "yyyy-MM-dd": "%Y-%m-%d",
+                 "yyyy-MM-dd HH:mm:ss": "%Y-%m-%d %H:%i:%s", "yyyy-MM-dd HH:mm": "%Y-%m-%d %H:%i",
+                 "yyyy-MM": "%Y-%m", "yyyyMM": "%Y%m", "yyyy": "%Y"}
+
+
 def mysql_format(fmt: str) -> str:
     """Undo sqlglot's MySQL -> strftime rewrite of a format string (token by token; sqlglot's
-    own inverse `format_time` drops mappings after a failed multi-token match, e.g. '%H:%M')."""
+    own inverse `format_time` drops mappings after a failed multi-token match, e.g. '%H:%M');
+    Doris's Java-style formats as their MySQL ones."""
+    if fmt in _JAVA_FORMATS:
+        return _JAVA_FORMATS[fmt]
     return re.sub(r"%%|%-?[A-Za-z]", lambda m: _TO_MYSQL.get(m.group(0), m.group(0)), fmt)
 
 
@@ -212,8 +222,12 @@ def eval_str_to_date(node: exp.StrToDate | exp.StrToTime, frame: Frame) -> Value
     fmt = node.args.get("format")
     if fmt is None:
         return cast_value(frame.eval(node.this), DATE)
+    mapped = _map_format(frame.eval(fmt))
     out = DATE if isinstance(node, exp.StrToDate) else TIMESTAMP
-    return str_to_date(frame.eval(node.this), _map_format(frame.eval(fmt)), out, frame)
+    if out == DATE and isinstance(mapped, pa.Scalar) and mapped.is_valid and \
+            temporal.format_has_time(mapped.as_py()):  # a Java-style format sqlglot read as a date
+        out = TIMESTAMP
+    return str_to_date(frame.eval(node.this), mapped, out, frame)
 
 
 def str_to_date(s: Value, fmt: Value, out: pa.DataType | None, frame: Frame) -> Value:
@@ -516,6 +530,18 @@ def eval_unix_to_time(node: exp.UnixToTime, frame: Frame) -> Value:
     return _format(local, fmt, frame)
 
 
+def _known_zone(zone: pa.Scalar) -> bool:
+    """A time zone Arrow knows (a name or an offset); Doris's CONVERT_TZ gives NULL for any
+    other, and for NULL."""
+    if not zone.is_valid:
+        return False
+    try:
+        pc.assume_timezone(pa.array([0], pa.timestamp("us")), timezone=str(zone.as_py()))
+    except (pa.ArrowInvalid, ValueError):
+        return False
+    return True
+
+
 def eval_convert_tz(node: exp.ConvertTimezone, frame: Frame) -> Value:
     value = cast_value(to_temporal(frame.eval(node.args["timestamp"])), TIMESTAMP)
     source = node.args.get("source_tz")
@@ -523,6 +549,8 @@ def eval_convert_tz(node: exp.ConvertTimezone, frame: Frame) -> Value:
     target_tz = frame.eval(node.args["target_tz"])
     if not isinstance(source_tz, pa.Scalar) or not isinstance(target_tz, pa.Scalar):
         raise UnsupportedExpression("CONVERT_TZ", "time zones must be constants")
+    if not (_known_zone(source_tz) and _known_zone(target_tz)):
+        return null_of(TIMESTAMP) if isinstance(value, pa.Scalar) else pa.nulls(frame.n, TIMESTAMP)
 
     def kernel(arr: pa.Array) -> pa.Array:
         utc = pc.assume_timezone(arr, timezone=source_tz.as_py(), ambiguous="earliest",

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from executor.expressions import decimal_int64
 from executor.expressions.decimal_int64 import Unscaled
+from executor.expressions.casts import cast_value
 from executor.operators import aggregate_collect, aggregate_numpy
 from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
 from executor.operators.group_keys import KeyCodes
@@ -89,7 +90,10 @@ def _widen(arr: pa.ChunkedArray, func: str) -> pa.ChunkedArray:
             return arr.cast(pa.float64())
     if base in ("mean", "stddev", "stddev_samp", "variance", "variance_samp") and (
             pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_floating(t)):
-        return arr.cast(pa.float64())
+        return arr.cast(pa.float64(), safe=False)  # BIGINT beyond 2^53: the nearest double
+    if base in ("sum", "mean", "stddev", "stddev_samp", "variance", "variance_samp") and (
+            pa.types.is_string(t) or pa.types.is_large_string(t)):
+        return cast_value(arr, pa.float64())  # Doris casts text to DOUBLE (not a number: NULL)
     if base == "mean" and pa.types.is_decimal(t):
         # Doris: AVG(DECIMAL(p,s)) keeps a decimal with at least 4 fractional digits.
         target = pa.decimal128(38, max(t.scale, 4))

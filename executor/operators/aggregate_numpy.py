@@ -147,7 +147,7 @@ def _floats(arg) -> tuple[np.ndarray, np.ndarray | None] | None:
         return None
     if isinstance(arg, pa.ChunkedArray):
         arg = arg.combine_chunks()
-    values = np.asarray(arg.cast(pa.float64()).fill_null(0.0))
+    values = np.asarray(arg.cast(pa.float64(), safe=False).fill_null(0.0))
     return values, (np.asarray(pc.is_valid(arg)) if arg.null_count else None)
 
 

@@ -19,6 +19,7 @@ from mysql_mimic.packets import make_column_definition_41
 from mysql_mimic.types import ColumnDefinition, ColumnType, str_len
 
 from executor.expressions.array_text import format_array
+from executor.expressions.decimal_text import decimal_text
 from storage.types import DataType, from_arrow, is_json_type, json_storage
 
 _MYSQL_TYPE = {
@@ -55,6 +56,8 @@ def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
         return pa.nulls(len(array), pa.string())
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return pc.cast(array, pa.string())
+    if pa.types.is_decimal(t):  # positional, never 0E-10 (executor/expressions/decimal_text.py)
+        return decimal_text(array)
     return pc.cast(array, pa.string())
 
 

@@ -157,7 +157,14 @@ def value_encoder(mysql_type: int):
         return packer
     if mysql_type in (ColumnType.TINY, ColumnType.DATE, ColumnType.DATETIME):
         return lambda value: _binary_value(value, mysql_type)
+    if mysql_type in (ColumnType.DECIMAL, ColumnType.NEWDECIMAL):
+        return _decimal_text  # positional: str(Decimal) would send 0E-10
     return _length_encoded
+
+
+def _decimal_text(value) -> bytes:
+    return str_len(format(value, "f").encode() if isinstance(value, Decimal)
+                   else str(value).encode())
 
 
 def _binary_value(value, mysql_type: int) -> bytes:
