@@ -111,8 +111,8 @@ def coerce_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, nullable: b
 
 def _coerce_json(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
     """A JSON column's values: text parsed and normalized (json_text.py); text that is not
-    JSON fails the load as a bad scalar does (a non-strict INSERT drops those rows first,
-    `drop_invalid_json`)."""
+    JSON fails the load as a bad scalar does (a non-strict INSERT filters those rows first,
+    server/handlers/insert.py)."""
     if is_json_type(array.type):
         return array
     parsed, bad = parse_json_text(array) if pa.types.is_string(array.type) else \
@@ -120,24 +120,6 @@ def _coerce_json(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
     if bad is not None and bad.any():
         raise _fail(column, dtype, f"{_first_bad(array, pa.array(bad))}")
     return parsed
-
-
-def drop_invalid_json(table, data: pa.Table) -> pa.Table:
-    """The rows of `data` whose JSON columns' texts are JSON (or NULL): what a non-strict
-    INSERT loads, Doris filtering the others (jsonb_p0/test_jsonb_load_and_function: the
-    invalid rows are neither loaded nor an error with enable_insert_strict = false)."""
-    given = {name.lower(): name for name in data.column_names}
-    keep = None
-    for col in table.columns:
-        name = given.get(col.name.lower())
-        if not col.type.is_json or name is None:
-            continue
-        arr = data.column(name).combine_chunks()
-        if not pa.types.is_string(arr.type):
-            continue
-        ok = pa.array(~parse_json_text(arr)[1])
-        keep = ok if keep is None else pc.and_(keep, ok)
-    return data if keep is None else data.filter(keep)
 
 
 def _coerce_list(array: pa.Array, dtype: DataType, column: str) -> pa.Array:

@@ -25,7 +25,8 @@ from catalog.hidden_columns import check_sequence_given
 from catalog.load import load_batches
 from catalog.load_jobs import record_insert_job
 from catalog.partial_update import NEW_KEY_STRICT, complete_partial_columns
-from catalog.values import drop_invalid_json
+from server.http.load_options import StreamLoadOptions
+from server.http.load_rows import Rejects, check_partitions, convert_columns
 from planner.partition_selection import find_partition, names_of
 from server.handlers.context import StatementContext
 from server.handlers.query import eval_context, query_batches
@@ -216,17 +217,36 @@ def _target_columns(ctx: StatementContext, db: str | None, table: str,
 
 def _non_strict(ctx: StatementContext, db: str | None, table: str,
                 data: pa.Table | Iterator[pa.Table]) -> pa.Table | Iterator[pa.Table]:
-    """With enable_insert_strict = false, rows whose JSON text is not JSON are filtered (not
-    an error), as Doris's load filters them (catalog/values.py:drop_invalid_json)."""
+    """With enable_insert_strict = false, rows that do not fit are filtered, as Doris's load
+    filters them (the rules of Stream Load without strict_mode, server/http/load_rows.py): a
+    value that cannot be converted becomes NULL, a row is dropped for NULL in a NOT NULL
+    column, text longer than its VARCHAR, JSON that is not JSON, or no partition. The INSERT
+    fails when more than `insert_max_filter_ratio` (1.0 by default) of its rows were filtered:
+    "Insert has too many filtered data f/n insert_max_filter_ratio is r"."""
     if ctx.session is None or ctx.session.variables.get("enable_insert_strict"):
         return data
     with ctx.catalog.lock:
         t = ctx.catalog.get_table(db, table)
-    if not any(c.type.is_json for c in t.columns):
-        return data
-    if isinstance(data, pa.Table):
-        return drop_invalid_json(t, data)
-    return (drop_invalid_json(t, b) for b in data)
+    ratio = float(ctx.session.variables.get("insert_max_filter_ratio", 1.0))
+    batches = [data] if isinstance(data, pa.Table) else data
+
+    def filtered_batches() -> Iterator[pa.Table]:
+        total = filtered = 0
+        for batch in batches:
+            rejects = Rejects(batch.num_rows, [])
+            converted = convert_columns(t, batch, _LENIENT, rejects)
+            rows = pa.table(converted) if converted else batch
+            check_partitions(t, rows, _LENIENT, rejects, batch)
+            total += batch.num_rows
+            filtered += int(rejects.mask.sum())
+            yield rows.filter(pa.array(~rejects.mask)) if rejects.mask.any() else rows
+        if total and filtered / total > ratio:
+            raise DataQualityError(f"Insert has too many filtered data {filtered}/{total} "
+                                   f"insert_max_filter_ratio is {ratio}")
+    return filtered_batches()
+
+
+_LENIENT = StreamLoadOptions()  # strict_mode false, no partitions named
 
 
 def _partial_rows(ctx: StatementContext, db: str | None, table: str, batch: pa.Table,
@@ -251,7 +271,10 @@ def _load(ctx: StatementContext, db: str | None, table: str, data: pa.Table | It
     instead (catalog/group_commit.py)."""
     partial = ctx.session is not None and \
         ctx.session.variables.get("enable_unique_key_partial_update")
-    data = _non_strict(ctx, db, table, data)
+    lenient = _non_strict(ctx, db, table, data)
+    if lenient is not data and isinstance(data, pa.Table):  # VALUES: filtered at once
+        lenient = pa.concat_tables(list(lenient))
+    data = lenient
     batches = [data] if isinstance(data, pa.Table) else data
     if partial:
         strict = bool(ctx.session.variables.get("enable_insert_strict"))
