@@ -4,7 +4,8 @@ Doris's names and defaults: `column_separator` \\t, `line_delimiter` \\n (both m
 as hex, `\\x01`), `format` csv (also csv_with_names, csv_with_names_and_types, json),
 `columns` (source columns in file order, plus derived `name = expr` columns), `where`,
 `max_filter_ratio` 0, `strict_mode` false, `partitions`, `skip_lines`, `enclose`, `escape`,
-`trim_double_quotes`, `read_json_by_line`, `strip_outer_array`, and for Unique tables
+`trim_double_quotes`, `read_json_by_line`, `strip_outer_array`, `json_root` and `jsonpaths`
+(server/http/json_paths.py), and for Unique tables
 `merge_type` (APPEND, DELETE, MERGE with `delete`), `function_column.sequence_col` and
 `hidden_columns` (server/http/merge_type.py). A bad value is an error that names the header.
 """
@@ -19,6 +20,7 @@ from sqlglot import exp
 
 from catalog.group_commit import check_mode
 from catalog.errors import AnalysisError
+from server.http.json_paths import parse_paths, parse_root
 
 _FORMATS = ("csv", "csv_with_names", "csv_with_names_and_types", "json")
 _HEX = re.compile(r"\\x([0-9a-fA-F]{2})")
@@ -42,6 +44,8 @@ class StreamLoadOptions:
     trim_double_quotes: bool = False
     read_json_by_line: bool = False
     strip_outer_array: bool = False
+    json_root: str | None = None        # $.a.b: each document's node holding the rows
+    jsonpaths: list[str] | None = None  # ["$.k1", "$.k3.k1"]: the fields, in source order
     partial_columns: bool = False  # merge-on-write partial update (catalog/partial_update.py)
     # batch delete and sequence column (server/http/merge_type.py)
     merge_type: str = "APPEND"  # APPEND | DELETE | MERGE
@@ -91,6 +95,8 @@ class StreamLoadOptions:
         o.trim_double_quotes = _bool(h, "trim_double_quotes")
         o.read_json_by_line = _bool(h, "read_json_by_line")
         o.strip_outer_array = _bool(h, "strip_outer_array")
+        o.json_root = parse_root(h["json_root"]) if h.get("json_root", "").strip() else None
+        o.jsonpaths = parse_paths(h["jsonpaths"]) if h.get("jsonpaths", "").strip() else None
         o.partial_columns = _bool(h, "partial_columns")
         parts = h.get("partitions") or h.get("temporary_partitions") or ""
         o.temporary_partitions = "temporary_partitions" in h

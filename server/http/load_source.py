@@ -23,6 +23,7 @@ import pyarrow.json as pajson
 
 from catalog.errors import AnalysisError, DataQualityError
 from server.http.load_options import StreamLoadOptions
+from server.http.json_paths import apply_paths, apply_root
 
 _MAX_ERRORS_KEPT = 100
 BLOCK_SIZE = 16 << 20  # bytes of CSV per batch (pyarrow's block)
@@ -277,7 +278,7 @@ def _read_csv(stream, opts: StreamLoadOptions, names: list[str],
 def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str],
                json_columns: frozenset[str] = frozenset()) -> pa.Table:
     """JSON objects (one per line, or an array with strip_outer_array); fields by name."""
-    if any(n.lower() in json_columns for n in names):
+    if any(n.lower() in json_columns for n in names) or opts.json_root or opts.jsonpaths:
         return _json_fields(body, opts, names, json_columns)
     try:
         if opts.read_json_by_line or not opts.strip_outer_array:
@@ -307,7 +308,11 @@ def _json_fields(body: bytes, opts: StreamLoadOptions, names: list[str],
     Doris reads `"j":"{\"a\":1}"`), the other fields Arrow columns as `_read_json` makes them.
     Costs a Python pass over the rows: only loads into tables with JSON columns take it."""
     try:
-        if opts.read_json_by_line or not opts.strip_outer_array:
+        if opts.json_root:  # the documents (a line each, or the body), rows under the root
+            docs = [json.loads(line) for line in body.splitlines() if line.strip()] \
+                if opts.read_json_by_line else ([json.loads(body)] if body.strip() else [])
+            rows = apply_root(docs, opts.json_root, opts.strip_outer_array)
+        elif opts.read_json_by_line or not opts.strip_outer_array:
             if not opts.read_json_by_line and body.lstrip().startswith(b"["):
                 raise AnalysisError("JSON data is an array, strip_outer_array must be set true")
             rows = [json.loads(line) for line in body.splitlines() if line.strip()]
@@ -318,6 +323,8 @@ def _json_fields(body: bytes, opts: StreamLoadOptions, names: list[str],
     except json.JSONDecodeError as e:
         raise DataQualityError(f"[DATA_QUALITY_ERROR]Parse json data failed: {e}") from None
     rows = [r if isinstance(r, dict) else {} for r in rows]
+    if opts.jsonpaths:
+        rows = apply_paths(rows, opts.jsonpaths, names)
     columns = {}
     for n in names:
         key = next((k for k in (rows[0] if rows else {}) if k.lower() == n.lower()), n)
