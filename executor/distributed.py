@@ -31,6 +31,7 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 
+from executor.expressions.casts import cast_value
 from executor.operators.filter import run_filter
 from executor.operators.join import INSTANCE_TAG, run_join
 from executor.operators.project import run_project
@@ -95,10 +96,13 @@ def instances(node: object, env, split: bool = True) -> list[pa.Table] | None:
     return None
 
 
-def _hash_split(table: pa.Table, keys: list[str], types: list, n: int) -> list[pa.Table]:
+def _hash_split(table: pa.Table, keys: list[str], types: list, n: int,
+                hashed: pa.Table | None = None) -> list[pa.Table]:
+    """`table`'s rows by the bucket of their keys (read from `hashed`, the keys cast to the
+    other side's types, when given: the rows themselves keep their types)."""
     if table.num_rows == 0:
         return [table] * n
-    cols = [table.column(k).combine_chunks() for k in keys]
+    cols = [(hashed if hashed is not None else table).column(k).combine_chunks() for k in keys]
     target = np.asarray(bucket_ids(cols, types, n))
     order = np.argsort(target, kind="stable")
     counts = np.bincount(target, minlength=n)
@@ -140,7 +144,8 @@ def join_instances(node: L.Join, env, split: bool = True) -> list[pa.Table]:
         types = _key_types(left_parts[0], left_keys)
         keys = node.bucket_right_keys
         start = time.perf_counter()
-        right_parts = _hash_split(_cast_keys(right, keys, types), keys, types, len(left_parts))
+        right_parts = _hash_split(right, keys, types, len(left_parts),
+                                  _cast_keys(right.select(list(dict.fromkeys(keys))), keys, types))
         env.record(node, right.num_rows, time.perf_counter() - start, part=L.BUILD_EXCHANGE)
         return _join_pairs(left_parts, right_parts, node, env)
     if kind == "BROADCAST":
@@ -160,7 +165,9 @@ def join_instances(node: L.Join, env, split: bool = True) -> list[pa.Table]:
     start = time.perf_counter()
     left_split = _hash_split(left, node.left_keys, types, n)
     split_at = time.perf_counter()
-    right_split = _hash_split(_cast_keys(right, node.right_keys, types), node.right_keys, types, n)
+    right_split = _hash_split(right, node.right_keys, types, n,
+                              _cast_keys(right.select(list(dict.fromkeys(node.right_keys))), node.right_keys,
+                                         types))
     env.record(node, left.num_rows, split_at - start, part=L.PROBE_EXCHANGE)
     env.record(node, right.num_rows, time.perf_counter() - split_at, part=L.BUILD_EXCHANGE)
     return _join_pairs(left_split, right_split, node, env)
@@ -191,12 +198,16 @@ def _join_tagged(left_parts: list[pa.Table], right: pa.Table, node: L.Join, env)
 
 
 def _cast_keys(table: pa.Table, keys: list[str], types: list) -> pa.Table:
-    """Right-side keys cast to the left's types, so equal values hash to the same bucket."""
+    """Right-side keys cast to the left's types, so equal values hash to the same bucket (text
+    that is no number of an integer key is NULL: it matches nothing); for hashing only."""
     for k, t in zip(keys, types):
         want = t.arrow()
         if table.schema.field(k).type != want:
             i = table.schema.get_field_index(k)
-            table = table.set_column(i, k, table.column(k).cast(want, safe=False))
+            col = table.column(k)
+            cast = pa.chunked_array([cast_value(c, want) for c in col.chunks], want) \
+                if pa.types.is_string(col.type) else col.cast(want, safe=False)
+            table = table.set_column(i, k, cast)
     return table
 
 

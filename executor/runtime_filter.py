@@ -114,6 +114,8 @@ def apply_runtime_filters(join: L.Join, right: pa.Table) -> object:
         if column_type.is_float:
             continue
         values = right.column(rk)
+        if pa.types.is_string(values.type) != pa.types.is_string(column_type.arrow()):
+            continue  # text against numbers compares as numbers ('05' = 5): no IN of texts
         if values.type != column_type.arrow():
             try:
                 values = values.cast(column_type.arrow())

@@ -90,7 +90,10 @@ def _discrete(bound: tuple[object, bool], step: int) -> tuple[object, bool]:
     if isinstance(value, int) and not isinstance(value, bool):
         return value + step, True
     if isinstance(value, date) and not isinstance(value, datetime):
-        return value + timedelta(days=step), True
+        try:
+            return value + timedelta(days=step), True
+        except OverflowError:  # past 9999-12-31 or before 0001-01-01: nothing, kept exclusive
+            return bound
     return bound
 
 

@@ -21,28 +21,72 @@ import pyarrow.acero as acero
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from executor.expressions.casts import cast_value
 from executor.operators.filter import run_filter
 from executor.operators.join_size import check_join_output
 from executor.operators.lookup_join import lookup_join
 
 
 def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]):
-    """Cast join keys to a common type (Acero needs equal key types)."""
+    """Cast join keys to a common type (Acero needs equal key types), in place: for the
+    joins whose output is only one side's rows of ids (the callers below that keep the
+    original columns). `_coerced_keys` keeps the columns and joins on cast copies."""
     for lk, rk in zip(lkeys, rkeys):
         lt, rt = left.schema.field(lk).type, right.schema.field(rk).type
         if lt == rt:
             continue
         common = common_type(lt, rt)
         if lt != common:
-            left = left.set_column(left.schema.get_field_index(lk), lk, left.column(lk).cast(common))
+            left = left.set_column(left.schema.get_field_index(lk), lk,
+                                   _cast_key(left.column(lk), common))
         if rt != common:
-            right = right.set_column(right.schema.get_field_index(rk), rk, right.column(rk).cast(common))
+            right = right.set_column(right.schema.get_field_index(rk), rk,
+                                     _cast_key(right.column(rk), common))
     return left, right
+
+
+def _coerced_keys(left: pa.Table, right: pa.Table, node):
+    """(left, right, node, added column names): keys of different types joined on copies
+    cast to their common type, so that the output keeps each side's columns as they were (a
+    DATE key joined to a DATETIME stays a DATE, an INT joined to a VARCHAR an INT)."""
+    lkeys, rkeys, added = list(node.left_keys), list(node.right_keys), []
+    for i, (lk, rk) in enumerate(zip(node.left_keys, node.right_keys)):
+        lt, rt = left.schema.field(lk).type, right.schema.field(rk).type
+        if lt == rt:
+            continue
+        common = common_type(lt, rt)
+        if lt != common:
+            lkeys[i] = f"__jkcl{i}"
+            left = left.append_column(lkeys[i], _cast_key(left.column(lk), common))
+            added.append(lkeys[i])
+        if rt != common:
+            rkeys[i] = f"__jkcr{i}"
+            right = right.append_column(rkeys[i], _cast_key(right.column(rk), common))
+            added.append(rkeys[i])
+    if not added:
+        return left, right, node, added
+    output = None if node.output is None else list(node.output) + added
+    return left, right, replace(node, left_keys=lkeys, right_keys=rkeys, output=output), added
+
+
+def _cast_key(column: pa.ChunkedArray, common: pa.DataType) -> pa.ChunkedArray:
+    """A key as the common type; text that is not a number is NULL (joins nothing), as the
+    comparison `s = 5` evaluates it."""
+    if (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)) \
+            and not pa.types.is_string(common):
+        return pa.chunked_array([cast_value(c, common) for c in column.chunks], common)
+    return column.cast(common)
 
 
 def common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
     if pa.types.is_integer(a) and pa.types.is_integer(b):
         return pa.int64()
+    text = (pa.types.is_string(a) or pa.types.is_large_string(a),
+            pa.types.is_string(b) or pa.types.is_large_string(b))
+    numbers = (pa.types.is_integer(a) or pa.types.is_floating(a) or pa.types.is_decimal(a),
+               pa.types.is_integer(b) or pa.types.is_floating(b) or pa.types.is_decimal(b))
+    if (text[0] and numbers[1]) or (text[1] and numbers[0]):
+        return pa.float64()  # text against a number compares as numbers (DOUBLE), as `s = 5`
     if pa.types.is_decimal(a) or pa.types.is_decimal(b):
         if pa.types.is_floating(a) or pa.types.is_floating(b):
             return pa.float64()
@@ -58,8 +102,16 @@ INSTANCE_TAG = "__instance"  # executor/distributed.py tags rows with their inst
 
 
 def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0) -> pa.Table:
+    added: list[str] = []
     if node.kind != "cross":
-        left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
+        left, right, node, added = _coerced_keys(left, right, node)
+    out = _run_join(left, right, node, eval_ctx, mem_limit)
+    if added:
+        out = out.drop_columns([c for c in added if c in out.column_names])
+    return out
+
+
+def _run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int) -> pa.Table:
     if getattr(node, "null_safe", False):
         return _null_safe_join(left, right, node, eval_ctx, mem_limit)
     needed = None if node.output is None else set(node.output) | {INSTANCE_TAG}
