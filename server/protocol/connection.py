@@ -49,19 +49,55 @@ STMT_HAS_NO_OPEN_CURSOR = 1421
 VARCHAR = DataType("VARCHAR", length=65533)
 
 
+class _LoginStream:
+    """The connection's stream while it authenticates: the login's OK packet is written only
+    once the session has started, its error in its place otherwise (DorisConnection)."""
+
+    def __init__(self, stream, accepted: bytes, connection: "DorisConnection"):
+        self._stream, self._accepted, self._connection = stream, accepted, connection
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+    async def write(self, data: bytes, *args, **kwargs) -> None:
+        conn = self._connection
+        if data == self._accepted and conn._init_error is None:
+            try:
+                await conn.session.init(conn)
+            except MysqlError as e:
+                conn._init_error = e
+                data = conn.error_packet(_LoginError(e))
+        await self._stream.write(data, *args, **kwargs)
+
+
+class _LoginError:
+    """A login's MysqlError for `error_packet`: 1049 and 1044 with MySQL's SQLSTATE 42000."""
+
+    def __init__(self, e: MysqlError):
+        self.code, self.msg = int(e.code), e.msg
+        self.sqlstate = "42000" if self.code in (1049, 1044) else "HY000"
+
+    def client_message(self) -> str:
+        return self.msg
+
+
 class DorisConnection(Connection):
     async def _start(self) -> None:
-        """As mysql-mimic's, but a failed handshake reports its own error number (e.g. 1049
-        for an unknown database in the handshake) instead of 1043."""
+        """As mysql-mimic's, but the session starts before the handshake's OK: a database the
+        handshake names that does not exist (or may not be used) is answered with its error
+        (1049 "Unknown database", SQLSTATE 42000) in place of the OK, as Doris's
+        MysqlProto.negotiate does, and the session is closed (it held a connection slot)."""
         context.connection_id.set(self.connection_id)
+        self._init_error: MysqlError | None = None
         try:
             await self.connection_phase()
-            if getattr(self.session, "access", None) is None:
-                return  # authentication failed (1045 sent, server/auth.py): close
-            await self.session.init(self)
         except MysqlError as e:
             await self.stream.write(self.error(msg=e.msg, code=e.code))
+            await self.session.close()
             return
+        if getattr(self.session, "access", None) is None or self._init_error is not None:
+            await self.session.close()
+            return  # authentication failed (1045 sent, server/auth.py), or the session's error
         reader = self.stream.reader
         if isinstance(reader, CommandReader):
             reader.answer = self.answer_at_once
@@ -77,6 +113,16 @@ class DorisConnection(Connection):
             if isinstance(reader, CommandReader):
                 reader.answer = None
             await self.session.close()
+
+    async def authenticate(self, *args, **kwargs) -> None:
+        """mysql-mimic's, with the session started where it writes the login's OK: the OK goes
+        out only when the session starts (`_start`)."""
+        stream = self.stream
+        self.stream = _LoginStream(stream, self.ok(), self)
+        try:
+            await super().authenticate(*args, **kwargs)
+        finally:
+            self.stream = stream
 
     # OK / EOF packets as mysql-mimic builds them, kept per (capabilities, status, fields):
     # its Flag arithmetic (`in`, `|` on enum.Flag) cost more than a key lookup's storage read
