@@ -50,8 +50,9 @@ class TokenCursor:
         want = [w.upper() for phrase in words for w in phrase.split()]
         j, k = self.i + ahead, 0
         while k < len(want):
-            if j >= len(self.tokens) or self.tokens[j].token_type in _PUNCT:
-                return None
+            if j >= len(self.tokens) or self.tokens[j].token_type in _PUNCT \
+                    or self.tokens[j].token_type == TokenType.IDENTIFIER:
+                return None  # a `quoted` identifier is never a keyword (`index` column)
             got = self.tokens[j].text.upper().split()
             if want[k:k + len(got)] != got:
                 return None

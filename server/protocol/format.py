@@ -101,8 +101,10 @@ def _column_definition(name: str, dtype: DataType, nullable: bool, schema: str, 
     decimals = 0
     charset = CharacterSet.utf8mb4
     if dtype.is_numeric or dtype.kind in ("BOOLEAN", "DATE", "DATETIME"):
-        charset = CharacterSet.binary
+        # LARGEINT goes as text in utf8 (Doris's Type.getMysqlResultSetFieldCharsetIndex:
+        # MySQL has no such integer): with the binary charset drivers returned bytes
         if kind != "LARGEINT":
+            charset = CharacterSet.binary
             flags |= ColumnDefinition.BINARY_FLAG
         if dtype.is_numeric:
             flags |= ColumnDefinition.NUM_FLAG
