@@ -176,11 +176,9 @@ def _bind_select_body(select: exp.Select, ctx: BindContext,
         for j in after_aggregate:
             plan = j.join(plan)
     else:
-        if having is not None:
-            raise AnalysisError("HAVING clause requires GROUP BY or an aggregate function")
         scope_out = scope
+        having_bound = _plain_having(having, items, scope) if having is not None else None
         items = [(name, scope.bind(e), t) for name, e, t in items]
-        having_bound = None
         order_bound = None
     if having_bound is not None:
         plan = L.Filter(plan, having_bound)
@@ -192,6 +190,19 @@ def _bind_select_body(select: exp.Select, ctx: BindContext,
             rest = iter(rewritten[len(items):])
             order_bound = [next(rest) if o is not None else None for o in order_bound]
     return _finish(select, plan, items, order_bound, scope_out, ctx)
+
+
+def _plain_having(having: exp.Having, items: list, scope: Scope) -> exp.Expression:
+    """HAVING without GROUP BY or aggregates: a filter on the rows (Nereids' HavingToFilter;
+    MySQL's, which JDBC's getTables sends), a select-list alias standing for its expression
+    (ahead of a column of the same name, as MySQL prefers)."""
+    aliases = {name.lower(): e for name, e, _ in items}
+
+    def alias(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name.lower() in aliases:
+            return aliases[node.name.lower()].copy()
+        return node
+    return scope.bind(having.this.copy().transform(alias))
 
 
 # -- FROM -------------------------------------------------------------------------------------

@@ -139,8 +139,8 @@ def eval_week(node: exp.Week, frame: Frame) -> Value:
     mode = 0
     if mode_node is not None:
         value = frame.eval(mode_node)
-        if not isinstance(value, pa.Scalar) or value.as_py() not in (0, 1, 2, 3):
-            raise UnsupportedExpression("WEEK", "mode must be a constant 0..3")
+        if not isinstance(value, pa.Scalar) or value.as_py() not in range(8):
+            raise UnsupportedExpression("WEEK", "mode must be a constant 0..7")
         mode = value.as_py()
     return _parts_fn(lambda p: temporal.week_number(p, mode)[0], pa.int8())(
         frame.eval(node.this), frame)
@@ -470,8 +470,8 @@ def fn_yearweek(node: exp.Anonymous, frame: Frame) -> Value:
     """YEARWEEK(d[, mode]): year * 100 + week, the week always 1..53 (MySQL: mode | 2)."""
     args = [frame.eval(e) for e in node.expressions]
     mode = args[1].as_py() if len(args) > 1 and isinstance(args[1], pa.Scalar) else 0
-    if len(args) not in (1, 2) or mode not in (0, 1, 2, 3):
-        raise UnsupportedExpression("YEARWEEK", "takes a date and a constant mode 0..3")
+    if len(args) not in (1, 2) or mode not in range(8):
+        raise UnsupportedExpression("YEARWEEK", "takes a date and a constant mode 0..7")
 
     def value(p: Parts) -> np.ndarray:
         week, year = temporal.week_number(p, mode | 2)

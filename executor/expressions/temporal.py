@@ -370,38 +370,46 @@ def _format_spec(letter: str, p: Parts) -> pa.Array:
     raise ExpressionError(f"Unsupported date format specifier %{letter}")
 
 
-def week_number(p: Parts, mode: int) -> tuple[np.ndarray, np.ndarray]:
-    """MySQL WEEK(date, mode) for modes 0-3, with the year the week belongs to.
+# MySQL's WEEK modes: (weeks start on Sunday, week 1 is the first with 4+ days of the year
+# (else the first holding the week's first day), numbered 1-53 (else 0-53))
+_WEEK_MODES = {0: (True, False, False), 1: (False, True, False), 2: (True, False, True),
+               3: (False, True, True), 4: (True, True, False), 5: (False, False, False),
+               6: (True, True, True), 7: (False, False, True)}
 
-    Modes 0/2: weeks start on Sunday, week 1 holds the first Sunday. Modes 1/3: weeks start on
-    Monday, week 1 is the first with 4+ days in the year. Modes 0/1 number the days before week
-    1 as week 0; modes 2/3 give them the previous year's last week (3 is ISO 8601).
+
+def week_number(p: Parts, mode: int) -> tuple[np.ndarray, np.ndarray]:
+    """MySQL WEEK(date, mode) for modes 0-7, with the year the week belongs to.
+
+    Modes 0/2/4/6 start weeks on Sunday, 1/3/5/7 on Monday; in 1/3/4/6 week 1 is the first
+    with 4+ days in the year, in the others the first holding the week's first day. Modes
+    0/1/4/5 number the days before week 1 as week 0; the others give them the previous
+    year's last week, and with the 4-day rule (3, ISO 8601, and 6) late-December days may be
+    week 1 of the next year.
     """
-    sunday_first = mode in (0, 2)
+    sunday_first, four_days, from_one = _WEEK_MODES[mode]
     year = p.year
-    week, base = _week_in_year(p.days, year, sunday_first)
-    if mode in (0, 1):
+    week, base = _week_in_year(p.days, year, sunday_first, four_days)
+    if not from_one:
         return week, year
-    prev_week, _ = _week_in_year(p.days, year - 1, sunday_first)
+    prev_week, _ = _week_in_year(p.days, year - 1, sunday_first, four_days)
     out_week = np.where(week == 0, prev_week, week)
     out_year = np.where(week == 0, year - 1, year)
-    if mode == 3:
-        # ISO: late-December days may belong to week 1 of the next year.
-        next_week, next_base = _week_in_year(p.days, year + 1, sunday_first)
+    if four_days:
+        next_week, next_base = _week_in_year(p.days, year + 1, sunday_first, four_days)
         roll = p.days >= next_base
         out_week = np.where(roll, 1, out_week)
         out_year = np.where(roll, year + 1, out_year)
     return out_week, out_year
 
 
-def _week_in_year(days: np.ndarray, year: np.ndarray,
-                  sunday_first: bool) -> tuple[np.ndarray, np.ndarray]:
+def _week_in_year(days: np.ndarray, year: np.ndarray, sunday_first: bool,
+                  four_days: bool) -> tuple[np.ndarray, np.ndarray]:
     jan1 = month_start_days(year, np.ones_like(year))
-    weekday = (jan1 + 3) % 7  # Monday = 0
-    if sunday_first:
-        first = jan1 + (6 - weekday) % 7            # first Sunday of the year
-    else:
+    weekday = (jan1 + (4 if sunday_first else 3)) % 7  # days since the week's first day
+    if four_days:
         first = np.where(weekday <= 3, jan1 - weekday, jan1 + 7 - weekday)
+    else:
+        first = jan1 + (7 - weekday) % 7  # the year's first Sunday / Monday
     week = np.floor_divide(days - first, 7) + 1
     return np.maximum(week, 0), first
 

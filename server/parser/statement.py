@@ -71,6 +71,7 @@ def parse_statement(text: str, tokens: list) -> object:
             cur.i = 0  # a form this parser leaves alone (ALTER TABLE ADD COLUMN, ...)
     text, tokens, label = _insert_label(text, cur.tokens)
     text = partition_names.rewrite(text, tokens)
+    text = _quoted_charset_column(text, tokens)
     stmt = resolve_catalogs(parse_sqlglot(_join_hints_as_comments(text, tokenize(text))))
     if label is not None:
         stmt.meta["label"] = label  # server/handlers/insert.py gives it to the load
@@ -90,6 +91,23 @@ def _insert_label(text: str, tokens: list) -> tuple[str, list, str | None]:
                 + text[tokens[j + 2].end + 1:]
             return rest, tokenize(rest), label
     return text, tokens, None
+
+
+def _quoted_charset_column(text: str, tokens: list) -> str:
+    """`SHOW COLLATION | CHARSET WHERE Charset = ...`: sqlglot reads the column name Charset
+    as the CHARSET keyword and cannot parse the WHERE; quoted, it is the column."""
+    words = [t.text.upper() for t in tokens[:3]]
+    if words[:1] != ["SHOW"] or not ({"COLLATION", "CHARSET", "CHARACTER"} & set(words[1:3])):
+        return text
+    after_where = False
+    out, pos = [], 0
+    for t in tokens:
+        if t.text.upper() == "WHERE":
+            after_where = True
+        elif after_where and t.text.upper() == "CHARSET" and t.token_type != TokenType.IDENTIFIER:
+            out.append(text[pos:t.start] + "`Charset`")
+            pos = t.end + 1
+    return "".join(out) + text[pos:] if out else text
 
 
 def parse_sqlglot(text: str) -> object:
