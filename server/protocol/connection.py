@@ -19,6 +19,7 @@ import contextlib
 from functools import lru_cache
 import logging
 import struct
+import time
 
 from mysql_mimic import context, packets
 from mysql_mimic.constants import KillKind
@@ -43,6 +44,8 @@ from server.results import OkResult, RowsResult
 ROWS_PER_WRITE = 8192
 _AT_ONCE_BYTES = 16 << 10  # a command packet answered in the data callback is no larger
 _COM_QUERY, _COM_STMT_EXECUTE, _COM_STMT_RESET = 0x03, 0x17, 0x1A
+_COM_STATISTICS, _COM_SET_OPTION = 0x09, 0x1B
+_STARTED = time.time()
 _NOT_SHORT = object()  # stashed: the short circuit declined the command
 log = logging.getLogger(__name__)
 STMT_HAS_NO_OPEN_CURSOR = 1421
@@ -373,6 +376,14 @@ class DorisConnection(Connection):
                 done = self._execute_at_once(body)
             elif command == _COM_QUERY:
                 done = self._query_at_once(body)
+            elif command == _COM_SET_OPTION:  # multi-statements on/off (JDBC's batches):
+                # statements may always be several here; MySQL answers EOF
+                self.stream.write_many([self.ok(eof=True) if self.deprecate_eof()
+                                        else self.eof()])
+                done = True
+            elif command == _COM_STATISTICS:  # `mysqladmin status`, the client's \s
+                self.stream.write_many([self._statistics()])
+                done = True
             else:
                 done = False
         except Exception:  # noqa: BLE001 - the task handles the packet and reports the error
@@ -384,6 +395,13 @@ class DorisConnection(Connection):
             keep_polling()  # the client's next command is likely a moment away
         stream.reset_seq()
         return done
+
+    def _statistics(self) -> bytes:
+        sessions = getattr(self.session.services, "sessions", None) or {}
+        uptime = int(time.time() - _STARTED)
+        return (f"Uptime: {uptime}  Threads: {len(sessions)}  Questions: 0  Slow queries: 0  "
+                f"Opens: 0  Flush tables: 0  Open tables: 0  Queries per second avg: 0.000"
+                ).encode()
 
     def _reset_at_once(self, body: bytes) -> bool:
         stmt = self.prepared_stmts.get(struct.unpack_from("<I", body)[0])

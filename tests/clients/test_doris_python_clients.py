@@ -92,6 +92,14 @@ def test_mysqlclient(server, shop):
     assert err.value.args[0] == 1054
     cur.execute("SELECT count(*) FROM orders")
     assert cur.fetchone() == (3,)
+    # COM_STATISTICS (mysqladmin status) and COM_SET_OPTION (multi-statements, JDBC batches)
+    assert conn.stat().startswith("Uptime: ")
+    conn.set_server_option(0)  # MYSQL_OPTION_MULTI_STATEMENTS_ON
+    cur.execute("SELECT 1")
+    assert cur.fetchone() == (1,)
+    # LARGEINT comes as text (utf8), not bytes
+    cur.execute("SELECT CAST(12345678901234567890123 AS LARGEINT)")
+    assert cur.fetchone() == ("12345678901234567890123",)
     conn.close()
 
 
