@@ -137,6 +137,13 @@ _COLUMNS = {
                                       "DEFAULT_VALUE:v1024", "CHANGED:v4"),
     "SESSION_VARIABLES": typed_columns("VARIABLE_NAME", "VARIABLE_VALUE:v1024",
                                        "DEFAULT_VALUE:v1024", "CHANGED:v4"),
+    # MySQL's SHOW PROFILE rows (Doris's SchemaProfilingScanner): always empty, read by Navicat
+    "PROFILING": typed_columns("QUERY_ID:i", "SEQ:i", "STATE:v30", "DURATION:v9",
+                               "CPU_USER:v9", "CPU_SYSTEM:v9", "CONTEXT_VOLUNTARY:i",
+                               "CONTEXT_INVOLUNTARY:i", "BLOCK_OPS_IN:i", "BLOCK_OPS_OUT:i",
+                               "MESSAGES_SENT:i", "MESSAGES_RECEIVED:i", "PAGE_FAULTS_MAJOR:i",
+                               "PAGE_FAULTS_MINOR:i", "SWAPS:i", "SOURCE_FUNCTION:v30",
+                               "SOURCE_FILE:v20", "SOURCE_LINE:i"),
     # HISTOGRAM is jsonb in Doris; reported as text here (the histograms are JSON text)
     "COLUMN_STATISTICS": typed_columns("SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM:s"),
 }

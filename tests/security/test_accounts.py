@@ -80,7 +80,7 @@ def test_a_new_user_reads_the_system_databases_only(server):
     conn = _login(server, u, "pw", db="mysql")
     assert _q(conn, "SHOW DATABASES") == [("information_schema",), ("mysql",)]
     assert _q(conn, "SELECT DATABASE()") == [("mysql",)]
-    assert _q(conn, "SHOW TABLES") == [("procs_priv",)]
+    assert _q(conn, "SHOW TABLES") == [("procs_priv",), ("user",)]
     assert _q(conn, "SELECT COUNT(*) FROM mysql.procs_priv") == [(0,)]
     assert _q(conn, "SELECT SCHEMA_NAME FROM information_schema.schemata") == \
         [("information_schema",), ("mysql",)]
