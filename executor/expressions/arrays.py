@@ -92,7 +92,26 @@ def _array_with_constant(n_arr: pa.Array, value: pa.Array) -> pa.Array:
     return build(offsets, flat, nonnull(n_arr))
 
 
+_RANGE_MAX_ELEMENTS = 10_000_000  # a statement's ranges together (a runaway step would OOM)
+
+
 def array_range(*args: pa.Array) -> pa.Array:
+    """array_range / sequence: [start, end) by step (1 by default); of DATE / DATETIME values
+    by one day (Doris's ArrayRangeDayUnit), the result of their type."""
+    temporal = pa.types.is_date32(args[0].type) or pa.types.is_timestamp(args[0].type)
+    if temporal and len(args) >= 2:
+        kind = args[0].type
+        if pa.types.is_date32(kind):
+            day, as_int = 1, lambda a: a.cast(pa.int32()).cast(pa.int64())
+        else:
+            day, as_int = 86_400_000_000, lambda a: a.cast(pa.timestamp("us")).cast(pa.int64())
+        out = array_range(as_int(args[0]), as_int(args[1].cast(kind)),
+                          pa.array(np.full(len(args[0]), day, dtype=np.int64)))
+        offsets, values, valid = parts(out)
+        values = values.cast(pa.int64())
+        typed = values.cast(pa.int32()).cast(kind) if pa.types.is_date32(kind) else \
+            values.cast(pa.timestamp("us")).cast(kind)
+        return build(offsets, typed, valid)
     nums = [np.asarray(pc.fill_null(a.cast(pa.int64()), 0).to_numpy(zero_copy_only=False))
             for a in args]
     valid = np.logical_and.reduce([nonnull(a) for a in args])
@@ -104,6 +123,8 @@ def array_range(*args: pa.Array) -> pa.Array:
     valid &= step > 0
     safe = np.where(step > 0, step, 1)
     counts = np.where(valid, np.maximum(0, -((start - end) // safe)), 0)
+    if int(counts.sum()) > _RANGE_MAX_ELEMENTS:
+        raise ExpressionError(f"array_range: more than {_RANGE_MAX_ELEMENTS} elements")
     offsets = np.concatenate([[0], np.cumsum(counts)])
     rows = parent_rows(offsets)
     flat = start[rows] + positions(offsets) * safe[rows]

@@ -7,7 +7,10 @@ counted from 0001-01-01 00:00:00 (a Monday, so weeks start on Mondays).
                                      (second, minute, hour, day, week, month, quarter, year)
 
 Second to week periods are whole microseconds and round by integer arithmetic; month, quarter
-and year periods count months. Vectorised with numpy over the split day/time columns; a DATE
+and year periods count months: from 0001-01 for date_floor / date_ceil (which Doris rewrites
+to <unit>_floor(t, n, '0001-01-01 00:00:00')), from year 0 for <unit>_floor(t, n) without an
+origin, as Doris's documented results show (date_floor(t, INTERVAL 5 YEAR) is 2021-01-01,
+year_floor(t, 5) 2020-01-01, for t = '2023-07-13 22:28:18'). Vectorised with numpy over the split day/time columns; a DATE
 stays a DATE, a DATETIME a DATETIME.
 """
 
@@ -33,7 +36,8 @@ _MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 _EPOCH_0001 = 719162  # days from 0001-01-01 to 1970-01-01
 
 
-def _round(values: pa.Array, periods: pa.Array, unit: str, ceil: bool) -> pa.Array:
+def _round(values: pa.Array, periods: pa.Array, unit: str, ceil: bool,
+           origin_year: int) -> pa.Array:
     p = temporal.split(values)
     n = to_numpy(periods, 1)
     valid = p.valid & valid_mask(periods) & (n > 0)
@@ -47,18 +51,19 @@ def _round(values: pa.Array, periods: pa.Array, unit: str, ceil: bool) -> pa.Arr
         days = start // US_PER_DAY - _EPOCH_0001
         return temporal.from_days_micros(days, start % US_PER_DAY, valid, as_date)
     step = n * _MONTHS[unit]
-    months = (p.year - 1) * 12 + (p.month - 1)
+    months = (p.year - origin_year) * 12 + (p.month - 1)
     rest = months % step
     exact = (rest == 0) & (p.day == 1) & (p.micros == 0)
     start = months - rest + np.where(ceil & ~exact, step, 0)
-    days = temporal.month_start_days(start // 12 + 1, start % 12 + 1)
+    days = temporal.month_start_days(start // 12 + origin_year, start % 12 + 1)
     return temporal.from_days_micros(days, np.zeros_like(days), valid, as_date)
 
 
-def _apply(value: Value, periods: Value, unit: str, ceil: bool, frame: Frame) -> Value:
+def _apply(value: Value, periods: Value, unit: str, ceil: bool, frame: Frame,
+           origin_year: int = 1) -> Value:
     if unit not in _FIXED and unit not in _MONTHS:
         raise ExpressionError(f"date_{'ceil' if ceil else 'floor'}: unsupported time unit {unit}")
-    return on_arrays(lambda v, k: _round(v, k, unit, ceil), to_temporal(value),
+    return on_arrays(lambda v, k: _round(v, k, unit, ceil, origin_year), to_temporal(value),
                      cast_value(periods, pa.int64()), n=frame.n)
 
 
@@ -82,7 +87,7 @@ def _by_name(unit: str, ceil: bool) -> Callable[[exp.Anonymous, Frame], Value]:
             raise ExpressionError(f"{unit.lower()}_{'ceil' if ceil else 'floor'} takes a date "
                                   "and an optional period")
         periods = frame.eval(args[1]) if len(args) == 2 else pa.scalar(1, pa.int64())
-        return _apply(frame.eval(args[0]), periods, unit, ceil, frame)
+        return _apply(frame.eval(args[0]), periods, unit, ceil, frame, origin_year=0)
     return handler
 
 

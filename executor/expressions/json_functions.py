@@ -31,7 +31,8 @@ from executor.expressions.vectors import map_distinct, map_distinct_params
 from storage.types import as_json, is_json_type
 
 _MISSING = object()
-_STEP = re.compile(r'\.(?:"((?:[^"\\]|\\.)*)"|([^.\[\]]+))|\[(\d+|\*|-0|last(?:-\d+)?)\]')
+_STEP = re.compile(r'\.(?:"((?:[^"\\]|\\.)*)"|([^.\[\]]+))|\.?\[(\d+|\*|-0|last(?:-\d+)?)\]')
+# (`$.[1]`, Doris's spelling of the root array's element, as `$[1]`)
 
 
 def _parse_path(path: str) -> list | None:
@@ -162,8 +163,9 @@ def _extract_text(node: exp.Expression, frame: Frame, args: list) -> Value:
         def one(text: str) -> str | None:
             loaded = _load(text)
             found = [_at(loaded, s) if s is not None else _MISSING for s in all_steps]
-            found = [v for v in found if v is not _MISSING]
-            return dumps(found) if found else None
+            if all(v is _MISSING for v in found):
+                return None
+            return dumps([None if v is _MISSING else v for v in found])  # [null,"doris"]
         return map_distinct(docs, one, pa.string())
     return map_distinct_params(kernel, doc, paths, pa.string(), frame.n)
 

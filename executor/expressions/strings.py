@@ -28,6 +28,7 @@ from sqlglot import exp
 from executor.expressions.casts import cast_value
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
+from executor.expressions.re2_compat import compile_re2
 from executor.expressions.vectors import (all_scalar, map_distinct, map_distinct_params, null_of, to_array,
                                           to_numpy, valid_mask)
 
@@ -378,7 +379,11 @@ def eval_regexp_extract(node: exp.RegexpExtract, frame: Frame) -> Value:
         raise ExpressionError("REGEXP_EXTRACT takes a constant pattern and group index")
     if not pattern.is_valid or not group.is_valid:
         return pa.scalar(None, STRING)
-    compiled, index = re.compile(pattern.as_py()), int(group.as_py())
+    try:
+        compiled = compile_re2(pattern.as_py())
+    except re.error as e:
+        raise ExpressionError(f"Invalid regular expression '{pattern.as_py()}': {e}") from e
+    index = int(group.as_py())
 
     def extract(value: str) -> str | None:
         m = compiled.search(value)

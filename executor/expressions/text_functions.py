@@ -32,6 +32,7 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
 from executor.expressions.hash_kernels import string_layout
 from executor.expressions.json_functions import call_args
+from executor.expressions.re2_compat import compile_re2
 from executor.expressions.vectors import map_distinct, map_distinct_params, null_of, to_array
 
 STRING = pa.string()
@@ -80,7 +81,7 @@ def eval_regexp_extract_all(node: exp.Expression, frame: Frame) -> Value:
         if pat is None:
             return _nulls(values, STRING)
         try:
-            compiled = re.compile(pat)
+            compiled = compile_re2(pat)
         except re.error as e:
             raise ExpressionError(f"Invalid regular expression '{pat}': {e}") from e
         return map_distinct(values, _extract_all(compiled), STRING)

@@ -16,6 +16,8 @@
 - FIRST_VALUE(x, ignore_null) / LAST_VALUE(x, ignore_null): Doris's second argument (a boolean
   constant; sqlglot takes one argument only) is kept in the node's `meta["ignore_nulls"]`
   (planner/window.py).
+- CURRENT_DATE without parentheses (DorisParser.g4's currentDate; sqlglot's Doris dialect
+  dropped it from MySQL's no-parenthesis functions, so it was read as a column).
 - An array literal is written back as it was written: `[1, 2]` or `array(1, 2)` (sqlglot's
   MySQL-based generator wrote `ARRAY(1, 2)` and logged "Arrays are not supported by MySQL"
   for every result column named after one).
@@ -86,6 +88,9 @@ def install() -> None:
                                   exp.DataType.Type.INT128: "LARGEINT"}
         generator.TRANSFORMS = {**generator.TRANSFORMS, exp.Array: _array_sql}
     parser = Doris.Parser
+    if TokenType.CURRENT_DATE not in parser.NO_PAREN_FUNCTIONS:
+        parser.NO_PAREN_FUNCTIONS = {**parser.NO_PAREN_FUNCTIONS,
+                                     TokenType.CURRENT_DATE: exp.CurrentDate}
     if parser.FUNCTION_PARSERS.get("GROUP_CONCAT") is not _parse_group_concat:
         parser.FUNCTION_PARSERS = {**parser.FUNCTION_PARSERS, "GROUP_CONCAT": _parse_group_concat,
                                    "FIRST_VALUE": _value_with_nulls(exp.FirstValue, "first_value"),
