@@ -6,6 +6,9 @@ view in written order, before WHERE (which may read their columns).
     explode_split(str, sep)         one row per piece of `str` split at `sep`
     explode_numbers(n)              one row per integer 0 .. n-1
     posexplode(arr)                 two columns: the 0-based position and the element
+    explode_json_array_int|double|string|json(text)
+                                    one row per element of a JSON array text, as BIGINT,
+                                    DOUBLE, VARCHAR or JSON text (not an array: no rows)
     <any of them>_outer             a row whose function yields nothing is kept once, with NULL
 
 Errors follow Doris's analyzer: an unknown table function, a column count that does not match
@@ -20,8 +23,12 @@ from catalog.errors import AnalysisError
 from planner import logical as L
 from planner.scope import Scope, ScopeColumn
 
-FUNCTIONS = {"explode": 1, "explode_split": 1, "explode_numbers": 1, "posexplode": 2}
-_ARITY = {"explode": 1, "explode_split": 2, "explode_numbers": 1, "posexplode": 1}
+JSON_ARRAY_FUNCTIONS = ("explode_json_array_int", "explode_json_array_double",
+                        "explode_json_array_string", "explode_json_array_json")
+FUNCTIONS = {"explode": 1, "explode_split": 1, "explode_numbers": 1, "posexplode": 2,
+             **{f: 1 for f in JSON_ARRAY_FUNCTIONS}}
+_ARITY = {"explode": 1, "explode_split": 2, "explode_numbers": 1, "posexplode": 1,
+          **{f: 1 for f in JSON_ARRAY_FUNCTIONS}}
 
 
 def function_name(call: exp.Expression) -> str:

@@ -44,6 +44,10 @@ def _parenthesise(node: exp.Expression) -> exp.Expression:
         return _parenthesise(node.this)
     if isinstance(node, exp.Median):  # sqlglot writes PERCENTILE_CONT(x, 0.5)
         node = exp.Anonymous(this="median", expressions=[node.this])
+    if isinstance(node, exp.Like) and node.meta.get("function"):  # like(s, p) as written
+        node = exp.Anonymous(this="like", expressions=[node.this, node.expression])
+    if isinstance(node, exp.Rand) and node.args.get("lower") is not None:  # random(a, b)
+        node = exp.Anonymous(this="random", expressions=[node.this, node.args["lower"]])
     if isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
         node = exp.Anonymous(this="group_concat", expressions=[node.this])  # no ", ',')" added
     if isinstance(node, exp.Coalesce) and node.meta.get("function"):  # IFNULL / NVL as written

@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import math
+import re
 import uuid
 import zlib
 from typing import Any, Callable
@@ -155,8 +156,16 @@ def eval_parse_url(node: exp.Expression, frame: Frame) -> Value:
                             lambda part: lambda url: _parse_url(url, part), STRING)
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 def eval_initcap(node: exp.Expression, frame: Frame) -> Value:
-    return pc.utf8_title(cast_value(frame.eval(call_args(node)[0]), STRING))
+    """Each word's first character upper case, the rest lower: words are runs of letters and
+    digits (Doris: 'HELLO123HELlo' -> 'Hello123hello', where Arrow's title case starts a word
+    after every digit)."""
+    return map_distinct(cast_value(frame.eval(call_args(node)[0]), STRING),
+                        lambda s: _WORD.sub(lambda m: m.group(0)[:1].upper()
+                                            + m.group(0)[1:].lower(), s), STRING)
 
 
 def eval_char(node: exp.Expression, frame: Frame) -> Value:

@@ -128,7 +128,13 @@ def eval_pi(node: exp.Pi, frame: Frame) -> Value:
 
 
 def eval_rand(node: exp.Rand, frame: Frame) -> Value:
-    seed = node.this
+    """rand() / rand(seed): a DOUBLE in [0, 1); random(a, b): a BIGINT in [a, b] (Doris)."""
+    seed, upper = node.this, node.args.get("lower")  # sqlglot keeps random(a, b)'s b there
+    if seed is not None and upper is not None:
+        lo, hi = int(frame.eval(seed).as_py()), int(frame.eval(upper).as_py())
+        if lo > hi:
+            raise ExpressionError(f"random's first argument {lo} is larger than its second {hi}")
+        return pa.array(np.random.default_rng().integers(lo, hi + 1, frame.n), pa.int64())
     rng = np.random.default_rng(None if seed is None else int(frame.eval(seed).as_py() or 0))
     return pa.array(rng.random(frame.n), type=DOUBLE)
 

@@ -30,7 +30,7 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
 from executor.expressions.re2_compat import compile_re2
 from executor.expressions.vectors import (all_scalar, map_distinct, map_distinct_params, null_of, to_array,
-                                          to_numpy, valid_mask)
+                                          on_arrays, to_numpy, valid_mask)
 
 STRING = pa.string()
 _BIG = 2 ** 31
@@ -60,7 +60,10 @@ def eval_concat(node: exp.Concat, frame: Frame) -> Value:
 
 
 def eval_concat_ws(node: exp.ConcatWs, frame: Frame) -> Value:
-    sep, *args = [text(frame.eval(e)) for e in node.expressions]
+    values = [frame.eval(e) for e in node.expressions]
+    if len(values) == 2 and pa.types.is_list(values[1].type):  # concat_ws(sep, ['d', 'is'])
+        return on_arrays(_join_list, values[1], text(values[0]), n=frame.n)
+    sep, *args = [text(v) for v in values]
     if not args:
         return _empty_like(sep)
     if all_scalar(sep, *args):  # constant: Arrow's kernel fails on all-NULL scalar inputs
@@ -74,6 +77,18 @@ def eval_concat_ws(node: exp.ConcatWs, frame: Frame) -> Value:
         all_null = pc.and_(all_null, pc.is_null(arg))
     args[0] = pc.if_else(all_null, "", args[0])
     return pc.binary_join_element_wise(*args, sep, null_handling="skip")
+
+
+def _join_list(arr: pa.Array, sep: pa.Array) -> pa.Array:
+    """Each ARRAY's non-NULL elements joined by its row's separator (NULL array: NULL)."""
+    strings = arr.cast(pa.list_(STRING))
+    flat, parents = pc.list_flatten(strings), pc.list_parent_indices(strings)
+    keep = pc.is_valid(flat)
+    flat, parents = flat.filter(keep), np.asarray(parents.filter(keep).to_numpy(), np.int64)
+    counts = np.bincount(parents, minlength=len(arr))
+    offsets = pa.array(np.concatenate(([0], np.cumsum(counts))).astype(np.int32))
+    joined = pc.binary_join(pa.ListArray.from_arrays(offsets, flat), sep)
+    return pc.if_else(pc.is_valid(strings), joined, pa.scalar(None, STRING))
 
 
 # -- substrings ------------------------------------------------------------------------------

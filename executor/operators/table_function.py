@@ -8,6 +8,8 @@ row whose list is NULL or empty once, with NULL in the new columns.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -15,6 +17,7 @@ import pyarrow.compute as pc
 from executor.expressions import EvalContext, ExpressionError, evaluate_many
 from executor.expressions.arrays import array_range
 from executor.expressions.list_layout import is_list, parts, positions
+from executor.expressions.vectors import map_distinct
 
 
 def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
@@ -62,4 +65,39 @@ def _lists(function: str, args: list[pa.Array]) -> pa.Array:
             return pc.split_pattern_regex(text, "(?=.)(?<=.)") if len(text) else \
                 pa.array([], pa.list_(pa.string()))
         return pc.split_pattern(text, separator)
+    if function.startswith("explode_json_array_"):
+        return _json_array_lists(args[0], function.rsplit("_", 1)[1])
     return array_range(args[0])  # explode_numbers(n): 0 .. n-1
+
+
+_JSON_ELEMENT = {"int": pa.int64(), "double": pa.float64(), "string": pa.string(),
+                 "json": pa.string()}
+
+
+def _json_array_lists(text: pa.Array, kind: str) -> pa.Array:
+    """explode_json_array_<kind>: each JSON array text's elements as BIGINT (numbers
+    truncated; anything else NULL), DOUBLE, VARCHAR (a string's value, other elements' JSON
+    text) or JSON text; text that is not a JSON array gives no elements (one parse per
+    distinct text)."""
+    def elements(doc: str):
+        try:
+            parsed = json.loads(doc)
+        except (ValueError, TypeError):
+            return None
+        if not isinstance(parsed, list):
+            return None
+        return [_element(v, kind) for v in parsed]
+    return map_distinct(text.cast(pa.string()), elements, pa.list_(_JSON_ELEMENT[kind]))
+
+
+def _element(v, kind: str):
+    if v is None:
+        return None
+    number = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if kind == "int":
+        return int(v) if number and abs(v) < 2 ** 63 else None
+    if kind == "double":
+        return float(v) if number else None
+    if kind == "string" and isinstance(v, str):
+        return v
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False)

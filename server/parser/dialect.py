@@ -16,6 +16,8 @@
 - FIRST_VALUE(x, ignore_null) / LAST_VALUE(x, ignore_null): Doris's second argument (a boolean
   constant; sqlglot takes one argument only) is kept in the node's `meta["ignore_nulls"]`
   (planner/window.py).
+- like(str, pattern) in function form: sqlglot's builder takes the arguments the other way
+  round (SQLite's like(pattern, str)).
 - CURRENT_DATE without parentheses (DorisParser.g4's currentDate; sqlglot's Doris dialect
   dropped it from MySQL's no-parenthesis functions, so it was read as a column).
 - An array literal is written back as it was written: `[1, 2]` or `array(1, 2)` (sqlglot's
@@ -80,6 +82,14 @@ def _value_with_nulls(kind: type, name: str):
     return parse
 
 
+def _like_call(args: list) -> exp.Expression:
+    if len(args) != 2:
+        raise ValueError("like takes a string and a pattern")
+    node = exp.Like(this=args[0], expression=args[1])
+    node.meta["function"] = "like"  # labelled like(a, b) (planner/naming.py)
+    return node
+
+
 def install() -> None:
     tokenizer, generator = Doris.Tokenizer, Doris.Generator
     if "LARGEINT" not in tokenizer.KEYWORDS:
@@ -97,7 +107,8 @@ def install() -> None:
                                    "LAST_VALUE": _value_with_nulls(exp.LastValue, "last_value")}
     if parser.FUNCTIONS.get("FORMAT") is not _format_call:
         parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call,
-                            "IFNULL": _named_coalesce("ifnull"), "NVL": _named_coalesce("nvl")}
+                            "IFNULL": _named_coalesce("ifnull"), "NVL": _named_coalesce("nvl"),
+                            "LIKE": _like_call}
 
 
 install()
