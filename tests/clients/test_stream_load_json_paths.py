@@ -5,16 +5,7 @@ table's columns in order; the rows taken from under a root node; bad paths refus
 from __future__ import annotations
 
 from test_stream_load import _put, _rows
-
-
-def _exec(server, db: str, *sqls: str) -> None:
-    conn = server.connect(db)
-    try:
-        with conn.cursor() as cur:
-            for sql in sqls:
-                cur.execute(sql)
-    finally:
-        conn.close()
+from test_stream_load_unique import _exec
 
 
 def test_jsonpaths_and_json_root(server, fresh_db):
