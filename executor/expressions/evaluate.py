@@ -22,7 +22,8 @@ from typing import Any, Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from executor.expressions import (arithmetic, arrays, bitwise, casts, codecs, comparison,
+from executor.expressions import (arithmetic, arrays, bitmap_functions, bitwise, casts, codecs,
+                                  comparison,
                                   conditional, date_round, datetime_functions, format_function,
                                   hashes, ip_functions, json_functions, json_modify, jsonb_functions,
                                   logic, match,
@@ -83,7 +84,8 @@ FUNCTIONS: dict[str, Handler] = {}
 for _module in (casts, arithmetic, comparison, logic, conditional, strings, math_functions,
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
                 string_masks, arrays, jsonb_functions, match, hashes, bitwise, ip_functions,
-                text_functions, format_function, sleep, time_seconds, json_modify):
+                text_functions, format_function, sleep, time_seconds, json_modify,
+                bitmap_functions):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 
