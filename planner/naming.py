@@ -48,6 +48,8 @@ def _parenthesise(node: exp.Expression) -> exp.Expression:
         node = exp.Anonymous(this="like", expressions=[node.this, node.expression])
     if isinstance(node, exp.Rand) and node.args.get("lower") is not None:  # random(a, b)
         node = exp.Anonymous(this="random", expressions=[node.this, node.args["lower"]])
+    if isinstance(node, exp.ArrayFilter):  # sqlglot writes filter(...)
+        node = exp.Anonymous(this="array_filter", expressions=[node.this, node.expression])
     if isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
         node = exp.Anonymous(this="group_concat", expressions=[node.this])  # no ", ',')" added
     if isinstance(node, exp.Coalesce) and node.meta.get("function"):  # IFNULL / NVL as written

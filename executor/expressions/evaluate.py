@@ -22,7 +22,8 @@ from typing import Any, Callable
 import pyarrow as pa
 from sqlglot import exp
 
-from executor.expressions import (arithmetic, arrays, bitmap_functions, bitwise, casts, codecs,
+from executor.expressions import (arithmetic, array_lambdas, arrays, bitmap_functions, bitwise,
+                                  casts, codecs,
                                   comparison,
                                   conditional, date_round, datetime_functions, format_function,
                                   hashes, ip_functions, json_functions, json_modify, jsonb_functions,
@@ -85,7 +86,7 @@ for _module in (casts, arithmetic, comparison, logic, conditional, strings, math
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
                 string_masks, arrays, jsonb_functions, match, hashes, bitwise, ip_functions,
                 text_functions, format_function, sleep, time_seconds, json_modify,
-                bitmap_functions):
+                bitmap_functions, array_lambdas):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

@@ -101,6 +101,13 @@ class DorisConnection(Connection):
         if getattr(self.session, "access", None) is None or self._init_error is not None:
             await self.session.close()
             return  # authentication failed (1045 sent, server/auth.py), or the session's error
+        if getattr(self.session, "connection", None) is None:  # the OK went out unrecognised
+            try:
+                await self.session.init(self)
+            except MysqlError as e:
+                await self.stream.write(self.error(msg=e.msg, code=e.code))
+                await self.session.close()
+                return
         reader = self.stream.reader
         if isinstance(reader, CommandReader):
             reader.answer = self.answer_at_once

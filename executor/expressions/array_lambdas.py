@@ -1,0 +1,109 @@
+"""Doris's lambda array functions: the lambda's body is evaluated once over the flattened
+elements of the arrays (its parameters bound to them, the outer columns taken for each
+element's row), and the lists rebuilt with the same offsets: vectorised like any expression.
+
+    array_map(x -> expr, arr [, arr2 ...])     ARRAY of expr per element ((x, y) -> ... with
+                                               as many arrays, of equal lengths per row)
+    array_filter(x -> cond, arr)               the elements whose cond is true
+    array_count(x -> cond, arr)                how many elements' cond is true
+    array_exists(x -> cond, arr)               ARRAY<BOOLEAN> of cond per element
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from sqlglot import exp
+
+from executor.expressions.context import Frame, Value
+from executor.expressions.errors import ExpressionError
+from executor.expressions.list_layout import build, is_list, parent_rows, parts
+from executor.expressions.vectors import to_array
+
+
+def _lambda_call(node: exp.Expression) -> tuple[exp.Lambda, list[exp.Expression]]:
+    args = [node.this, node.expression] if isinstance(node, exp.ArrayFilter) \
+        else list(node.expressions)
+    if not args or not isinstance(args[0], exp.Lambda):
+        raise ExpressionError(f"{_name(node)} takes a lambda (x -> ...) and an array")
+    return args[0], args[1:]
+
+
+def _name(node: exp.Expression) -> str:
+    return "array_filter" if isinstance(node, exp.ArrayFilter) else str(node.this).lower()
+
+
+def _elements(node: exp.Expression, frame: Frame) -> tuple[Value, np.ndarray, np.ndarray]:
+    """(the body's value per element, offsets, valid rows)."""
+    lam, arrays = _lambda_call(node)
+    params = [p.name for p in lam.expressions]
+    if len(params) != len(arrays):
+        raise ExpressionError(f"{_name(node)}: the lambda takes {len(params)} argument(s) but "
+                              f"{len(arrays)} array(s) were given")
+    lists = [to_array(frame.eval(a), frame.n) for a in arrays]
+    if not all(is_list(a.type) for a in lists):
+        raise ExpressionError(f"{_name(node)} requires ARRAY arguments")
+    offsets, first, valid = parts(lists[0])
+    values = [first]
+    for other in lists[1:]:
+        o, v, ok = parts(other)
+        if not np.array_equal(np.diff(o)[valid & ok], np.diff(offsets)[valid & ok]):
+            raise ExpressionError(f"{_name(node)}: the arrays of a row must be of equal length")
+        values.append(v)
+        valid = valid & ok
+    rows = parent_rows(offsets)
+    batch = frame.batch.take(pa.array(rows)) if frame.batch.num_columns else \
+        pa.table({"__lambda_rows": pa.array(rows)})
+    bound = {}
+    for i, (name, v) in enumerate(zip(params, values)):
+        column = f"__lambda_{i}_{name}"
+        batch = batch.append_column(column, v)
+        bound[name.lower()] = column
+
+    def rename(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, (exp.Identifier, exp.Column)) and not isinstance(n.parent, exp.Column) \
+                and n.name.lower() in bound and (isinstance(n, exp.Identifier) or not n.table):
+            return exp.column(bound[n.name.lower()], quoted=True)
+        return n
+    body = lam.this.copy().transform(rename)
+    out = Frame(batch, frame.ctx, frame._evaluator).eval(body)  # noqa: SLF001
+    return to_array(out, batch.num_rows), offsets, valid
+
+
+def eval_array_map(node: exp.Expression, frame: Frame) -> Value:
+    out, offsets, valid = _elements(node, frame)
+    return build(offsets, out, valid)
+
+
+def eval_array_exists(node: exp.Expression, frame: Frame) -> Value:
+    out, offsets, valid = _elements(node, frame)
+    return build(offsets, out.cast(pa.bool_()), valid)
+
+
+def eval_array_filter(node: exp.Expression, frame: Frame) -> Value:
+    out, offsets, valid = _elements(node, frame)
+    lam, arrays = _lambda_call(node)
+    _, values, _ = parts(to_array(frame.eval(arrays[0]), frame.n))
+    keep = np.asarray(pc.fill_null(out.cast(pa.bool_()), False).to_numpy(zero_copy_only=False),
+                      dtype=bool)
+    counts = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if len(keep) else \
+        np.zeros(len(offsets) - 1, dtype=np.int64)
+    counts = np.where(np.diff(offsets) > 0, counts, 0)
+    new_offsets = np.concatenate(([0], np.cumsum(counts)))
+    return build(new_offsets, values.filter(pa.array(keep)), valid)
+
+
+def eval_array_count(node: exp.Expression, frame: Frame) -> Value:
+    out, offsets, valid = _elements(node, frame)
+    keep = np.asarray(pc.fill_null(out.cast(pa.bool_()), False).to_numpy(zero_copy_only=False),
+                      dtype=np.int64)
+    counts = np.add.reduceat(keep, offsets[:-1]) if len(keep) else \
+        np.zeros(len(offsets) - 1, dtype=np.int64)
+    counts = np.where(np.diff(offsets) > 0, counts, 0)
+    return pa.array(counts, pa.int64(), mask=~valid)
+
+
+HANDLERS = {exp.ArrayFilter: eval_array_filter}
+FUNCTIONS = {"ARRAY_MAP": eval_array_map, "ARRAY_FILTER": eval_array_filter,
+             "ARRAY_COUNT": eval_array_count, "ARRAY_EXISTS": eval_array_exists}
