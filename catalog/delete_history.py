@@ -67,10 +67,10 @@ def rows(cat: Catalog, db: str, now: float | None = None) -> list[tuple]:
     out = []
     with cat.lock:
         records = list(cat.delete_infos.get(db, ()))
+    current = access.CURRENT.get()
     for r in records:
         if now - r["time"] > KEEP_SECONDS:
             continue
-        current = access.CURRENT.get()
         if current is not None and not current.check_tbl(db, r["table"], "LOAD"):
             continue
         parts = "*" if r.get("partitions") is None else ", ".join(r["partitions"])

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from catalog.errors import DataQualityError, DdlError
 from executor.expressions.array_text import parse_array_text
-from executor.expressions.casts import cast_value
+from executor.expressions.casts import cast_value, widened
 from executor.expressions.json_text import parse_json_text
 from executor.expressions.list_layout import build, parts
 from executor.expressions.temporal import parse_datetime  # the one string -> date parser
@@ -180,9 +180,7 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
                 array = pc.cast(pc.round(array, dtype.scale, round_mode=HALF_UP),
                                 pa.decimal128(38, dtype.scale))
             elif src.scale > dtype.scale:
-                if pa.types.is_decimal128(src) and src.precision < 38:  # room to carry: 9.995
-                    array = pc.cast(array, pa.decimal128(src.precision + 1, src.scale))
-                array = pc.round(array, dtype.scale, round_mode=HALF_UP)
+                array = pc.round(widened(array), dtype.scale, round_mode=HALF_UP)  # 9.995
             return pc.cast(array, target)
         if pa.types.is_floating(src) and dtype.is_integer:
             array = pc.round(array)

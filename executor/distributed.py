@@ -31,9 +31,8 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 
-from executor.expressions.casts import cast_value
 from executor.operators.filter import run_filter
-from executor.operators.join import INSTANCE_TAG, run_join
+from executor.operators.join import INSTANCE_TAG, cast_key, run_join
 from executor.operators.project import run_project
 from executor.runtime_filter import apply_runtime_filters
 from executor.operators.scan import read_tablets, run_scan, scan_schema
@@ -201,13 +200,9 @@ def _cast_keys(table: pa.Table, keys: list[str], types: list) -> pa.Table:
     """Right-side keys cast to the left's types, so equal values hash to the same bucket (text
     that is no number of an integer key is NULL: it matches nothing); for hashing only."""
     for k, t in zip(keys, types):
-        want = t.arrow()
-        if table.schema.field(k).type != want:
+        if table.schema.field(k).type != t.arrow():
             i = table.schema.get_field_index(k)
-            col = table.column(k)
-            cast = pa.chunked_array([cast_value(c, want) for c in col.chunks], want) \
-                if pa.types.is_string(col.type) else col.cast(want, safe=False)
-            table = table.set_column(i, k, cast)
+            table = table.set_column(i, k, cast_key(table.column(k), t.arrow()))
     return table
 
 

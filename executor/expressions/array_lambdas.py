@@ -34,8 +34,9 @@ def _name(node: exp.Expression) -> str:
     return "array_filter" if isinstance(node, exp.ArrayFilter) else str(node.this).lower()
 
 
-def _elements(node: exp.Expression, frame: Frame) -> tuple[Value, np.ndarray, np.ndarray]:
-    """(the body's value per element, offsets, valid rows)."""
+def _elements(node: exp.Expression, frame: Frame
+              ) -> tuple[pa.Array, np.ndarray, np.ndarray, pa.Array]:
+    """(the body's value per element, offsets, valid rows, the first array's elements)."""
     lam, arrays = _lambda_call(node)
     params = [p.name for p in lam.expressions]
     if len(params) != len(arrays):
@@ -68,40 +69,37 @@ def _elements(node: exp.Expression, frame: Frame) -> tuple[Value, np.ndarray, np
         return n
     body = lam.this.copy().transform(rename)
     out = Frame(batch, frame.ctx, frame._evaluator).eval(body)  # noqa: SLF001
-    return to_array(out, batch.num_rows), offsets, valid
+    return to_array(out, batch.num_rows), offsets, valid, first
+
+
+def _true_per_row(out: pa.Array, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(which elements' condition is true, how many per row)."""
+    keep = np.asarray(pc.fill_null(out.cast(pa.bool_()), False).to_numpy(zero_copy_only=False),
+                      dtype=bool)
+    counts = np.bincount(parent_rows(offsets)[keep], minlength=len(offsets) - 1)
+    return keep, counts.astype(np.int64)
 
 
 def eval_array_map(node: exp.Expression, frame: Frame) -> Value:
-    out, offsets, valid = _elements(node, frame)
+    out, offsets, valid, _ = _elements(node, frame)
     return build(offsets, out, valid)
 
 
 def eval_array_exists(node: exp.Expression, frame: Frame) -> Value:
-    out, offsets, valid = _elements(node, frame)
+    out, offsets, valid, _ = _elements(node, frame)
     return build(offsets, out.cast(pa.bool_()), valid)
 
 
 def eval_array_filter(node: exp.Expression, frame: Frame) -> Value:
-    out, offsets, valid = _elements(node, frame)
-    lam, arrays = _lambda_call(node)
-    _, values, _ = parts(to_array(frame.eval(arrays[0]), frame.n))
-    keep = np.asarray(pc.fill_null(out.cast(pa.bool_()), False).to_numpy(zero_copy_only=False),
-                      dtype=bool)
-    counts = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if len(keep) else \
-        np.zeros(len(offsets) - 1, dtype=np.int64)
-    counts = np.where(np.diff(offsets) > 0, counts, 0)
+    out, offsets, valid, values = _elements(node, frame)
+    keep, counts = _true_per_row(out, offsets)
     new_offsets = np.concatenate(([0], np.cumsum(counts)))
     return build(new_offsets, values.filter(pa.array(keep)), valid)
 
 
 def eval_array_count(node: exp.Expression, frame: Frame) -> Value:
-    out, offsets, valid = _elements(node, frame)
-    keep = np.asarray(pc.fill_null(out.cast(pa.bool_()), False).to_numpy(zero_copy_only=False),
-                      dtype=np.int64)
-    counts = np.add.reduceat(keep, offsets[:-1]) if len(keep) else \
-        np.zeros(len(offsets) - 1, dtype=np.int64)
-    counts = np.where(np.diff(offsets) > 0, counts, 0)
-    return pa.array(counts, pa.int64(), mask=~valid)
+    out, offsets, valid, _ = _elements(node, frame)
+    return pa.array(_true_per_row(out, offsets)[1], pa.int64(), mask=~valid)
 
 
 HANDLERS = {exp.ArrayFilter: eval_array_filter}

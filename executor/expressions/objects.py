@@ -1,6 +1,6 @@
 """Scalar functions over BITMAP and HLL values (their representation, base64 text, and the
 unions live in `storage/objects.py`): to_bitmap, bitmap_empty, bitmap_from_string,
-bitmap_to_string, bitmap_count, bitmap_contains, bitmap_or/and/xor/not, bitmap_hash, hll_hash,
+bitmap_to_string, bitmap_count, bitmap_contains, bitmap_hash, hll_hash,
 hll_empty, hll_cardinality. `FUNCTIONS` / `HANDLERS` are merged by `evaluate.py`.
 """
 
@@ -84,23 +84,6 @@ def fn_bitmap_contains(node: exp.Anonymous, frame: Frame) -> Value:
     return pa.array(out, pa.bool_())
 
 
-def _binary_op(op):
-    def handler(node: exp.Anonymous, frame: Frame) -> Value:
-        values = [to_array(frame.eval(e), frame.n) for e in node.expressions]
-        rows = zip(*(v.to_pylist() for v in values))
-        out = []
-        for row in rows:
-            if any(x is None for x in row):
-                out.append(None)
-                continue
-            acc = _bitmap(row[0])
-            for x in row[1:]:
-                acc = op(acc, _bitmap(x))
-            out.append(encode_bitmap(acc))
-        return pa.array(out, BITMAP_ARROW)
-    return handler
-
-
 def fn_bitmap_hash(node: exp.Anonymous, frame: Frame) -> Value:
     (v,) = _args(node, frame, 1)
     return map_distinct(v, lambda x: encode_bitmap(BitMap64([mmh3.hash(str(x).encode(), signed=False)])),
@@ -133,8 +116,6 @@ FUNCTIONS = {
     "TO_BITMAP": fn_to_bitmap, "BITMAP_EMPTY": fn_bitmap_empty,
     "BITMAP_FROM_STRING": fn_bitmap_from_string, "BITMAP_TO_STRING": fn_bitmap_to_string,
     "BITMAP_COUNT": fn_bitmap_count, "BITMAP_CONTAINS": fn_bitmap_contains,
-    "BITMAP_OR": _binary_op(lambda a, b: a | b), "BITMAP_AND": _binary_op(lambda a, b: a & b),
-    "BITMAP_XOR": _binary_op(lambda a, b: a ^ b), "BITMAP_NOT": _binary_op(lambda a, b: a - b),
     "BITMAP_HASH": fn_bitmap_hash,
     "HLL_HASH": fn_hll_hash, "HLL_EMPTY": fn_hll_empty, "HLL_CARDINALITY": fn_hll_cardinality,
 }

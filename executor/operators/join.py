@@ -27,24 +27,6 @@ from executor.operators.join_size import check_join_output
 from executor.operators.lookup_join import lookup_join
 
 
-def _key_compatible(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[str]):
-    """Cast join keys to a common type (Acero needs equal key types), in place: for the
-    joins whose output is only one side's rows of ids (the callers below that keep the
-    original columns). `_coerced_keys` keeps the columns and joins on cast copies."""
-    for lk, rk in zip(lkeys, rkeys):
-        lt, rt = left.schema.field(lk).type, right.schema.field(rk).type
-        if lt == rt:
-            continue
-        common = common_type(lt, rt)
-        if lt != common:
-            left = left.set_column(left.schema.get_field_index(lk), lk,
-                                   _cast_key(left.column(lk), common))
-        if rt != common:
-            right = right.set_column(right.schema.get_field_index(rk), rk,
-                                     _cast_key(right.column(rk), common))
-    return left, right
-
-
 def _coerced_keys(left: pa.Table, right: pa.Table, node):
     """(left, right, node, added column names): keys of different types joined on copies
     cast to their common type, so that the output keeps each side's columns as they were (a
@@ -57,11 +39,11 @@ def _coerced_keys(left: pa.Table, right: pa.Table, node):
         common = common_type(lt, rt)
         if lt != common:
             lkeys[i] = f"__jkcl{i}"
-            left = left.append_column(lkeys[i], _cast_key(left.column(lk), common))
+            left = left.append_column(lkeys[i], cast_key(left.column(lk), common))
             added.append(lkeys[i])
         if rt != common:
             rkeys[i] = f"__jkcr{i}"
-            right = right.append_column(rkeys[i], _cast_key(right.column(rk), common))
+            right = right.append_column(rkeys[i], cast_key(right.column(rk), common))
             added.append(rkeys[i])
     if not added:
         return left, right, node, added
@@ -69,13 +51,13 @@ def _coerced_keys(left: pa.Table, right: pa.Table, node):
     return left, right, replace(node, left_keys=lkeys, right_keys=rkeys, output=output), added
 
 
-def _cast_key(column: pa.ChunkedArray, common: pa.DataType) -> pa.ChunkedArray:
-    """A key as the common type; text that is not a number is NULL (joins nothing), as the
-    comparison `s = 5` evaluates it."""
+def cast_key(column: pa.ChunkedArray, t: pa.DataType) -> pa.ChunkedArray:
+    """A join key as type `t` (the common type, or the other side's for hashing: shuffles,
+    spills); text that is not a number is NULL (joins nothing), as `s = 5` evaluates it."""
     if (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)) \
-            and not pa.types.is_string(common):
-        return pa.chunked_array([cast_value(c, common) for c in column.chunks], common)
-    return column.cast(common)
+            and not pa.types.is_string(t):
+        return pa.chunked_array([cast_value(c, t) for c in column.chunks], t)
+    return column.cast(t, safe=False)
 
 
 def common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
@@ -223,9 +205,7 @@ def _null_extend(table: pa.Table, other: pa.Schema, table_first: bool) -> pa.Tab
 def _join_with_residual(left: pa.Table, right: pa.Table, node, eval_ctx) -> pa.Table:
     lrid = pa.array(np.arange(left.num_rows, dtype=np.int64))
     rrid = pa.array(np.arange(right.num_rows, dtype=np.int64))
-    left2, right2 = _key_compatible(left.append_column("__lrid", lrid),
-                                    right.append_column("__rrid", rrid),
-                                    node.left_keys, node.right_keys)
+    left2, right2 = left.append_column("__lrid", lrid), right.append_column("__rrid", rrid)
     needed = None
     if _keeps_one_side(node.kind):  # only the ids and what the residual reads are paired
         refs = {c.name for c in node.residual.find_all(exp.Column)}
@@ -275,7 +255,6 @@ def _null_aware_anti(left: pa.Table, right: pa.Table, node) -> pa.Table:
         return left
     if any(right.column(k).null_count for k in node.right_keys):
         return left.slice(0, 0)
-    left, right = _key_compatible(left, right, node.left_keys, node.right_keys)
     out = hash_join(left, right, node.left_keys, node.right_keys, "left anti")
     for k in node.left_keys:
         out = out.filter(pc.is_valid(out.column(k)))

@@ -111,9 +111,7 @@ def _decimal_from_unscaled(values: np.ndarray, valid: np.ndarray, t: pa.DataType
 def _frame_sum(col, lo, hi, func: str) -> pa.Array:
     empty = lo > hi
     lo_c, hi_c = np.minimum(lo, hi + 1), hi + 1
-    valid = np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool) \
-        if isinstance(col, pa.Array) else \
-        np.asarray(col.combine_chunks().is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    valid = np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
     counts = np.concatenate(([0], np.cumsum(valid.astype(np.int64))))
     count = np.where(empty, 0, counts[hi_c] - counts[lo_c])
     if func == "count":  # any type: only validity counts

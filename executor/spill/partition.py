@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from executor.expressions.casts import cast_value
-from executor.operators.join import common_type
+from executor.operators.join import cast_key, common_type
 from executor.spill.space import QuerySpill, SpillFile
 from storage.hashing import crc32_rows
 from storage.types import from_arrow
@@ -67,15 +66,8 @@ def common_keys(left: pa.Schema, right: pa.Schema, lkeys: list[str],
 def key_columns(table: pa.Table, keys: list[str], types: list[pa.DataType] | None = None):
     cols = [table.column(k) for k in keys]
     if types is not None:
-        cols = [c if c.type == t else _cast(c, t) for c, t in zip(cols, types)]
+        cols = [c if c.type == t else cast_key(c, t) for c, t in zip(cols, types)]
     return cols
-
-
-def _cast(column: pa.ChunkedArray, t: pa.DataType) -> pa.ChunkedArray:
-    """As the join compares it (executor/operators/join.py): text that is no number is NULL."""
-    if pa.types.is_string(column.type) and not pa.types.is_string(t):
-        return pa.chunked_array([cast_value(c, t) for c in column.chunks], t)
-    return column.cast(t, safe=False)
 
 
 class PartitionedSpill:
