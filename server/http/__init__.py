@@ -9,6 +9,8 @@
     stream_load_records.py  the loads that ran (SHOW STREAM LOAD)
     load_options.py  the Stream Load headers (label, column_separator, columns, where, ...)
     load_source.py   the request body (CSV or JSON) as Arrow string columns, bad lines counted
+    body_codec.py    compress_type: the body read through gz / bz2 / lz4 / deflate
+    columnar_body.py format parquet / orc / arrow: the body spooled and read in typed batches
     error_log.py     the rejected rows of recent loads, served at ErrorURL
     read_api.py, query_plan.py  the Spark connector's read path
 """

@@ -1,7 +1,9 @@
 """Stream Load headers, validated: what a load reads and how it maps onto the table.
 
 Doris's names and defaults: `column_separator` \\t, `line_delimiter` \\n (both may be written
-as hex, `\\x01`), `format` csv (also csv_with_names, csv_with_names_and_types, json),
+as hex, `\\x01`), `format` csv (also csv_with_names, csv_with_names_and_types, json, and the
+typed formats parquet, orc and arrow: an Arrow IPC stream), `compress_type` (gz, bz2, lz4,
+deflate: server/http/body_codec.py),
 `columns` (source columns in file order, plus derived `name = expr` columns), `where`,
 `max_filter_ratio` 0, `strict_mode` false, `partitions`, `skip_lines`, `enclose`, `escape`,
 `trim_double_quotes`, `read_json_by_line`, `strip_outer_array`, `json_root` and `jsonpaths`
@@ -20,9 +22,11 @@ from sqlglot import exp
 
 from catalog.group_commit import check_mode
 from catalog.errors import AnalysisError
+from server.http.body_codec import parse_compress_type
 from server.http.json_paths import parse_paths, parse_root
 
-_FORMATS = ("csv", "csv_with_names", "csv_with_names_and_types", "json")
+_FORMATS = ("csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet", "orc", "arrow")
+COLUMNAR_FORMATS = ("parquet", "orc", "arrow")  # read whole, typed (server/http/columnar_body.py)
 _HEX = re.compile(r"\\x([0-9a-fA-F]{2})")
 
 
@@ -53,6 +57,7 @@ class StreamLoadOptions:
     sequence_col: str | None = None  # header function_column.sequence_col
     hidden_columns: list[str] = field(default_factory=list)  # header hidden_columns
     group_commit: str = "off_mode"  # header group_commit: catalog/group_commit.py
+    compress_type: str | None = None  # gz | bz2 | lz4 | deflate: server/http/body_codec.py
 
     @classmethod
     def from_headers(cls, headers: dict[str, str]) -> "StreamLoadOptions":
@@ -73,6 +78,9 @@ class StreamLoadOptions:
         if fmt not in _FORMATS:
             raise AnalysisError(f"format:{fmt} is not supported.")
         o.format = fmt
+        o.compress_type = parse_compress_type(h.get("compress_type", ""))
+        if o.compress_type is not None and fmt in COLUMNAR_FORMATS:
+            raise AnalysisError(f"compress_type is not supported for the {fmt} format")
         o.merge_type = h.get("merge_type", "APPEND").strip().upper() or "APPEND"
         if o.merge_type not in ("APPEND", "DELETE", "MERGE"):
             raise AnalysisError(f"unknown merge type {h['merge_type']}")

@@ -1,4 +1,6 @@
-"""A Stream Load body as Arrow columns: CSV through pyarrow's streaming reader, JSON its parser.
+"""A Stream Load body as Arrow columns: CSV through pyarrow's streaming reader, JSON its parser,
+Parquet / ORC / Arrow IPC through server/http/columnar_body.py; a compressed body (header
+`compress_type`) through its decompressor first (server/http/body_codec.py).
 
 A CSV body is read block by block as the load takes its batches (`read_batches`), so only a
 few blocks are in memory at a time whatever the body's size; the byte-level fixes pyarrow needs
@@ -22,7 +24,9 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 
 from catalog.errors import AnalysisError, DataQualityError
-from server.http.load_options import StreamLoadOptions
+from server.http.body_codec import decompressed
+from server.http.columnar_body import read_columnar
+from server.http.load_options import COLUMNAR_FORMATS, StreamLoadOptions
 from server.http.json_paths import apply_paths, apply_root
 
 _MAX_ERRORS_KEPT = 100
@@ -45,7 +49,11 @@ def read_batches(stream, opts: StreamLoadOptions, names: list[str],
     converts every batch to the table's types); a JSON array (strip_outer_array) is read whole,
     its size bounded by streaming_load_json_max_mb. `json_columns` (lower case): fields loaded
     into JSON columns, read as JSON text (`_json_fields`)."""
-    if opts.format != "json":
+    stream = decompressed(stream, opts.compress_type)
+    if opts.format in COLUMNAR_FORMATS:
+        for table in read_columnar(stream, opts.format, names, bool(opts.columns)):
+            yield SourceRows(table)
+    elif opts.format != "json":
         yield from _read_csv(stream, opts, names, block_size, typed or {})
     elif opts.strip_outer_array and not opts.read_json_by_line:
         yield SourceRows(_read_json(stream.read(), opts, names, json_columns))
@@ -293,11 +301,28 @@ def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str],
     except (pa.ArrowInvalid, json.JSONDecodeError) as e:
         raise DataQualityError(f"[DATA_QUALITY_ERROR]Parse json data failed: {str(e).splitlines()[0]}") from None
     by_lower = {c.lower(): c for c in table.column_names}
+    present = _present(names, by_lower.__contains__)
+    omit = _default_when_absent(opts, present)
     columns = {}
     for n in names:
-        src = by_lower.get(n.lower())
-        columns[n] = table.column(src) if src is not None else pa.nulls(table.num_rows, pa.string())
+        if n in present:
+            columns[n] = table.column(by_lower[n.lower()])
+        elif not omit:
+            columns[n] = pa.nulls(table.num_rows, pa.string())
     return pa.table(columns)
+
+
+def _default_when_absent(opts: StreamLoadOptions, present: set[str]) -> bool:
+    """A field no object of the batch has is left out of it, so the load gives the column its
+    default (Doris's NewJsonReader fills a missing field with the column's default value);
+    kept as NULLs when the `columns` header or jsonpaths name it, or when no field is there
+    at all (the rows must still count)."""
+    return not opts.columns and not opts.jsonpaths and bool(present)
+
+
+def _present(names: list[str], has) -> set[str]:
+    """The names whose lower case `has` finds among the batch's fields."""
+    return {n for n in names if has(n.lower())}
 
 
 def _json_fields(body: bytes, opts: StreamLoadOptions, names: list[str],
@@ -325,8 +350,12 @@ def _json_fields(body: bytes, opts: StreamLoadOptions, names: list[str],
     rows = [r if isinstance(r, dict) else {} for r in rows]
     if opts.jsonpaths:
         rows = apply_paths(rows, opts.jsonpaths, names)
+    keys = {k.lower() for r in rows for k in r} if not opts.jsonpaths else set()
+    present = set(names) if opts.jsonpaths else _present(names, keys.__contains__)
     columns = {}
     for n in names:
+        if n not in present and _default_when_absent(opts, present):
+            continue
         key = next((k for k in (rows[0] if rows else {}) if k.lower() == n.lower()), n)
         values = [r.get(key) for r in rows]
         if n.lower() in json_columns:
