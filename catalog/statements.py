@@ -104,6 +104,12 @@ class DescStmt:
 
 
 @dataclass
+class DescFunctionStmt:
+    """DESC FUNCTION tvf(...): the columns a table-valued function gives."""
+    query: object  # SELECT * FROM tvf(...)
+
+
+@dataclass
 class AdminStmt:
     """ADMIN ... and other raw utility statements, kept as words for their handlers."""
 

@@ -388,12 +388,13 @@ def _bind_system_table(node: exp.Table, sysdb, scope: Scope, ctx: BindContext) -
 
 
 def _bind_table_function(node: exp.Table, scope: Scope, ctx: BindContext) -> L.InlineTable:
-    name, table = table_function(node.this)
+    name, table, types = table_function(node.this)
     alias = node.alias or name
     instance = ctx.names.new("")
     internals = [f"{alias}.{c}#{instance}" for c in table.column_names]
-    for col, internal, f in zip(table.column_names, internals, table.schema):
-        scope.columns.append(ScopeColumn(alias, col, internal, from_arrow(f.type)))
+    types = types or [from_arrow(f.type) for f in table.schema]
+    for col, internal, dtype in zip(table.column_names, internals, types):
+        scope.columns.append(ScopeColumn(alias, col, internal, dtype))
     return L.InlineTable(table.rename_columns(internals), alias)
 
 

@@ -59,6 +59,9 @@ class Config:
     max_compaction_threads: int = 10
     max_tablet_version_num: int = 2000
     exec_threads: int = 2
+    # BE: where local() may read files ("" = the directory the server started in; Doris's
+    # default is DORIS_HOME)
+    user_files_secure_path: str = ""
     # statements running their Python at once (storage/cpu_slots.py); 0 = the cores, -1 = no limit
     pipeline_executor_size: int = 0
     # Accounts (catalog/auth.py): root's password as MySQL's double SHA-1 ('*' + 40 hex

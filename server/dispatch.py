@@ -8,8 +8,8 @@ from sqlglot import exp
 
 from catalog.errors import NotSupported
 from catalog.statements import AlterSystemStmt, ShowBackendsStmt, ShowProcStmt
-from catalog.statements import (CreateTableStmt, DescStmt, ExplainStmt, ShowCreateTableStmt,
-                                ShowPartitionsStmt)
+from catalog.statements import (CreateTableStmt, DescFunctionStmt, DescStmt, ExplainStmt,
+                                ShowCreateTableStmt, ShowPartitionsStmt)
 from server.handlers import ddl, explain, insert, kill, query, set_var, show, system
 from catalog.statements import AdminCompactTableStmt
 from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
@@ -63,6 +63,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     ShowPartitionsStmt: show.show_partitions,
     ShowCreateTableStmt: show.show_create_table,
     DescStmt: show.desc,
+    DescFunctionStmt: show.desc_function,
     ExplainStmt: explain.explain,
     exp.Select: query.select,
     exp.Subquery: query.select,

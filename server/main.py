@@ -33,7 +33,7 @@ from catalog import insert_overwrite
 from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
 from catalog.recycle_scheduler import RecycleBinDaemon
-from server import gc_tuning
+from server import gc_tuning, local_tvf
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
 from catalog.export_jobs import cancel_interrupted
@@ -124,6 +124,7 @@ def open_services(cfg: Config) -> Services:
     catalog = Catalog(cfg.path("meta_dir"), engine, backend_num=cfg.backend_num,
                       edit_log_roll_num=cfg.edit_log_roll_num)
     catalog.open()
+    local_tvf.register(catalog, cfg.user_files_secure_path)
     if cfg.initial_root_password:  # conf/minidoris.conf sets root's password (a double SHA-1)
         catalog.auth.set_initial_root_password(cfg.initial_root_password)
     group_commit = GroupCommitManager(catalog, os.path.join(cfg.path("storage_root_path"), "wal"))

@@ -44,7 +44,8 @@ from catalog.auth import AccessDenied
 from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
                                 AdminShowConfigStmt, AlterSystemStmt, AlterTablePropertiesStmt,
-                                CreateTableStmt, DescStmt, DropPartitionStmt, ExplainStmt,
+                                CreateTableStmt, DescFunctionStmt, DescStmt, DropPartitionStmt,
+                                ExplainStmt,
                                 ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
 from catalog.storage_statements import (BuildIndexStmt, CreateIndexStmt, DeleteStmt, DropIndexStmt,
@@ -382,6 +383,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     BuildIndexStmt: _table_priv("ALTER"),
     DropIndexStmt: _table_priv("ALTER"),
     DescStmt: _table_priv("SHOW", "DESCRIBE"),
+    DescFunctionStmt: lambda stmt, ctx, access: _select(stmt.query, ctx, access),
     ShowCreateTableStmt: _table_priv("SHOW", "SHOW CREATE TABLE"),
     AnalyzeTableStmt: _table_priv("SELECT", "ANALYZE"),
     ShowColumnStatsStmt: _table_priv("SELECT", "SHOW COLUMN STATS"),

@@ -17,11 +17,11 @@ from catalog.errors import NotSupported, SyntaxError_, UnknownTable
 from catalog.system_dbs import SYSTEM_DBS, system_db
 from catalog.partitions import (format_list, format_range, partition_types,
                                 partitions_in_order)
-from catalog.statements import DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
+from catalog.statements import DescFunctionStmt, DescStmt, ShowCreateTableStmt, ShowPartitionsStmt
 from catalog.unique_model import is_merge_on_write
 from server.handlers import show_filter
 from server.handlers.context import StatementContext
-from server.handlers.query import view_columns
+from server.handlers.query import describe_query, view_columns
 from server.handlers.show_create import show_create_table_sql
 from server.handlers.show_data import show_data, show_tablets
 from server.results import ResultColumn, RowsResult, rows_from_python, text_columns
@@ -359,6 +359,13 @@ def desc(stmt: DescStmt, ctx: StatementContext, full: bool = False) -> RowsResul
         return text_columns(["IndexName", "IndexKeysType", "Field", "Type", "Null", "Key",
                              "Default", "Extra"], rows)
     return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], per_index[0][1])
+
+
+def desc_function(stmt: DescFunctionStmt, ctx: StatementContext) -> RowsResult:
+    """The columns of a table-valued function, as DESC prints a table's (none a key)."""
+    rows = [(c.name, (c.type or DataType("STRING")).desc_sql(), "Yes", "false", None, "")
+            for c in describe_query(stmt.query, ctx, ctx.db)]
+    return text_columns(["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
 
 
 def _mv_named(row: tuple, index, column, keys_type: str) -> tuple:

@@ -39,9 +39,12 @@ def read_columnar(stream, fmt: str, names: list[str], named: bool) -> Iterator[p
         try:
             yield from _batches(spool, fmt, names if named else None, names)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
-            first = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise DataQualityError(f"[DATA_QUALITY_ERROR]failed to read the {fmt} body: "
-                                   f"{first}") from None
+                                   f"{_first_line(e)}") from None
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
 
 
 def _batches(spool, fmt: str, required: list[str] | None,
@@ -71,6 +74,19 @@ def _batches(spool, fmt: str, required: list[str] | None,
             yield _by_name(batch, wanted, required)
         if empty:
             yield _by_name(reader.schema.empty_table(), wanted, required)
+
+
+def file_columns(f, fmt: str) -> list[str]:
+    """The column names of a seekable file in the typed format `fmt`."""
+    try:
+        if fmt == "parquet":
+            return pq.ParquetFile(f).schema_arrow.names
+        if fmt == "orc":
+            return paorc.ORCFile(f).schema.names
+        return _ipc_reader(f).schema.names
+    except (pa.ArrowInvalid, OSError) as e:
+        raise DataQualityError(f"[DATA_QUALITY_ERROR]failed to read the {fmt} file: "
+                               f"{_first_line(e)}") from None
 
 
 def _ipc_reader(spool):

@@ -292,7 +292,7 @@ def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str],
         if opts.read_json_by_line or not opts.strip_outer_array:
             if not opts.read_json_by_line and body.lstrip().startswith(b"["):
                 raise AnalysisError("JSON data is an array, strip_outer_array must be set true")
-            table = pajson.read_json(io.BytesIO(body))
+            table = _without_timestamps(body, pajson.read_json(io.BytesIO(body)))
         else:
             rows = json.loads(body)
             if not isinstance(rows, list):
@@ -310,6 +310,17 @@ def _read_json(body: bytes, opts: StreamLoadOptions, names: list[str],
         elif not omit:
             columns[n] = pa.nulls(table.num_rows, pa.string())
     return pa.table(columns)
+
+
+def _without_timestamps(body: bytes, table: pa.Table) -> pa.Table:
+    """`table` with the text fields Arrow took for timestamps read again as the text they are
+    ("2017-10-05" stays that text: loaded into a VARCHAR it must not become a datetime's)."""
+    stamps = [f.name for f in table.schema if pa.types.is_timestamp(f.type)]
+    if not stamps:
+        return table
+    schema = pa.schema([pa.field(n, pa.string()) for n in stamps])
+    return pajson.read_json(io.BytesIO(body), parse_options=pajson.ParseOptions(
+        explicit_schema=schema, unexpected_field_behavior="infer"))
 
 
 def _default_when_absent(opts: StreamLoadOptions, present: set[str]) -> bool:

@@ -15,7 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from catalog.errors import SyntaxError_
-from catalog.statements import (DescStmt, ExplainStmt, ShowCreateTableStmt,
+from catalog.statements import (DescFunctionStmt, DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
 from server.parser import dialect, partition_names  # noqa: F401  (dialect: changes sqlglot once)
 from server.parser.admin import PARTITION_PARSERS
@@ -193,13 +193,17 @@ def _show_create_table(cur: TokenCursor) -> ShowCreateTableStmt:
 
 
 def _desc(cur: TokenCursor) -> object:
-    """DESC t [ALL]; DESC <query> is EXPLAIN <query> (Doris prints the same plan)."""
+    """DESC t [ALL]; DESC FUNCTION tvf(...); DESC <query> is EXPLAIN <query> (Doris prints
+    the same plan)."""
     start = cur.i
     cur.next()
     if cur.is_word("SELECT") or cur.is_word("WITH") or cur.is_type(TokenType.L_PAREN) \
             or cur.is_word("VERBOSE") or cur.is_word("GRAPH"):
         cur.i = start
         return _explain(cur)
+    if cur.is_word("FUNCTION"):  # DESC FUNCTION local("file_path" = ..., ...)
+        cur.next()
+        return DescFunctionStmt(parse_sqlglot(f"SELECT * FROM {cur.rest_sql()}"))
     db, table = cur.qualified_name()
     all_ = cur.accept("ALL")
     cur.expect_end()
