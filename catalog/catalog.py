@@ -81,6 +81,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
         self.column_stats: dict[str, dict] = {}  # ANALYZE TABLE (catalog/column_stats.py)
+        self.analyze_jobs: list[dict] = []  # the ANALYZE jobs run, oldest first (SHOW ANALYZE)
         self.recycle_bin = RecycleBin()  # dropped, recoverable objects (catalog/recycle_bin.py)
         self.restored_precommits: list = []  # their PreparedLoads after a restart
         self._init_cluster(backend_num)
@@ -150,6 +151,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.global_variables = dict(state.get("global_variables", {}))
         self.precommitted = {int(k): v for k, v in state.get("precommitted", {}).items()}
         self.column_stats = dict(state.get("column_stats", {}))
+        self.analyze_jobs = list(state.get("analyze_jobs", []))
         self.recycle_bin = RecycleBin.from_dict(state.get("recycle_bin"))
 
     def _restore_tablets(self, table: OlapTable) -> None:
@@ -198,6 +200,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "global_variables": self.global_variables,
                 "precommitted": {str(k): v for k, v in self.precommitted.items()},
                 "column_stats": self.column_stats,
+                "analyze_jobs": self.analyze_jobs,
                 "recycle_bin": self.recycle_bin.to_dict()}
 
     def close(self) -> None:

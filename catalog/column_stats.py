@@ -66,10 +66,19 @@ class ColumnAccumulator:
                 "min": show(self.min), "max": show(self.max)}
 
 
-def record(cat: Catalog, table_id: int, row_count: int, columns: dict[str, dict]) -> None:
+ANALYZE_RECORD_LIMIT = 20000  # Doris's FE config analyze_record_limit: jobs SHOW ANALYZE keeps
+
+
+def record(cat: Catalog, table_id: int, row_count: int, columns: dict[str, dict],
+           job: dict) -> int:
+    """Journal an ANALYZE's statistics with its job (`job`: db, table, columns, sync,
+    start_time); the job's id, allocated as Doris allocates ids."""
     with cat.lock:
+        job_id = cat._alloc_id()
         cat._log("column_stats", {"table_id": table_id, "row_count": row_count,
-                                  "time": cat.clock(), "columns": columns})
+                                  "time": cat.clock(), "columns": columns,
+                                  "job": {**job, "job_id": job_id}})
+        return job_id
 
 
 def drop(cat: Catalog, table_id: int, columns: list[str] | None) -> None:
@@ -82,6 +91,11 @@ def _apply_stats(cat: Catalog, data: dict) -> None:
     entry["row_count"], entry["time"] = data["row_count"], data["time"]
     for name, stats in data["columns"].items():
         entry["columns"][name] = {**stats, "time": data["time"]}
+    job = data.get("job")
+    if job is not None:  # SHOW ANALYZE's record (catalog images keep them)
+        cat.next_id = max(cat.next_id, job["job_id"])
+        cat.analyze_jobs.append({**job, "end_time": data["time"]})
+        del cat.analyze_jobs[:-ANALYZE_RECORD_LIMIT]
 
 
 def _apply_drop(cat: Catalog, data: dict) -> None:

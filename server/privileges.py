@@ -70,7 +70,7 @@ from server.parser.export import CancelExportStmt, ExportStmt, ShowExportStmt
 from server.parser.functions import (CreateAliasFunctionStmt, DropFunctionStmt,
                                      ShowFunctionsStmt)
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
-                                   ShowTableStatsStmt)
+                                   ShowAnalyzeStmt, ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
 from server.parser.outfile import OutfileStmt
 from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowObjectByIdStmt,
@@ -388,6 +388,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     AnalyzeTableStmt: _table_priv("SELECT", "ANALYZE"),
     ShowColumnStatsStmt: _table_priv("SELECT", "SHOW COLUMN STATS"),
     ShowTableStatsStmt: _table_priv("SELECT", "SHOW TABLE STATS"),
+    ShowAnalyzeStmt: lambda stmt, ctx, access: None,  # rows: the tables the user may see
     DropStatsStmt: _table_priv("DROP", "DROP STATS"),
     ShowPartitionsStmt: _table_priv("SHOW", "SHOW PARTITIONS"),
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),

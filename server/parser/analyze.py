@@ -4,6 +4,7 @@
     SHOW COLUMN [CACHED] STATS [db.]t [(c1, ...)]
     SHOW TABLE STATS [db.]t
     DROP STATS [db.]t [(c1, ...)]
+    SHOW [AUTO] ANALYZE [[db.]t | job_id] [WHERE state = '...'] [ORDER BY ...] [LIMIT n]
 """
 
 from __future__ import annotations
@@ -41,6 +42,15 @@ class DropStatsStmt:
     db: str | None
     table: str
     columns: list[str] | None
+
+
+@dataclass
+class ShowAnalyzeStmt:
+    db: str | None
+    table: str | None
+    job_id: int | None
+    auto: bool
+    tail: str  # WHERE / ORDER BY / LIMIT (server/handlers/show_filter.py)
 
 
 def _columns(cur: TokenCursor) -> list[str] | None:
@@ -93,10 +103,25 @@ def parse_drop_stats(cur: TokenCursor) -> DropStatsStmt:
     return DropStatsStmt(db, table, columns)
 
 
+def parse_show_analyze(cur: TokenCursor) -> ShowAnalyzeStmt:
+    cur.expect("SHOW")
+    auto = bool(cur.accept("AUTO"))
+    cur.expect("ANALYZE")
+    db = table = job_id = None
+    if cur.is_type(TokenType.NUMBER):
+        job_id = cur.number("job id")
+    elif cur.peek() is not None and not cur.is_word("WHERE") and not cur.is_word("ORDER") \
+            and not cur.is_word("LIMIT") and not cur.is_type(TokenType.SEMICOLON):
+        db, table = cur.qualified_name()
+    return ShowAnalyzeStmt(db, table, job_id, auto, cur.rest_sql())
+
+
 OWN_PARSERS = (
     (("ANALYZE", "TABLE"), parse_analyze),
     (("SHOW", "COLUMN", "STATS"), parse_show_column_stats),
     (("SHOW", "COLUMN", "CACHED", "STATS"), parse_show_column_stats),
     (("SHOW", "TABLE", "STATS"), parse_show_table_stats),
     (("DROP", "STATS"), parse_drop_stats),
+    (("SHOW", "ANALYZE"), parse_show_analyze),
+    (("SHOW", "AUTO", "ANALYZE"), parse_show_analyze),
 )
