@@ -43,6 +43,7 @@ from catalog.export_jobs import APPLY as EXPORT_JOB_APPLY
 from catalog.alias_functions import APPLY as FUNCTION_APPLY
 from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
+from catalog import row_policy
 from catalog.views import APPLY as VIEW_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
 from catalog.database_alter import APPLY as DATABASE_ALTER_APPLY, check_replica_quota
@@ -82,6 +83,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
         self.column_stats: dict[str, dict] = {}  # ANALYZE TABLE (catalog/column_stats.py)
         self.analyze_jobs: list[dict] = []  # the ANALYZE jobs run, oldest first (SHOW ANALYZE)
+        self.row_policies: list[row_policy.RowPolicy] = []  # catalog/row_policy.py
         self.recycle_bin = RecycleBin()  # dropped, recoverable objects (catalog/recycle_bin.py)
         self.restored_precommits: list = []  # their PreparedLoads after a restart
         self._init_cluster(backend_num)
@@ -152,6 +154,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.precommitted = {int(k): v for k, v in state.get("precommitted", {}).items()}
         self.column_stats = dict(state.get("column_stats", {}))
         self.analyze_jobs = list(state.get("analyze_jobs", []))
+        self.row_policies = [row_policy.RowPolicy(**p) for p in state.get("row_policies", [])]
         self.recycle_bin = RecycleBin.from_dict(state.get("recycle_bin"))
 
     def _restore_tablets(self, table: OlapTable) -> None:
@@ -201,6 +204,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "precommitted": {str(k): v for k, v in self.precommitted.items()},
                 "column_stats": self.column_stats,
                 "analyze_jobs": self.analyze_jobs,
+                "row_policies": [p.to_dict() for p in self.row_policies],
                 "recycle_bin": self.recycle_bin.to_dict()}
 
     def close(self) -> None:
@@ -588,6 +592,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **FUNCTION_APPLY,  # CREATE ALIAS FUNCTION / DROP FUNCTION
     **rollup_job_journal.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
+    **row_policy.APPLY,  # CREATE / DROP ROW POLICY
     **VIEW_APPLY,  # views: create (or replace), drop
     **RENAME_APPLY,  # ALTER TABLE RENAME / REPLACE WITH TABLE
     **DATABASE_ALTER_APPLY,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA

@@ -52,6 +52,7 @@ from planner.split_aggregation import split_aggregation
 from planner.subquery_columns import subqueries_as_columns
 from planner.lateral_view import bind_lateral_views
 from planner.table_functions import table_function
+from planner.row_policies import node_applied, policy_query
 from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
@@ -412,6 +413,10 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
                                 replace(ctx, db=db_name, ctes={}))
         table = ctx.catalog.get_table(db_name, node.name)
         alias = node.alias or node.name
+        filtered = None if node_applied(node) else policy_query(ctx.catalog, db_name, table)
+    if filtered is not None:  # the user reads the table through row policies
+        return bind_derived(filtered, alias, scope, replace(ctx, db=db_name, ctes={}))
+    with ctx.catalog.lock:
         tablets = []
         total = len(table.partitions)
         parts = selected_partitions(table, node, db_name or "")

@@ -35,6 +35,7 @@ from server.handlers.alter_database import HANDLERS as ALTER_DATABASE_HANDLERS
 from server.handlers.show_replicas import HANDLERS as REPLICA_HANDLERS
 from server.handlers.export import HANDLERS as EXPORT_HANDLERS
 from server.handlers.functions import HANDLERS as FUNCTION_HANDLERS
+from server.handlers.row_policy import HANDLERS as ROW_POLICY_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -85,6 +86,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     exp.Kill: kill.kill,
     # statistics (ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS)
     **ANALYZE_HANDLERS,
+    **ROW_POLICY_HANDLERS,  # CREATE / DROP / SHOW ROW POLICY
     OutfileStmt: outfile.outfile,  # SELECT ... INTO OUTFILE
     # partitions and dynamic partitions
     AddPartitionStmt: partition.add_partition,

@@ -72,6 +72,7 @@ from server.parser.functions import (CreateAliasFunctionStmt, DropFunctionStmt,
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowAnalyzeStmt, ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
+from server.parser.row_policy import CreateRowPolicyStmt, DropRowPolicyStmt, ShowRowPolicyStmt
 from server.parser.outfile import OutfileStmt
 from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowObjectByIdStmt,
                                      ShowTransactionStmt)
@@ -389,6 +390,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     ShowColumnStatsStmt: _table_priv("SELECT", "SHOW COLUMN STATS"),
     ShowTableStatsStmt: _table_priv("SELECT", "SHOW TABLE STATS"),
     ShowAnalyzeStmt: lambda stmt, ctx, access: None,  # rows: the tables the user may see
+    CreateRowPolicyStmt: _admin, DropRowPolicyStmt: _admin, ShowRowPolicyStmt: _admin,
     DropStatsStmt: _table_priv("DROP", "DROP STATS"),
     ShowPartitionsStmt: _table_priv("SHOW", "SHOW PARTITIONS"),
     ShowIndexStmt: _table_priv("SHOW", "SHOW INDEX"),

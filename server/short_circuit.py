@@ -14,8 +14,9 @@ Two kinds of statement qualify:
   them, captures the tablet's snapshot and reads it here (executor/point_read.py: a sorted-key
   search of each segment, storage/point_lookup.py, where no merge is needed). The caller's
   SELECT privilege is checked once per session and template and again after any change of
-  the epoch; a refused check leaves the statement to the general path, which reports Doris's
-  error.
+  the epoch; a refused check, or a row policy on the table for the caller
+  (catalog/row_policy.py), leaves the statement to the general path, which reports Doris's
+  error or binds the policy.
 - **Constant queries** (`SELECT 1`, what connection pools send to validate a connection): a
   SELECT of literals only, without FROM, answered from the result the general path gave for
   the same text (`is_constant` on the parse, `remember_constant` after the run); nothing in
@@ -38,6 +39,7 @@ from datetime import datetime, timezone
 import pyarrow as pa
 from sqlglot import exp
 
+from catalog import row_policy
 from executor.point_read import read_point
 from planner.short_circuit import BUSY, PointPlan, bind_point, plan_point
 from server.handlers.context import StatementContext
@@ -171,6 +173,10 @@ def _allowed(session, key: tuple, plan: PointPlan, epoch: int, text) -> bool:
         return False
     try:
         check_statement(plan.stmt, ctx)
+        if access is not None and row_policy.filters_for(
+                services.catalog, plan.table.table_id, access.user.name,
+                list(access.user.roles)) is not None:
+            return False  # read through row policies: the general path binds them
     except Exception:  # noqa: BLE001 - refused: the general path raises Doris's error
         return False
     finally:

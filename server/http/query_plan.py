@@ -29,6 +29,7 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
+from catalog.access import CURRENT
 from catalog.errors import AnalysisError
 from executor.env import ExecEnv
 from executor.expressions import EvalContext
@@ -81,7 +82,11 @@ def _bind(catalog, db: str, sql: str, access):
     stmt = _parse(sql, db)
     for t in stmt.find_all(exp.Table):  # the scanned table and any in a subquery of the WHERE
         access.require_tbl(t.db or db, t.name, "SELECT")
-    plan, columns = bind_statement(stmt, BindContext(catalog, db, NameGen()))
+    token = CURRENT.set(access)  # the caller's row policies bind as in a query's thread
+    try:
+        plan, columns = bind_statement(stmt, BindContext(catalog, db, NameGen()))
+    finally:
+        CURRENT.reset(token)
     scan = _find_scan(plan)
     if scan is None:
         raise AnalysisError("only support single table select with columns and a filter")

@@ -35,6 +35,7 @@ from server.parser.export import OWN_PARSERS as EXPORT_PARSERS
 from server.parser.functions import OWN_PARSERS as FUNCTION_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
+from server.parser.row_policy import OWN_PARSERS as ROW_POLICY_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
 from server.parser.enable_feature import parse_enable_feature
 from server.parser.outfile import split_outfile
@@ -237,6 +238,7 @@ _OWN_PARSERS = (
     *REPLICA_PARSERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA STATUS | DISTRIBUTION, SHOW DATA SKEW
     *EXPORT_PARSERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
     *FUNCTION_PARSERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
+    *ROW_POLICY_PARSERS,  # CREATE / DROP / SHOW ROW POLICY
 )
 
 
