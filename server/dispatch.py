@@ -35,6 +35,8 @@ from server.handlers.alter_database import HANDLERS as ALTER_DATABASE_HANDLERS
 from server.handlers.show_replicas import HANDLERS as REPLICA_HANDLERS
 from server.handlers.export import HANDLERS as EXPORT_HANDLERS
 from server.handlers.functions import HANDLERS as FUNCTION_HANDLERS
+from server.handlers.admin_objects import HANDLERS as ADMIN_OBJECT_HANDLERS
+from server.handlers.statement_checks import check_block_rules
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -110,6 +112,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **REPLICA_HANDLERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA ..., SHOW DATA SKEW
     **EXPORT_HANDLERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
     **FUNCTION_HANDLERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
+    **ADMIN_OBJECT_HANDLERS,  # SQL_BLOCK_RULE, WORKLOAD GROUP(S), ENCRYPTKEY(S)
 }
 
 
@@ -120,4 +123,6 @@ def run_statement(stmt: object, ctx: StatementContext) -> OkResult | RowsResult:
             else type(stmt).__name__
         raise NotSupported(f"Unsupported statement: {text[:200]}")
     check_statement(stmt, ctx)  # privileges (server/privileges.py), before anything runs
+    if ctx.as_sent:  # the statement's text as the client sent it against SQL block rules
+        check_block_rules(ctx)
     return handler(stmt, ctx)

@@ -19,6 +19,7 @@
     SHOW LOAD / ALTER TABLE             any privilege on the database; CANCEL LOAD: LOAD
     RECOVER DATABASE / TABLE / PARTITION ALTER or CREATE on the database / table
     ADMIN ..., SET GLOBAL, SHOW PROC,
+      SQL_BLOCK_RULE, WORKLOAD GROUP, ENCRYPTKEY DDL,
       SHOW / DROP CATALOG RECYCLE BIN,
       SHOW DATABASE | TABLE | PARTITION <id>  ADMIN_PRIV (1227)
     SHOW EXPORT / ROUTINE LOAD          any privilege on the database
@@ -71,6 +72,9 @@ from server.parser.functions import (CreateAliasFunctionStmt, DropFunctionStmt,
 from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnStatsStmt,
                                    ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
+from server.parser.admin_objects import (EncryptKeyStmt, ShowEncryptKeysStmt,
+                                         ShowSqlBlockRuleStmt, ShowWorkloadGroupsStmt,
+                                         SqlBlockRuleStmt, WorkloadGroupStmt)
 from server.parser.outfile import OutfileStmt
 from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowObjectByIdStmt,
                                      ShowTransactionStmt)
@@ -324,6 +328,12 @@ def _admin(stmt, ctx, access: Access) -> None:
     access.require_global("ADMIN")
 
 
+def _encrypt_keys_db(stmt, ctx, access: Access) -> None:
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_db(db, "ADMIN")
+
+
 def _node(stmt, ctx, access: Access) -> None:
     access.require_global("OPERATOR", "NODE")
 
@@ -427,6 +437,10 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     RecoverPartitionStmt: _recover_table, ShowRecycleBinStmt: _admin, DropRecycleBinStmt: _admin,
     ShowObjectByIdStmt: _admin, ShowJobsStmt: _show_db, ShowTransactionStmt: _show_db,  # SHOW TABLE <id>; SHOW EXPORT, ...
     ShowDeleteStmt: _show_db,  # and each row's table: LOAD (catalog/delete_history.py)
+    # SQL block rules, workload groups, encrypt keys: ADMIN (Create*Stmt.analyze); SHOW
+    # ENCRYPTKEYS ADMIN on the database; SHOW WORKLOAD GROUPS lists what the account may use
+    SqlBlockRuleStmt: _admin, ShowSqlBlockRuleStmt: _admin, WorkloadGroupStmt: _admin,
+    EncryptKeyStmt: _admin, ShowEncryptKeysStmt: _encrypt_keys_db,
 }
 
 # Statements with no check above, and why: each is either open to every account in Doris or
@@ -442,4 +456,5 @@ OPEN_OR_CHECKED_IN_HANDLER = frozenset({
     "ShowPropertyStmt",                                           # catalog/auth.py checks
     "ShowResourcesStmt",                                          # filtered by USAGE
     "ShowLastInsertStmt",                                         # the session's own INSERT
+    "ShowWorkloadGroupsStmt",                                     # filtered by USAGE
 })

@@ -33,6 +33,7 @@ from server.parser.alter_database import OWN_PARSERS as ALTER_DATABASE_PARSERS
 from server.parser.show_replicas import OWN_PARSERS as REPLICA_PARSERS
 from server.parser.export import OWN_PARSERS as EXPORT_PARSERS
 from server.parser.functions import OWN_PARSERS as FUNCTION_PARSERS
+from server.parser.admin_objects import OWN_PARSERS as ADMIN_OBJECT_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
@@ -233,6 +234,7 @@ _OWN_PARSERS = (
     *REPLICA_PARSERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA STATUS | DISTRIBUTION, SHOW DATA SKEW
     *EXPORT_PARSERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
     *FUNCTION_PARSERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
+    *ADMIN_OBJECT_PARSERS,  # SQL_BLOCK_RULE, WORKLOAD GROUP(S), ENCRYPTKEY(S)
 )
 
 
