@@ -41,7 +41,7 @@ from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog.export_jobs import APPLY as EXPORT_JOB_APPLY
 from catalog.alias_functions import APPLY as FUNCTION_APPLY
-from catalog import encrypt_keys, sql_block_rules, workload_groups
+from catalog import encrypt_keys, partition_properties, sql_block_rules, workload_groups
 from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog.views import APPLY as VIEW_APPLY
@@ -598,6 +598,7 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **sql_block_rules.APPLY,  # CREATE / ALTER / DROP SQL_BLOCK_RULE
     **workload_groups.APPLY,  # CREATE / ALTER / DROP WORKLOAD GROUP
     **encrypt_keys.APPLY,  # CREATE / DROP ENCRYPTKEY
+    **partition_properties.APPLY,  # MODIFY PARTITION, replication, MODIFY DISTRIBUTION
     **rollup_job_journal.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **VIEW_APPLY,  # views: create (or replace), drop

@@ -174,6 +174,8 @@ class Partition:
     visible_version_time: float = 0.0
     tablets_by_index: dict[int, list[int]] = field(default_factory=dict)
     tablets: dict[int, TabletMeta] = field(default_factory=dict)
+    # MODIFY PARTITION's storage_medium / storage_cooldown_time (catalog/partition_properties.py)
+    properties: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"partition_id": self.partition_id, "name": self.name, "lower": self.lower,
@@ -182,7 +184,8 @@ class Partition:
                 "visible_version": self.visible_version,
                 "visible_version_time": self.visible_version_time,
                 "tablets_by_index": {str(k): v for k, v in self.tablets_by_index.items()},
-                "tablets": [t.to_dict() for t in self.tablets.values()]}
+                "tablets": [t.to_dict() for t in self.tablets.values()],
+                **({"properties": self.properties} if self.properties else {})}
 
     @staticmethod
     def from_dict(d: dict) -> Partition:
@@ -191,6 +194,7 @@ class Partition:
                       d["visible_version_time"])
         p.tablets_by_index = {int(k): v for k, v in d["tablets_by_index"].items()}
         p.tablets = {t["tablet_id"]: TabletMeta.from_dict(t) for t in d["tablets"]}
+        p.properties = dict(d.get("properties", {}))
         return p
 
 

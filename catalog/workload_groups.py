@@ -223,7 +223,7 @@ def _int_ok(text: str, test) -> bool:
 
 def _check_sums(cat, group: dict) -> None:
     """checkGlobalUnlock: the groups of one tag share 100% of memory and of hard CPU."""
-    tag = group["properties"].get("tag") or None
+    tag = group["properties"].get("tag") or None  # Java's null when the group has none
     memory, cpu = 0.0, 0
     for g in [*(g for g in cat.workload_groups.values() if g["name"] != group["name"]), group]:
         if (g["properties"].get("tag") or None) != tag:
@@ -231,11 +231,11 @@ def _check_sums(cat, group: dict) -> None:
         memory += max(_percent(g["properties"].get("memory_limit")), 0.0)
         cpu += max(int(g["properties"].get("cpu_hard_limit", "0")), 0)
     if memory > 100.0 + 1e-6:
-        raise DdlError(f"The sum of all workload group memory_limit within tag {tag} cannot "
-                       "be greater than 100.0%.")
+        raise DdlError(f"The sum of all workload group memory_limit within tag {tag or 'null'} "
+                       "cannot be greater than 100.0%.")
     if cpu > 100:
-        raise DdlError(f"sum of all workload group cpu_hard_limit within tag {tag} can not be "
-                       "greater than 100% ")
+        raise DdlError(f"sum of all workload group cpu_hard_limit within tag {tag or 'null'} "
+                       "can not be greater than 100% ")
 
 
 def _percent(value: str | None) -> float:

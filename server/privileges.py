@@ -46,6 +46,7 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
                                 AdminShowConfigStmt, AlterSystemStmt, AlterTablePropertiesStmt,
                                 CreateTableStmt, DescStmt, DropPartitionStmt, ExplainStmt,
+                                ModifyDistributionStmt, ModifyPartitionStmt,
                                 ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
 from catalog.storage_statements import (BuildIndexStmt, CreateIndexStmt, DeleteStmt, DropIndexStmt,
@@ -77,7 +78,8 @@ from server.parser.admin_objects import (EncryptKeyStmt, ShowEncryptKeysStmt,
                                          SqlBlockRuleStmt, WorkloadGroupStmt)
 from server.parser.outfile import OutfileStmt
 from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowObjectByIdStmt,
-                                     ShowTransactionStmt)
+                                     ShowTransactionStmt, ShowTrashStmt)
+from server.parser.backup_restore import RepositoryStmt, ShowBackupJobsStmt
 from server.parser.recycle_bin import (DropRecycleBinStmt, RecoverDatabaseStmt,
                                        RecoverPartitionStmt, RecoverTableStmt,
                                        ShowRecycleBinStmt)
@@ -328,6 +330,15 @@ def _admin(stmt, ctx, access: Access) -> None:
     access.require_global("ADMIN")
 
 
+def _repository(stmt, ctx, access: Access) -> None:
+    """CREATE / DROP REPOSITORY: ADMIN; BACKUP / RESTORE: LOAD on the database; SHOW SNAPSHOT:
+    open (ShowSnapshotStmt checks nothing)."""
+    if stmt.action in ("CREATE", "DROP"):
+        access.require_global("ADMIN")
+    elif stmt.action in ("BACKUP", "RESTORE"):
+        _load_db(stmt, ctx, access)
+
+
 def _encrypt_keys_db(stmt, ctx, access: Access) -> None:
     db = _db(stmt.db, ctx)
     if not _skip_db(db):
@@ -389,6 +400,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     CreateTableStmt: _create_table, exp.Create: _create, exp.Drop: _drop,
     AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),
     AlterTablePropertiesStmt: _table_priv("ALTER"), CreateIndexStmt: _table_priv("ALTER"),
+    ModifyPartitionStmt: _table_priv("ALTER"), ModifyDistributionStmt: _table_priv("ALTER"),
     BuildIndexStmt: _table_priv("ALTER"),
     DropIndexStmt: _table_priv("ALTER"),
     DescStmt: _table_priv("SHOW", "DESCRIBE"),
@@ -441,6 +453,11 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     # ENCRYPTKEYS ADMIN on the database; SHOW WORKLOAD GROUPS lists what the account may use
     SqlBlockRuleStmt: _admin, ShowSqlBlockRuleStmt: _admin, WorkloadGroupStmt: _admin,
     EncryptKeyStmt: _admin, ShowEncryptKeysStmt: _encrypt_keys_db,
+    # backup and restore: LOAD on the database (ShowBackupStmt, AbstractBackupStmt), ADMIN for
+    # repositories' DDL; SHOW TRASH ADMIN (ShowTrashStmt)
+    ShowBackupJobsStmt: lambda stmt, ctx, access: None if stmt.kind == "REPOSITORIES" else
+    _load_db(stmt, ctx, access),
+    RepositoryStmt: _repository, ShowTrashStmt: _admin,
 }
 
 # Statements with no check above, and why: each is either open to every account in Doris or
@@ -457,4 +474,5 @@ OPEN_OR_CHECKED_IN_HANDLER = frozenset({
     "ShowResourcesStmt",                                          # filtered by USAGE
     "ShowLastInsertStmt",                                         # the session's own INSERT
     "ShowWorkloadGroupsStmt",                                     # filtered by USAGE
+    "HelpStmt",                                                   # no data
 })

@@ -83,10 +83,10 @@ def _block_rule(cur: TokenCursor) -> SqlBlockRuleStmt:
     action = cur.next().text.upper()
     cur.expect("SQL_BLOCK_RULE")
     flag = _flag(cur, action)
-    names = [cur.identifier("rule name")]
+    names = [cur.ident_or_text("rule name")]
     if action == "DROP":
         while cur.accept_type(TokenType.COMMA):
-            names.append(cur.identifier("rule name"))
+            names.append(cur.ident_or_text("rule name"))
         cur.expect_end()
         return SqlBlockRuleStmt(action, names, {}, flag)
     return SqlBlockRuleStmt(action, names, _properties(cur), flag)
@@ -94,7 +94,7 @@ def _block_rule(cur: TokenCursor) -> SqlBlockRuleStmt:
 
 def _show_block_rule(cur: TokenCursor) -> ShowSqlBlockRuleStmt:
     cur.expect("SHOW", "SQL_BLOCK_RULE")
-    name = cur.identifier("rule name") if cur.accept("FOR") else None
+    name = cur.ident_or_text("rule name") if cur.accept("FOR") else None
     cur.expect_end()
     return ShowSqlBlockRuleStmt(name)
 
@@ -103,7 +103,7 @@ def _workload_group(cur: TokenCursor) -> WorkloadGroupStmt:
     action = cur.next().text.upper()
     cur.expect("WORKLOAD", "GROUP")
     flag = _flag(cur, action)
-    name = cur.identifier("workload group name")
+    name = cur.ident_or_text("workload group name")
     if action == "DROP":
         cur.expect_end()
         return WorkloadGroupStmt(action, name, {}, flag)

@@ -34,6 +34,7 @@ from server.parser.show_replicas import OWN_PARSERS as REPLICA_PARSERS
 from server.parser.export import OWN_PARSERS as EXPORT_PARSERS
 from server.parser.functions import OWN_PARSERS as FUNCTION_PARSERS
 from server.parser.admin_objects import OWN_PARSERS as ADMIN_OBJECT_PARSERS
+from server.parser.backup_restore import OWN_PARSERS as BACKUP_RESTORE_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.temp_partitions import parse_temp_partition_alter
@@ -235,6 +236,7 @@ _OWN_PARSERS = (
     *EXPORT_PARSERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
     *FUNCTION_PARSERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
     *ADMIN_OBJECT_PARSERS,  # SQL_BLOCK_RULE, WORKLOAD GROUP(S), ENCRYPTKEY(S)
+    *BACKUP_RESTORE_PARSERS,  # SHOW REPOSITORIES / BACKUP / RESTORE / SNAPSHOT, REPOSITORY DDL
 )
 
 
