@@ -280,6 +280,17 @@ class OlapTable:
         low = name.lower()
         return next((p for p in self.partitions.values() if p.name.lower() == low), None)
 
+    def partitions_named(self, names: list[str], missing) -> list[Partition]:
+        """The formal partitions called `names`, in that order; `missing(name)` is the error
+        raised for one the table does not have (each statement words it its own way)."""
+        parts = []
+        for name in names:
+            p = self.partition_by_name(name)
+            if p is None:
+                raise missing(name)
+            parts.append(p)
+        return parts
+
     def sorted_partitions(self) -> list[Partition]:
         return sorted(self.partitions.values(), key=lambda p: p.partition_id)
 

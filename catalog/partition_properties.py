@@ -75,15 +75,8 @@ def modify_partitions(cat, db: str | None, name: str, names: list[str] | None,
         change["storage_cooldown_time"] = props["storage_cooldown_time"]
     with cat.lock:
         table = _olap_table(cat, db, name)
-        if names is None:
-            parts = list(table.partitions.values())
-        else:
-            parts = []
-            for n in names:
-                p = table.partition_by_name(n)
-                if p is None:
-                    raise DdlError(f"Partition[{n}] does not exist in table[{table.name}]")
-                parts.append(p)
+        parts = list(table.partitions.values()) if names is None else table.partitions_named(
+            names, lambda n: DdlError(f"Partition[{n}] does not exist in table[{table.name}]"))
         if "replication_num" in props or "replication_allocation" in props:
             change["replication_num"] = _replicas(cat, table, props)
         entry = {"table_id": table.table_id,
