@@ -167,6 +167,8 @@ class Auth:
         self.users: dict[tuple[str, str], User] = {}
         self.roles: dict[str, Role] = {}
         self.log: Callable[[str, dict], None] = lambda op, data: APPLY[op](self, data)
+        # the names of the SQL block rules that exist (the catalog's, set by Catalog)
+        self.block_rule_names: Callable[[], object] = lambda: ()
         self._builtins()
 
     def _builtins(self) -> None:
@@ -307,6 +309,14 @@ class Auth:
         with self.lock:
             if not any(n == name for n, _ in self.users):
                 raise DdlError(f"Unknown user: {name}")
+            if key == "sql_block_rules":  # rule names, comma-separated (UserProperty)
+                names = [n.strip() for n in value.split(",") if n.strip()]
+                for n in names:
+                    if n not in self.block_rule_names():
+                        raise DdlError(f"the sql block rule {n} not exist")
+                self.log("auth_set_property", {"name": name, "key": key,
+                                               "value": ",".join(names)})
+                return
             if key != "max_user_connections":
                 raise DdlError(f"Unknown user property({key})")
             try:
@@ -316,6 +326,13 @@ class Auth:
             if number <= 0 or number > 10000:
                 raise DdlError(f"{key} is not valid, must between 1 and 10000")
             self.log("auth_set_property", {"name": name, "key": key, "value": number})
+
+    def sql_block_rules(self, name: str) -> list[str]:
+        """The SQL block rules bound to the account `name` (user property sql_block_rules)."""
+        for (n, _), u in list(self.users.items()):
+            if n == name and u.properties.get("sql_block_rules"):
+                return str(u.properties["sql_block_rules"]).split(",")
+        return []
 
     def max_user_connections(self, name: str) -> int:
         with self.lock:

@@ -41,6 +41,7 @@ from catalog.auth import Auth, catalog_apply as auth_apply
 from catalog.load_jobs import APPLY as LOAD_JOB_APPLY
 from catalog.export_jobs import APPLY as EXPORT_JOB_APPLY
 from catalog.alias_functions import APPLY as FUNCTION_APPLY
+from catalog import encrypt_keys, partition_properties, sql_block_rules, workload_groups
 from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog import row_policy
@@ -78,6 +79,10 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.export_jobs: dict[int, dict] = {}  # EXPORT jobs' records (catalog/export_jobs.py)
         # alias functions: db name ("" = GLOBAL) -> signature -> definition
         self.functions: dict[str, dict[str, dict]] = {}
+        self.sql_block_rules: dict[str, dict] = {}  # catalog/sql_block_rules.py
+        self.workload_groups: dict[str, dict] = {}  # catalog/workload_groups.py
+        self.encrypt_keys: dict[str, dict[str, str]] = {}  # db -> name -> key (encrypt_keys.py)
+        workload_groups.ensure_normal(self)
         self.alter_jobs: dict[int, rollup_job.RollupJob] = {}  # ADD ROLLUP / CREATE MV jobs
         self.global_variables: dict[str, Any] = {}  # SET GLOBAL values (catalog/global_variables.py)
         self.precommitted: dict[int, dict] = {}  # two-phase Stream Loads (catalog/precommit.py)
@@ -92,6 +97,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.replaying = False  # True while the journal is replayed: storage is not touched
         self.auth = Auth()  # users, roles, privileges (catalog/auth.py), journaled through _log
         self.auth.log, self.auth.lock = self._log, self.lock  # one lock: no lock-order cycle
+        self.auth.block_rule_names = lambda: self.sql_block_rules
         self.max_tablet_version_num = 2000  # BE config: loads refused beyond it (-235)
         self._unapplied = 0  # publish entries journaled, not yet applied (no checkpoint then)
         self._labels_in_flight: set[tuple[str, str]] = set()  # (db, label) being published
@@ -148,6 +154,10 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         self.load_jobs = {int(k): v for k, v in state.get("load_jobs", {}).items()}
         self.export_jobs = {int(k): v for k, v in state.get("export_jobs", {}).items()}
         self.functions = {db: dict(fns) for db, fns in state.get("functions", {}).items()}
+        self.sql_block_rules = dict(state.get("sql_block_rules", {}))
+        self.workload_groups = dict(state.get("workload_groups", {}))
+        workload_groups.ensure_normal(self)
+        self.encrypt_keys = {db: dict(k) for db, k in state.get("encrypt_keys", {}).items()}
         self.alter_jobs = {j["job_id"]: rollup_job.RollupJob.from_dict(j)
                            for j in state.get("alter_jobs", [])}
         self.global_variables = dict(state.get("global_variables", {}))
@@ -199,6 +209,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "load_jobs": {str(k): v for k, v in self.load_jobs.items()},
                 "export_jobs": {str(k): v for k, v in self.export_jobs.items()},
                 "functions": self.functions,
+                "sql_block_rules": self.sql_block_rules,
+                "workload_groups": self.workload_groups, "encrypt_keys": self.encrypt_keys,
                 "alter_jobs": [j.to_dict() for j in self.alter_jobs.values()],
                 "global_variables": self.global_variables,
                 "precommitted": {str(k): v for k, v in self.precommitted.items()},
@@ -590,6 +602,10 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **LOAD_JOB_APPLY,  # resources, Spark Load jobs' records
     **EXPORT_JOB_APPLY,  # EXPORT jobs' records
     **FUNCTION_APPLY,  # CREATE ALIAS FUNCTION / DROP FUNCTION
+    **sql_block_rules.APPLY,  # CREATE / ALTER / DROP SQL_BLOCK_RULE
+    **workload_groups.APPLY,  # CREATE / ALTER / DROP WORKLOAD GROUP
+    **encrypt_keys.APPLY,  # CREATE / DROP ENCRYPTKEY
+    **partition_properties.APPLY,  # MODIFY PARTITION, replication, MODIFY DISTRIBUTION
     **rollup_job_journal.APPLY,  # ADD ROLLUP / CREATE MATERIALIZED VIEW jobs, DROP ROLLUP
     **COLUMN_STATS_APPLY,  # ANALYZE TABLE, DROP STATS
     **row_policy.APPLY,  # CREATE / DROP ROW POLICY

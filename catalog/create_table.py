@@ -23,6 +23,7 @@ from catalog import auto_increment
 from catalog.errors import AnalysisError, DdlError
 from catalog.index_rules import analyze_bloom_filter, create_table_indexes
 from catalog.known_properties import check_known
+from catalog.compaction_properties import check_create as check_compaction_properties
 from catalog.model import (AGG_KEYS, DUP_KEYS, UNIQUE_KEYS, Column, DistributionInfo,
                            MaterializedIndexMeta, OlapTable, Partition, PartitionInfo)
 from catalog.hidden_columns import build_hidden_columns
@@ -321,6 +322,7 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
     table.hidden_columns = build_hidden_columns(keys_type, table.properties, columns)
     analyze_bloom_filter(table.properties, columns, keys_type)  # index_rules.py
     table.table_indexes = create_table_indexes(stmt.indexes, columns, keys_type)
+    check_compaction_properties(table.properties)
     check_known(stmt.properties)  # after every other rule, as Doris's createOlapTable
     return table
 

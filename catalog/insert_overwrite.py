@@ -50,12 +50,8 @@ def begin(cat: Catalog, db_name: str | None, table_name: str,
         if partition_names is None:
             targets = table.sorted_partitions()
         else:
-            targets = []
-            for name in partition_names:
-                p = table.partition_by_name(name)
-                if p is None:
-                    raise AnalysisError(f"partition {name} is not found in table {table.name}")
-                targets.append(p)
+            targets = table.partitions_named(partition_names, lambda name: AnalysisError(
+                f"partition {name} is not found in table {table.name}"))
         if not targets:
             raise DdlError(f"table {table.name} has no partition to overwrite")
         check_normal(cat, table)  # its temporary partitions: InternalCatalog.addPartition

@@ -174,6 +174,8 @@ class Partition:
     visible_version_time: float = 0.0
     tablets_by_index: dict[int, list[int]] = field(default_factory=dict)
     tablets: dict[int, TabletMeta] = field(default_factory=dict)
+    # MODIFY PARTITION's storage_medium / storage_cooldown_time (catalog/partition_properties.py)
+    properties: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"partition_id": self.partition_id, "name": self.name, "lower": self.lower,
@@ -182,7 +184,8 @@ class Partition:
                 "visible_version": self.visible_version,
                 "visible_version_time": self.visible_version_time,
                 "tablets_by_index": {str(k): v for k, v in self.tablets_by_index.items()},
-                "tablets": [t.to_dict() for t in self.tablets.values()]}
+                "tablets": [t.to_dict() for t in self.tablets.values()],
+                **({"properties": self.properties} if self.properties else {})}
 
     @staticmethod
     def from_dict(d: dict) -> Partition:
@@ -191,6 +194,7 @@ class Partition:
                       d["visible_version_time"])
         p.tablets_by_index = {int(k): v for k, v in d["tablets_by_index"].items()}
         p.tablets = {t["tablet_id"]: TabletMeta.from_dict(t) for t in d["tablets"]}
+        p.properties = dict(d.get("properties", {}))
         return p
 
 
@@ -275,6 +279,17 @@ class OlapTable:
     def partition_by_name(self, name: str) -> Partition | None:
         low = name.lower()
         return next((p for p in self.partitions.values() if p.name.lower() == low), None)
+
+    def partitions_named(self, names: list[str], missing) -> list[Partition]:
+        """The formal partitions called `names`, in that order; `missing(name)` is the error
+        raised for one the table does not have (each statement words it its own way)."""
+        parts = []
+        for name in names:
+            p = self.partition_by_name(name)
+            if p is None:
+                raise missing(name)
+            parts.append(p)
+        return parts
 
     def sorted_partitions(self) -> list[Partition]:
         return sorted(self.partitions.values(), key=lambda p: p.partition_id)

@@ -48,3 +48,13 @@ def check_partition_name(name: str) -> None:
     if not re.fullmatch(PARTITION_NAME_REGEX, name or "") or len(name) > TABLE_NAME_LENGTH_LIMIT:
         raise WrongName(f"Incorrect partition name '{name}'. Partition name regex is "
                         f"'{PARTITION_NAME_REGEX}'", 1567)
+
+
+COMMON_NAME_REGEX = DB_NAME_REGEX  # FeNameFormat: the same rule
+
+
+def check_common_name(kind: str, name: str) -> None:
+    """FeNameFormat.checkCommonName: rules, groups, keys and other named objects (5063)."""
+    if not re.fullmatch(COMMON_NAME_REGEX, name or ""):
+        raise WrongName(f"Incorrect {kind} name '{name}', required format is "
+                        f"'{COMMON_NAME_REGEX}'", 5063)

@@ -141,12 +141,8 @@ def truncate(cat: Catalog, db_name: str | None, table_name: str,
     with locked_table(cat, db_name, table_name) as table:
         check_normal(cat, table)  # InternalCatalog.truncateTable
         if partition_names:
-            parts = []
-            for name in partition_names:
-                p = table.partition_by_name(name)
-                if p is None:
-                    raise DdlError(f"Partition {name} does not exist")
-                parts.append(p)
+            parts = table.partitions_named(
+                partition_names, lambda name: DdlError(f"Partition {name} does not exist"))
         else:
             parts = table.sorted_partitions()
         replace = [{"old": p.partition_id,

@@ -160,6 +160,27 @@ class AlterTablePropertiesStmt:
 
 
 @dataclass
+class ModifyPartitionStmt:
+    """ALTER TABLE t MODIFY PARTITION p | (p1, ...) | (*) SET ("k" = "v", ...)"""
+
+    db: str | None
+    table: str
+    partitions: list[str] | None    # None: (*), every partition
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ModifyDistributionStmt:
+    """ALTER TABLE t MODIFY DISTRIBUTION DISTRIBUTED BY HASH (cols) | RANDOM BUCKETS n | AUTO"""
+
+    db: str | None
+    table: str
+    kind: str                       # HASH | RANDOM
+    columns: list[str] = field(default_factory=list)
+    buckets: int | None = None      # None: BUCKETS AUTO (or none given)
+
+
+@dataclass
 class ShowDynamicPartitionStmt:
     """SHOW DYNAMIC PARTITION TABLES [FROM db]"""
 

@@ -13,8 +13,8 @@
                                      false, light_schema_change true: tables are light already,
                                      storage_format v2, storage_type column); Doris's refusal
                                      otherwise; NotSupported for what Doris takes and
-                                     minidoris does not model (replica changes, storage
-                                     policies, binlog, time-series compaction); "Unknown table
+                                     minidoris does not model (storage policies, binlog);
+                                     "Unknown table
                                      property: [k]" for what Doris does not know either
                                      (storage_medium is a partition's: MODIFY PARTITION)
 """
@@ -47,14 +47,9 @@ _REFUSED = {
     "tablet_type": "Alter tablet type not supported",
 }
 # properties Doris takes that minidoris does not model
+# (replication and compaction properties: catalog/partition_properties.py)
 _NOT_MODELLED = {
-    "replication_num", "replication_allocation", "default.replication_num",
-    "default.replication_allocation", "min_load_replica_num", "storage_policy",
-    "is_being_synced", "compaction_policy", "time_series_compaction_goal_size_mbytes",
-    "time_series_compaction_file_count_threshold",
-    "time_series_compaction_time_threshold_seconds",
-    "time_series_compaction_empty_rowsets_threshold", "time_series_compaction_level_threshold",
-    "skip_write_index_on_load", "enable_single_replica_compaction", "enable_mow_light_delete",
+    "min_load_replica_num", "storage_policy", "is_being_synced", "skip_write_index_on_load", "enable_single_replica_compaction", "enable_mow_light_delete",
     "file_cache_ttl_seconds", "store_row_column", "row_store_columns", "distribution_type",
     "send_clear_alter_task",
 }

@@ -156,7 +156,7 @@ def plan_aggregation(select: exp.Select, plan: object, scope: Scope, items: list
                 keys.append(key)
             call = L.AggCall("grouping_id", None, out, args=keys)
         else:
-            call = _agg_call(node, out, argument)
+            call = agg_call(node, out, argument)
         calls.append(call)
         call_map.append((node, out))
         return exp.column(out, quoted=True)
@@ -221,7 +221,7 @@ def _alias_expand(e: exp.Expression, aliases: dict, scope: Scope) -> exp.Express
     return e.copy().transform(repl, copy=False)
 
 
-def _agg_call(node: exp.AggFunc, out: str, argument) -> L.AggCall:
+def agg_call(node: exp.AggFunc, out: str, argument) -> L.AggCall:
     """The AggCall computing `node`; `argument(expr)` names a pre-projected input column."""
     if isinstance(node, exp.Count):
         arg = node.this

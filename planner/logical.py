@@ -253,3 +253,15 @@ FIRST_PHASE = "update serialize"    # a two-phase aggregate's per-tablet (first)
 PHASE_EXCHANGE = "exchange"         # the exchange between an aggregate's two phases
 PROBE_EXCHANGE = "exchange probe"   # a PARTITIONED join's probe side hashed to its instances
 BUILD_EXCHANGE = "exchange build"   # a shuffled join's build side hashed to its instances
+
+
+def olap_scans(plan: object) -> list[OlapScan]:
+    """Every OlapScan of a logical plan (through `input`, `left` and `right`)."""
+    out, stack = [], [plan]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, OlapScan):
+            out.append(node)
+        stack += [c for c in (getattr(node, a, None) for a in ("input", "left", "right"))
+                  if c is not None]
+    return out

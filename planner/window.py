@@ -22,6 +22,7 @@ _RANKING = {exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense
 _VALUE = {exp.Lag: "lag", exp.Lead: "lead", exp.FirstValue: "first_value",
           exp.LastValue: "last_value"}
 _AGG = {exp.Sum: "sum", exp.Avg: "mean", exp.Min: "min", exp.Max: "max", exp.Count: "count"}
+WINDOW_FUNCTIONS = frozenset({*_RANKING, *_VALUE})  # the window-only functions bound here
 
 
 @dataclass

@@ -15,6 +15,7 @@ from catalog.statements import AdminCompactTableStmt
 from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
                                 AdminShowConfigStmt, AlterTablePropertiesStmt, DropPartitionStmt,
+                                ModifyDistributionStmt, ModifyPartitionStmt,
                                 ShowDynamicPartitionStmt)
 from server.handlers import admin, partition
 from server.handlers.context import StatementContext
@@ -36,6 +37,9 @@ from server.handlers.show_replicas import HANDLERS as REPLICA_HANDLERS
 from server.handlers.export import HANDLERS as EXPORT_HANDLERS
 from server.handlers.functions import HANDLERS as FUNCTION_HANDLERS
 from server.handlers.row_policy import HANDLERS as ROW_POLICY_HANDLERS
+from server.handlers.admin_objects import HANDLERS as ADMIN_OBJECT_HANDLERS
+from server.handlers.statement_checks import check_block_rules
+from server.handlers.backup_restore import HANDLERS as BACKUP_RESTORE_HANDLERS
 from server.parser.outfile import OutfileStmt
 from server.parser.fast_values import FastInsert
 from server.results import OkResult, RowsResult
@@ -92,6 +96,8 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     AddPartitionStmt: partition.add_partition,
     DropPartitionStmt: partition.drop_partition,
     AlterTablePropertiesStmt: partition.alter_properties,
+    ModifyPartitionStmt: partition.modify_partition,
+    ModifyDistributionStmt: partition.modify_distribution,
     exp.TruncateTable: partition.truncate,
     ShowDynamicPartitionStmt: partition.show_dynamic,
     AdminSetConfigStmt: admin.set_config,
@@ -108,11 +114,13 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **SCHEMA_CHANGE_HANDLERS,  # ALTER TABLE ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY
     **ENABLE_FEATURE_HANDLERS,  # ALTER TABLE ENABLE FEATURE (hidden columns)
     **RECYCLE_BIN_HANDLERS,  # RECOVER ..., SHOW / DROP CATALOG RECYCLE BIN
-    **SHOW_MISC_HANDLERS,  # SHOW LAST INSERT, SHOW TABLE <id>, SHOW EXPORT / ROUTINE LOAD
+    **SHOW_MISC_HANDLERS,  # SHOW LAST INSERT, SHOW TABLE <id>, ROUTINE LOAD, TRASH, HELP
     **ALTER_DATABASE_HANDLERS,  # ALTER DATABASE RENAME / SET DATA | REPLICA QUOTA
     **REPLICA_HANDLERS,  # SHOW TABLET <id>, ADMIN SHOW REPLICA ..., SHOW DATA SKEW
     **EXPORT_HANDLERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
     **FUNCTION_HANDLERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
+    **ADMIN_OBJECT_HANDLERS,  # SQL_BLOCK_RULE, WORKLOAD GROUP(S), ENCRYPTKEY(S)
+    **BACKUP_RESTORE_HANDLERS,  # SHOW REPOSITORIES / BACKUP / RESTORE / SNAPSHOT (none here)
 }
 
 
@@ -123,4 +131,6 @@ def run_statement(stmt: object, ctx: StatementContext) -> OkResult | RowsResult:
             else type(stmt).__name__
         raise NotSupported(f"Unsupported statement: {text[:200]}")
     check_statement(stmt, ctx)  # privileges (server/privileges.py), before anything runs
+    if ctx.as_sent:  # the statement's text as the client sent it against SQL block rules
+        check_block_rules(ctx)
     return handler(stmt, ctx)

@@ -19,6 +19,7 @@
     SHOW LOAD / ALTER TABLE             any privilege on the database; CANCEL LOAD: LOAD
     RECOVER DATABASE / TABLE / PARTITION ALTER or CREATE on the database / table
     ADMIN ..., SET GLOBAL, SHOW PROC,
+      SQL_BLOCK_RULE, WORKLOAD GROUP, ENCRYPTKEY DDL,
       SHOW / DROP CATALOG RECYCLE BIN,
       SHOW DATABASE | TABLE | PARTITION <id>  ADMIN_PRIV (1227)
     SHOW EXPORT / ROUTINE LOAD          any privilege on the database
@@ -45,7 +46,7 @@ from catalog.statements import (AddPartitionStmt, AdminRunDynamicPartitionStmt,
                                 AdminSetConfigStmt, AdminSetDynamicPartitionTimeStmt,
                                 AdminShowConfigStmt, AlterSystemStmt, AlterTablePropertiesStmt,
                                 CreateTableStmt, DescFunctionStmt, DescStmt, DropPartitionStmt,
-                                ExplainStmt,
+                                ExplainStmt, ModifyDistributionStmt, ModifyPartitionStmt,
                                 ShowBackendsStmt, ShowCreateTableStmt, ShowDynamicPartitionStmt,
                                 ShowPartitionsStmt, ShowProcStmt)
 from catalog.storage_statements import (BuildIndexStmt, CreateIndexStmt, DeleteStmt, DropIndexStmt,
@@ -73,9 +74,13 @@ from server.parser.analyze import (AnalyzeTableStmt, DropStatsStmt, ShowColumnSt
                                    ShowAnalyzeStmt, ShowTableStatsStmt)
 from server.parser.fast_values import FastInsert
 from server.parser.row_policy import CreateRowPolicyStmt, DropRowPolicyStmt, ShowRowPolicyStmt
+from server.parser.admin_objects import (EncryptKeyStmt, ShowEncryptKeysStmt,
+                                         ShowSqlBlockRuleStmt, ShowWorkloadGroupsStmt,
+                                         SqlBlockRuleStmt, WorkloadGroupStmt)
 from server.parser.outfile import OutfileStmt
 from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowObjectByIdStmt,
-                                     ShowTransactionStmt)
+                                     ShowTransactionStmt, ShowTrashStmt)
+from server.parser.backup_restore import RepositoryStmt, ShowBackupJobsStmt
 from server.parser.recycle_bin import (DropRecycleBinStmt, RecoverDatabaseStmt,
                                        RecoverPartitionStmt, RecoverTableStmt,
                                        ShowRecycleBinStmt)
@@ -326,6 +331,21 @@ def _admin(stmt, ctx, access: Access) -> None:
     access.require_global("ADMIN")
 
 
+def _repository(stmt, ctx, access: Access) -> None:
+    """CREATE / DROP REPOSITORY: ADMIN; BACKUP / RESTORE: LOAD on the database; SHOW SNAPSHOT:
+    open (ShowSnapshotStmt checks nothing)."""
+    if stmt.action in ("CREATE", "DROP"):
+        access.require_global("ADMIN")
+    elif stmt.action in ("BACKUP", "RESTORE"):
+        _load_db(stmt, ctx, access)
+
+
+def _encrypt_keys_db(stmt, ctx, access: Access) -> None:
+    db = _db(stmt.db, ctx)
+    if not _skip_db(db):
+        access.require_db(db, "ADMIN")
+
+
 def _node(stmt, ctx, access: Access) -> None:
     access.require_global("OPERATOR", "NODE")
 
@@ -381,6 +401,7 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     CreateTableStmt: _create_table, exp.Create: _create, exp.Drop: _drop,
     AddPartitionStmt: _table_priv("ALTER"), DropPartitionStmt: _table_priv("ALTER"),
     AlterTablePropertiesStmt: _table_priv("ALTER"), CreateIndexStmt: _table_priv("ALTER"),
+    ModifyPartitionStmt: _table_priv("ALTER"), ModifyDistributionStmt: _table_priv("ALTER"),
     BuildIndexStmt: _table_priv("ALTER"),
     DropIndexStmt: _table_priv("ALTER"),
     DescStmt: _table_priv("SHOW", "DESCRIBE"),
@@ -432,6 +453,15 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     RecoverPartitionStmt: _recover_table, ShowRecycleBinStmt: _admin, DropRecycleBinStmt: _admin,
     ShowObjectByIdStmt: _admin, ShowJobsStmt: _show_db, ShowTransactionStmt: _show_db,  # SHOW TABLE <id>; SHOW EXPORT, ...
     ShowDeleteStmt: _show_db,  # and each row's table: LOAD (catalog/delete_history.py)
+    # SQL block rules, workload groups, encrypt keys: ADMIN (Create*Stmt.analyze); SHOW
+    # ENCRYPTKEYS ADMIN on the database; SHOW WORKLOAD GROUPS lists what the account may use
+    SqlBlockRuleStmt: _admin, ShowSqlBlockRuleStmt: _admin, WorkloadGroupStmt: _admin,
+    EncryptKeyStmt: _admin, ShowEncryptKeysStmt: _encrypt_keys_db,
+    # backup and restore: LOAD on the database (ShowBackupStmt, AbstractBackupStmt), ADMIN for
+    # repositories' DDL; SHOW TRASH ADMIN (ShowTrashStmt)
+    ShowBackupJobsStmt: lambda stmt, ctx, access: None if stmt.kind == "REPOSITORIES" else
+    _load_db(stmt, ctx, access),
+    RepositoryStmt: _repository, ShowTrashStmt: _admin,
 }
 
 # Statements with no check above, and why: each is either open to every account in Doris or
@@ -447,4 +477,6 @@ OPEN_OR_CHECKED_IN_HANDLER = frozenset({
     "ShowPropertyStmt",                                           # catalog/auth.py checks
     "ShowResourcesStmt",                                          # filtered by USAGE
     "ShowLastInsertStmt",                                         # the session's own INSERT
+    "ShowWorkloadGroupsStmt",                                     # filtered by USAGE
+    "HelpStmt",                                                   # no data
 })

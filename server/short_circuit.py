@@ -51,7 +51,7 @@ from server.privileges import check_statement
 from server.results import ResultColumn, RowsResult
 
 CAPACITY = 1024  # light plans (and constant results) kept, least recently used dropped
-_OFF_VARIABLES = ("enable_profile", "is_report_success", "show_hidden_columns",
+_OFF_VARIABLES = ("enable_profile", "is_report_success", "show_hidden_columns", "workload_group",
                   "skip_delete_sign")
 _CONSTANT_NODES = (exp.Literal, exp.Alias, exp.Identifier, exp.Neg, exp.Paren)
 
@@ -97,6 +97,8 @@ def _enabled(session, text: str) -> bool:
     variables = session.variables
     if not variables.get("enable_short_circuit_query") or \
             any(variables.get(v) for v in _OFF_VARIABLES):
+        return False
+    if session.services.catalog.sql_block_rules:  # checked on the general path
         return False
     return "||" not in text  # OR or concat by the session's sql_mode (server/parser/pipes.py)
 

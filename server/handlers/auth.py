@@ -183,7 +183,8 @@ def show_property(stmt: ShowPropertyStmt, ctx: StatementContext) -> RowsResult:
     if not any(n == name for n, _ in _auth(ctx).users):
         raise DdlError(f"Unknown user: {name}")
     return text_columns(["Key", "Value"],
-                        [("max_user_connections", _auth(ctx).max_user_connections(name))])
+                        [("max_user_connections", _auth(ctx).max_user_connections(name)),
+                         ("sql_block_rules", ",".join(_auth(ctx).sql_block_rules(name)))])
 
 
 AUTH_HANDLERS = {

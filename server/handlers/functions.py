@@ -7,6 +7,7 @@ import fnmatch
 import json
 
 from catalog.alias_functions import (create_alias_function, drop_function, functions_of)
+from server.handlers.builtin_functions import builtin_function_names
 from server.handlers.context import StatementContext
 from server.parser.functions import CreateAliasFunctionStmt, DropFunctionStmt, ShowFunctionsStmt
 from server.results import OkResult, RowsResult, text_columns
@@ -29,18 +30,30 @@ def drop(stmt: DropFunctionStmt, ctx: StatementContext) -> OkResult:
     return OkResult()
 
 
+def _like(pattern: str | None):
+    """ShowFunctionsStmt.like: the pattern lower-cased, `%` any run, `_` one character."""
+    if pattern is None:
+        return lambda name: True
+    glob = pattern.lower().replace("%", "*").replace("_", "?")
+    return lambda name: fnmatch.fnmatchcase(name, glob)
+
+
 def show(stmt: ShowFunctionsStmt, ctx: StatementContext) -> RowsResult:
-    """A database's functions (SHOW FUNCTIONS) or the global ones (SHOW GLOBAL FUNCTIONS)."""
+    """A database's functions (SHOW FUNCTIONS), the global ones (SHOW GLOBAL FUNCTIONS) or the
+    engine's own (SHOW BUILTIN FUNCTIONS, server/handlers/builtin_functions.py)."""
     db = None if stmt.is_global else (stmt.db or ctx.db)
     if db is not None:
         with ctx.catalog.lock:
             db = ctx.catalog.get_db(db).name
+    if stmt.builtin:
+        keep = _like(stmt.like)
+        return text_columns(["Function Name"],
+                            [(n,) for n in builtin_function_names() if keep(n)])
     fns = functions_of(ctx.catalog, db, include_global=stmt.is_global)
     if not stmt.is_global:
         fns = [f for f in fns if f["db"] == db]
-    if stmt.like is not None:
-        pattern = stmt.like.lower().replace("%", "*").replace("_", "?")
-        fns = [f for f in fns if fnmatch.fnmatchcase(f["name"], pattern)]
+    keep = _like(stmt.like)
+    fns = [f for f in fns if keep(f["name"])]
     if not stmt.full:
         return text_columns(["Function Name"], [(f["name"],) for f in fns])
     rows = [(f["signature"], "", "ALIAS/SCALAR", "",

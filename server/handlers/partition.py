@@ -1,6 +1,7 @@
-"""Partition statements: ALTER TABLE ADD/DROP PARTITION, ALTER TABLE SET (...), TRUNCATE TABLE,
-SHOW DYNAMIC PARTITION TABLES. The rules live in `catalog/partition_ddl.py` and the dynamic
-partition scheduler (`catalog/dynamic_scheduler.py`); these handlers only route."""
+"""Partition statements: ALTER TABLE ADD/DROP PARTITION, ALTER TABLE SET (...), MODIFY PARTITION,
+MODIFY DISTRIBUTION, TRUNCATE TABLE, SHOW DYNAMIC PARTITION TABLES. The rules live in
+`catalog/partition_ddl.py`, `catalog/partition_properties.py` and the dynamic partition
+scheduler (`catalog/dynamic_scheduler.py`); these handlers only route."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from sqlglot import exp
 
 from catalog import group_commit
 from catalog import partition_ddl
+from catalog import partition_properties
 from catalog import table_flags
 from catalog import table_property_rules
+from catalog.compaction_properties import COMPACTION_KEYS
 from catalog.dynamic_properties import PREFIX
 from catalog.dynamic_scheduler import SHOW_COLUMNS
 from catalog.errors import NotSupported
 from catalog.index_rules import BF_COLUMNS, BF_FPP
 from catalog.statements import (AddPartitionStmt, AlterTablePropertiesStmt, DropPartitionStmt,
+                                ModifyDistributionStmt, ModifyPartitionStmt,
                                 ShowDynamicPartitionStmt)
 from catalog.table_index import set_bloom_filter_properties
 from server.handlers.context import StatementContext
@@ -53,14 +57,33 @@ def alter_properties(stmt: AlterTablePropertiesStmt, ctx: StatementContext) -> O
             raise NotSupported("ALTER TABLE SET of group commit properties must be alone")
         group_commit.set_properties(ctx.catalog, stmt.db or ctx.db, stmt.table, grouped)
         return OkResult()
+    db = stmt.db or ctx.db
+    if any(k in partition_properties.REPLICATION_KEYS for k in stmt.properties):
+        partition_properties.set_replication(ctx.catalog, db, stmt.table, stmt.properties)
+        return OkResult()
+    [(key, value)] = list(stmt.properties.items())[:1] or [("", "")]
+    if key in COMPACTION_KEYS:
+        partition_properties.set_compaction(ctx.catalog, db, stmt.table, key, value)
+        return OkResult()
     others = {k: v for k, v in stmt.properties.items() if not k.startswith(PREFIX)}
     if others:
         table_property_rules.settle(others)  # refuses, or accepts what changes nothing here
         return OkResult()
-    db = stmt.db or ctx.db
     with ctx.catalog.lock:
         db = ctx.catalog.get_db(db).name
     ctx.dynamic.alter_properties(db, stmt.table, stmt.properties)
+    return OkResult()
+
+
+def modify_partition(stmt: ModifyPartitionStmt, ctx: StatementContext) -> OkResult:
+    partition_properties.modify_partitions(ctx.catalog, stmt.db or ctx.db, stmt.table,
+                                           stmt.partitions, stmt.properties)
+    return OkResult()
+
+
+def modify_distribution(stmt: ModifyDistributionStmt, ctx: StatementContext) -> OkResult:
+    partition_properties.modify_distribution(ctx.catalog, stmt.db or ctx.db, stmt.table,
+                                             stmt.kind, stmt.columns, stmt.buckets)
     return OkResult()
 
 

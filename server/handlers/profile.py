@@ -36,6 +36,7 @@ from datetime import datetime
 
 from catalog.errors import AnalysisError
 from catalog.storage_statements import ShowQueryProfileStmt
+from planner.logical import olap_scans
 from server.handlers.context import StatementContext
 from server.handlers.profile_tree import operator_tree
 from server.results import RowsResult, text_columns
@@ -129,14 +130,7 @@ def store_of(ctx: StatementContext) -> ProfileStore:
 
 def scanned_indexes(plan: object) -> list[str]:
     """`db.table(index)` for every OlapScan of a plan: the materialized index each one read."""
-    out, stack = [], [plan]
-    while stack:
-        node = stack.pop()
-        if hasattr(node, "index_name") and hasattr(node, "tablets"):
-            out.append(f"{node.db}.{node.table}({node.index_name or node.table})")
-        stack += [c for c in (getattr(node, a, None) for a in ("input", "left", "right"))
-                  if c is not None]
-    return sorted(out)
+    return sorted(f"{n.db}.{n.table}({n.index_name or n.table})" for n in olap_scans(plan))
 
 
 def enabled(ctx: StatementContext) -> bool:

@@ -27,6 +27,7 @@ from server.handlers.context import StatementContext
 from server.handlers.profile import new_query_id
 from server.handlers.explain import fragment_context, hidden_column_flags
 from server.handlers.session_values import inline_session_values
+from server.handlers.statement_checks import check_query
 from catalog.alias_functions import expand as expand_alias_functions
 from server.results import ResultColumn, RowsResult
 from server.system_variables import bool_value
@@ -52,6 +53,7 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None,
     if kept is not None:
         try:
             plan, columns = kept[0].instantiate(bind_ctx), kept[1]
+            check_query(plan, ctx)  # workload group, SQL block rules' scan bounds
             plan_cache.stats["hits"] += 1
             env = _exec_env(ctx)
             return plan, columns, env, _Held(bind_ctx.snapshots, env.spill)
@@ -78,6 +80,7 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None,
                 template = Template.of(plan, data_epoch)
                 if template is not None:
                     plan_cache.put(reuse_key, epoch, template, columns)
+        check_query(plan, ctx)  # workload group, SQL block rules' scan bounds
     except BaseException:
         _release(bind_ctx.snapshots)
         raise

@@ -423,7 +423,9 @@ def show_partitions(stmt: ShowPartitionsStmt, ctx: StatementContext) -> RowsResu
             rows.append((p.partition_id, p.name, p.visible_version,
                          datetime.fromtimestamp(p.visible_version_time).strftime("%Y-%m-%d %H:%M:%S"),
                          "NORMAL", ", ".join(info.columns), rng, dist, p.buckets,
-                         p.replication_num, "HDD", "9999-12-31 23:59:59", "", "NULL",
+                         p.replication_num, p.properties.get("storage_medium", "HDD"),
+                         p.properties.get("storage_cooldown_time", "9999-12-31 23:59:59"), "",
+                         "NULL",
                          _size_text(size), "false", f"tag.location.default: {p.replication_num}",
                          "true", "true", "NULL"))
     return show_filter.apply(text_columns(cols, rows), tail)

@@ -9,8 +9,9 @@ from server.handlers.context import StatementContext
 from catalog.errors import AnalysisError
 from server.handlers import proc_jobs
 from catalog import delete_history
-from server.parser.show_misc import (ShowDeleteStmt, ShowJobsStmt, ShowLastInsertStmt,
-                                     ShowObjectByIdStmt, ShowTransactionStmt)
+from catalog.backend import byte_text
+from server.parser.show_misc import (HelpStmt, ShowDeleteStmt, ShowJobsStmt, ShowLastInsertStmt,
+                                     ShowObjectByIdStmt, ShowTransactionStmt, ShowTrashStmt)
 from server.results import RowsResult, text_columns
 
 LAST_INSERT = ["TransactionId", "Label", "Database", "Table", "TransactionStatus", "LoadedRows",
@@ -101,7 +102,24 @@ def show_transaction(stmt: ShowTransactionStmt, ctx: StatementContext) -> RowsRe
     return text_columns(proc_jobs.TXN_COLUMNS, [row(txn)])
 
 
+def show_trash(stmt: ShowTrashStmt, ctx: StatementContext) -> RowsResult:
+    """Each backend's trash (ShowTrashStmt): dropped tablets' files are removed at once here
+    (the recycle bin keeps what may come back), so every trash holds nothing."""
+    with ctx.catalog.lock:
+        backends = [ctx.catalog.backends[b] for b in sorted(ctx.catalog.backends)]
+    return text_columns(["BackendId", "Backend", "TrashUsedCapacity"],
+                        [(b.backend_id, b.host_port, byte_text(0)) for b in backends])
+
+
+def help_topic(stmt: HelpStmt, ctx: StatementContext) -> RowsResult:
+    """HELP 'topic' (HelpStmt, ShowExecutor.handleHelp): Doris answers from the help documents
+    its FE loaded; minidoris loads none, so every topic is answered as an unknown one is: the
+    topic columns and no row."""
+    return text_columns(["name", "description", "example"], [])
+
+
 HANDLERS = {
+    ShowTrashStmt: show_trash, HelpStmt: help_topic,
     ShowLastInsertStmt: show_last_insert,
     ShowTransactionStmt: show_transaction,
     ShowObjectByIdStmt: show_by_id,

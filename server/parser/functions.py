@@ -3,7 +3,7 @@
     CREATE [GLOBAL] ALIAS FUNCTION name(type, ...) WITH PARAMETER(p, ...) AS <expression>
     DROP [GLOBAL] FUNCTION [IF EXISTS] name(type, ...)
     SHOW [FULL] [GLOBAL] FUNCTIONS [IN | FROM db] [LIKE 'pattern']
-    SHOW BUILTIN FUNCTIONS ...           (refused: the list is not kept here)
+    SHOW BUILTIN FUNCTIONS [IN | FROM db] [LIKE 'pattern']   (server/handlers/builtin_functions.py)
 
 CREATE FUNCTION without ALIAS (Java UDFs) is left to the next parser, which refuses it.
 """
@@ -43,6 +43,7 @@ class ShowFunctionsStmt:
     is_global: bool
     db: str | None
     like: str | None
+    builtin: bool = False
 
 
 def _arg_types(cur: TokenCursor) -> list[str]:
@@ -92,14 +93,16 @@ def _drop(cur: TokenCursor) -> object:
 def _show(cur: TokenCursor) -> object:
     cur.expect("SHOW")
     full = cur.accept("FULL")
-    if cur.accept("BUILTIN"):
-        raise NotSupported("SHOW BUILTIN FUNCTIONS is not supported here")
-    is_global = cur.accept("GLOBAL")
+    builtin = cur.accept("BUILTIN")
+    if builtin and full:
+        raise NotSupported("SHOW FULL BUILTIN FUNCTIONS is not supported: minidoris keeps no "
+                           "signatures of its built-in functions")
+    is_global = not builtin and cur.accept("GLOBAL")
     cur.expect("FUNCTIONS")
     db = cur.identifier("database name") if cur.accept("IN") or cur.accept("FROM") else None
     like = cur.string("pattern") if cur.accept("LIKE") else None
     cur.expect_end()
-    return ShowFunctionsStmt(full, is_global, db, like)
+    return ShowFunctionsStmt(full, is_global, db, like, builtin)
 
 
 OWN_PARSERS = (

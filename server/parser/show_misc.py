@@ -8,6 +8,8 @@ minidoris does not run:
     SHOW ROUTINE LOAD TASK [FROM db] WHERE JobName = '...'
     SHOW DELETE [FROM | IN db]
     CREATE ROUTINE LOAD ...            (refused: no Kafka here)
+    SHOW TRASH                         (each backend's trash: always empty here)
+    HELP 'topic'                       (Doris's help topics: none are loaded here)
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 from sqlglot.tokens import TokenType
 
-from catalog.errors import AnalysisError, DdlError
+from catalog.errors import AnalysisError, DdlError, NotSupported
 from server.parser.tokens import TokenCursor
 
 
@@ -81,6 +83,34 @@ def parse_show_transaction(cur: TokenCursor) -> ShowTransactionStmt:
     return stmt
 
 
+@dataclass
+class ShowTrashStmt:
+    pass
+
+
+@dataclass
+class HelpStmt:
+    mask: str
+
+
+def parse_show_trash(cur: TokenCursor) -> ShowTrashStmt:
+    cur.expect("SHOW", "TRASH")
+    if cur.accept("ON"):
+        raise NotSupported("SHOW TRASH ON <backend> is not supported: backends share one "
+                           "storage root here")
+    cur.expect_end()
+    return ShowTrashStmt()
+
+
+def parse_help(cur: TokenCursor) -> HelpStmt:
+    cur.expect("HELP")
+    mask = cur.ident_or_text("help topic") if not cur.at_end() else ""
+    cur.expect_end()
+    if not mask:
+        raise AnalysisError("Help empty info.")
+    return HelpStmt(mask)
+
+
 def parse_show_last_insert(cur: TokenCursor) -> ShowLastInsertStmt:
     cur.expect("SHOW", "LAST", "INSERT")
     cur.expect_end()
@@ -133,4 +163,6 @@ OWN_PARSERS = (
     (("SHOW", "ROUTINE", "LOAD"), _jobs("ROUTINE LOAD", ("SHOW", "ROUTINE", "LOAD"))),
     (("SHOW", "ALL", "ROUTINE", "LOAD"), _jobs("ROUTINE LOAD", ("SHOW", "ALL", "ROUTINE", "LOAD"))),
     (("CREATE", "ROUTINE", "LOAD"), parse_create_routine_load),
+    (("SHOW", "TRASH"), parse_show_trash),
+    (("HELP",), parse_help),
 )

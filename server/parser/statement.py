@@ -33,6 +33,8 @@ from server.parser.alter_database import OWN_PARSERS as ALTER_DATABASE_PARSERS
 from server.parser.show_replicas import OWN_PARSERS as REPLICA_PARSERS
 from server.parser.export import OWN_PARSERS as EXPORT_PARSERS
 from server.parser.functions import OWN_PARSERS as FUNCTION_PARSERS
+from server.parser.admin_objects import OWN_PARSERS as ADMIN_OBJECT_PARSERS
+from server.parser.backup_restore import OWN_PARSERS as BACKUP_RESTORE_PARSERS
 from server.parser.schema_change import OWN_PARSERS as SCHEMA_CHANGE_PARSERS
 from server.parser.system import OWN_PARSERS as SYSTEM_PARSERS
 from server.parser.row_policy import OWN_PARSERS as ROW_POLICY_PARSERS
@@ -239,6 +241,8 @@ _OWN_PARSERS = (
     *EXPORT_PARSERS,  # EXPORT TABLE, SHOW EXPORT, CANCEL EXPORT
     *FUNCTION_PARSERS,  # CREATE ALIAS FUNCTION, DROP FUNCTION, SHOW FUNCTIONS
     *ROW_POLICY_PARSERS,  # CREATE / DROP / SHOW ROW POLICY
+    *ADMIN_OBJECT_PARSERS,  # SQL_BLOCK_RULE, WORKLOAD GROUP(S), ENCRYPTKEY(S)
+    *BACKUP_RESTORE_PARSERS,  # SHOW REPOSITORIES / BACKUP / RESTORE / SNAPSHOT, REPOSITORY DDL
 )
 
 

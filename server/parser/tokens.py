@@ -110,6 +110,11 @@ class TokenCursor:
         self.i += 1
         return t.text
 
+    def ident_or_text(self, what: str = "name") -> str:
+        """Doris's `ident_or_text`: an identifier or a quoted string."""
+        t = self.accept_type(TokenType.STRING)
+        return t.text if t is not None else self.identifier(what)
+
     def qualified_name(self) -> tuple[str | None, str]:
         """[catalog.][db.]name; the catalog must be `internal` (catalog/multi_catalog.py)."""
         first = self.identifier("table name")

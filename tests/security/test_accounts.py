@@ -137,7 +137,7 @@ def test_accounts_survive_restart_and_conf_root_password(server_factory, tmp_pat
     srv.start()
     assert _q(srv.connect(), "SHOW ALL GRANTS") == before
     app = _login(srv, "app", "pw")
-    assert _q(app, "SHOW PROPERTY") == [("max_user_connections", "7")]
+    assert _q(app, "SHOW PROPERTY") == [("max_user_connections", "7"), ("sql_block_rules", "")]
     app.close()
     srv.stop()
     hashed = "*" + hashlib.sha1(hashlib.sha1(b"rootpw").digest()).hexdigest().upper()

@@ -55,6 +55,17 @@ STATEMENTS = [
     ("SHOW ALL GRANTS", {"GRANT_PRIV", "ADMIN_PRIV"}, "g", 1227, None, None),
     ("CREATE USER IF NOT EXISTS {db}_nu", {"GRANT_PRIV", "ADMIN_PRIV"}, "g", 1227, None,
      "DROP USER IF EXISTS {db}_nu"),
+    # administration objects: ADMIN (Create*Stmt), partitions ALTER on the table
+    ("SHOW SQL_BLOCK_RULE", {"ADMIN_PRIV"}, "g", 1227, None, None),
+    ("CREATE SQL_BLOCK_RULE {db}_r PROPERTIES ('sql' = 'zzz')", {"ADMIN_PRIV"}, "g", 1227,
+     None, "DROP SQL_BLOCK_RULE {db}_r"),
+    ("CREATE WORKLOAD GROUP {db}_wg PROPERTIES ('cpu_share' = '8')", {"ADMIN_PRIV"}, "g", 1227,
+     None, "DROP WORKLOAD GROUP {db}_wg"),
+    ("CREATE ENCRYPTKEY {db}.k AS 'secret'", {"ADMIN_PRIV"}, "g", 1227, None,
+     "DROP ENCRYPTKEY {db}.k"),
+    ("SHOW ENCRYPTKEYS FROM {db}", {"ADMIN_PRIV"}, "g", 1044, None, None),
+    ("ALTER TABLE {db}.t MODIFY PARTITION t SET ('storage_medium' = 'HDD')",
+     {"ALTER_PRIV", "ADMIN_PRIV"}, "gdt", 1142, None, None),
 ]
 
 GRANTS = [(None, None)] + [(p, level) for p in ("SELECT_PRIV", "LOAD_PRIV", "ALTER_PRIV",
