@@ -222,7 +222,7 @@ def eval_struct_element(node: exp.Anonymous, frame: Frame) -> Value:
         if not 0 <= i < len(names):
             raise ExpressionError(f"the specified field index out of bound: {which.this}")
     if isinstance(s, pa.Scalar):
-        return s.values[i] if s.is_valid else pa.scalar(None, s.type.field(i).type)
+        return s[i] if s.is_valid else pa.scalar(None, s.type.field(i).type)
     child = s.field(i)
     valid = nonnull(s)
     return child if valid.all() else pc.if_else(pa.array(valid), child,

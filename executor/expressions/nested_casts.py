@@ -46,7 +46,9 @@ def convert_struct(arr: pa.Array, dtype: DataType, convert: Convert) -> pa.Struc
     """A struct array's fields converted, in order, to `dtype`'s fields and names."""
     if arr.type.num_fields != len(dtype.fields):
         raise ValueError(f"{arr.type.num_fields} fields, the STRUCT has {len(dtype.fields)}")
-    children = [convert(arr.field(i), f.type) for i, f in enumerate(dtype.fields)]
+    # flatten(): each field with the struct's NULL rows NULL too (under a NULL struct Arrow
+    # may hold any child value, e.g. "" that a strict conversion would refuse)
+    children = [convert(child, f.type) for child, f in zip(arr.flatten(), dtype.fields)]
     return struct_of(children, dtype, nonnull(arr))
 
 

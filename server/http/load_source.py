@@ -44,7 +44,8 @@ def read_batches(stream, opts: StreamLoadOptions, names: list[str],
     per line are parsed in runs of whole lines (each run's types inferred on its own: the load
     converts every batch to the table's types); a JSON array (strip_outer_array) is read whole,
     its size bounded by streaming_load_json_max_mb. `json_columns` (lower case): fields loaded
-    into JSON columns, read as JSON text (`_json_fields`)."""
+    into JSON, MAP and STRUCT columns, read as JSON text (`_json_fields`; a MAP / STRUCT
+    column then reads the object's text, nested_parse.py)."""
     if opts.format != "json":
         yield from _read_csv(stream, opts, names, block_size, typed or {})
     elif opts.strip_outer_array and not opts.read_json_by_line:
