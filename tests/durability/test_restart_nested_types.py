@@ -3,15 +3,11 @@ read Unique tables still replace whole values, and compaction keeps them."""
 
 from __future__ import annotations
 
+from test_restart_indexes import query
+
 DDL = """CREATE TABLE {name} (k INT, m MAP<STRING, ARRAY<INT>>, s STRUCT<a:INT, b:MAP<INT, STRING>>)
 UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2
 PROPERTIES ("replication_num" = "1", "enable_unique_key_merge_on_write" = "{mow}")"""
-
-
-def query(conn, sql):
-    with conn.cursor() as cur:
-        cur.execute(sql)
-        return cur.fetchall() if cur.description else cur.rowcount
 
 
 def test_maps_and_structs_survive_restart_and_compaction(server_factory):
