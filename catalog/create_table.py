@@ -36,7 +36,7 @@ from storage.types import DataType
 
 MAX_BUCKET_NUM_PER_PARTITION = 768  # Doris's FE config of that name, default 768
 DEFAULT_BUCKETS = 10  # BUCKETS AUTO: Doris sizes by data volume; an empty table gets this.
-_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL", "ARRAY", "JSON")
+_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL", "ARRAY", "MAP", "STRUCT", "JSON")
 
 
 def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
@@ -67,8 +67,8 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
                 raise AnalysisError(f"Key column[{c.name}] should not specify aggregate type.")
             if c.type.kind in ("FLOAT", "DOUBLE"):  # Nereids ColumnDefinition.validate
                 raise AnalysisError("Float or double can not used as a key, use decimal instead.")
-            if c.type.is_array:
-                raise AnalysisError(ARRAY_KEY_ERROR)
+            if c.type.is_nested:
+                raise AnalysisError(nested_key_error(c.type))
             if c.type.is_object:
                 raise AnalysisError(f"Key column can not set complex type:{c.name}")
             if c.type.is_json:
@@ -80,15 +80,15 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
         elif keys_type != AGG_KEYS and c.aggregation:
             raise AnalysisError(f"{keys_type} table should not specify aggregate type for non-key column[{c.name}]")
         _check_aggregation_type(c)
-        if c.type.is_array:
-            check_array_column(c)
+        if c.type.is_nested:
+            check_nested_column(c)
         if c.type.is_json and c.has_default and c.default is not None:
             raise AnalysisError(JSON_DEFAULT_ERROR)
         aggregation = c.aggregation
         if keys_type == UNIQUE_KEYS and not is_key:
             aggregation = "REPLACE"
         if c.has_default and c.default is not None and c.default != "CURRENT_TIMESTAMP" \
-                and not c.type.is_array:
+                and not c.type.is_nested:
             try:
                 parse_value(c.type, c.default)
             except DdlError:
@@ -101,7 +101,12 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
     return keys_type, columns
 
 
-ARRAY_KEY_ERROR = "Array can only be used in the non-key column of the duplicate table at present."
+def nested_key_error(dtype: DataType) -> str:
+    """ColumnDefinition.checkKeyColumnType's text for an ARRAY / MAP / STRUCT key column."""
+    return f"{dtype.kind.capitalize()} can only be used in the non-key column of the duplicate " \
+           f"table at present."
+
+
 JSON_DEFAULT_ERROR = "Json type column default value just support null"
 
 
@@ -110,13 +115,39 @@ def json_key_error(name: str) -> str:
     return f"JsonType type should not be used in key column[{name}]."
 
 
-def check_array_column(c) -> None:
-    """Nereids ColumnDefinition.validate for an ARRAY column: nesting depth and default (only
-    NULL or `[]`); its aggregation type is checked by `_check_aggregation_type`."""
+def check_nested_column(c) -> None:
+    """Nereids ColumnDefinition.validate for an ARRAY / MAP / STRUCT column: the types inside
+    it (`check_nested_type`), nesting depth and default (NULL, or `[]` for an ARRAY); its
+    aggregation type is checked by `_check_aggregation_type`."""
+    check_nested_type(c.type)
     if c.type.depth > 9:
         raise AnalysisError("Type exceeds the maximum nesting depth of 9")
-    if c.has_default and c.default is not None and c.default != "[]":
+    if not c.has_default or c.default is None:
+        return
+    if c.type.is_array and c.default != "[]":
         raise AnalysisError("Array type column default value only support null or []")
+    if not c.type.is_array:
+        raise AnalysisError(f"{c.type.kind.capitalize()} type column default value just "
+                            f"support null")
+
+
+_NOT_NESTED = ("BITMAP", "HLL", "JSON")  # Type.getArraySubTypes / getMapSubTypes / ...
+
+
+def check_nested_type(dtype: DataType) -> None:
+    """What a complex type may hold (Doris's TypeDef.analyzeNestedType): no BITMAP / HLL /
+    JSON anywhere inside, a MAP's key a primitive type, a STRUCT's field names unique."""
+    inner = [dtype.element] if dtype.element is not None else [f.type for f in dtype.fields]
+    for t in inner:
+        if t.kind in _NOT_NESTED or dtype.is_map and t is dtype.map_key and t.is_nested:
+            raise AnalysisError(f"{dtype.kind} unsupported sub-type: {t.desc_sql()}")
+        check_nested_type(t)
+    if dtype.is_struct:
+        seen: set[str] = set()
+        for f in dtype.fields:
+            if f.name.lower() in seen:
+                raise AnalysisError(f"Duplicate field name {f.name} in struct {dtype.desc_sql()}")
+            seen.add(f.name.lower())
 
 
 # AggregateType.checkCompatibility: which aggregation each object type takes, and back.
@@ -129,8 +160,8 @@ def _check_aggregation_type(c) -> None:
         return
     fits = _OBJECT_AGGREGATION.get(c.type.kind) == agg if c.type.is_object or \
         agg in _OBJECT_AGGREGATION.values() else agg in ("SUM", "MAX", "MIN")
-    if agg in ("SUM",) and not c.type.is_numeric or c.type.is_array or c.type.is_json:
-        fits = False  # ARRAY and JSON take REPLACE / REPLACE_IF_NOT_NULL only
+    if agg in ("SUM",) and not c.type.is_numeric or c.type.is_nested or c.type.is_json:
+        fits = False  # ARRAY / MAP / STRUCT and JSON take REPLACE / REPLACE_IF_NOT_NULL only
     if not fits:
         raise AnalysisError(f"Aggregate type {agg} is not compatible with primitive type "
                             f"{c.type.desc_sql()}")
@@ -189,8 +220,9 @@ def analyze_distribution(stmt: CreateTableStmt, keys_type: str,
             raise AnalysisError(f"Distribution column[{col.name}] is not key column")
         if col.type.is_float:
             raise AnalysisError(f"Float or double can not used as a distribution column: {col.name}")
-        if col.type.is_array:
-            raise AnalysisError(f"Array Type should not be used in distribution column[{col.name}].")
+        if col.type.is_nested:  # HashDistributionDesc.analyze
+            raise AnalysisError(f"{col.type.kind.capitalize()} Type should not be used in "
+                                f"distribution column[{col.name}].")
         if col.type.is_json:
             raise AnalysisError(f"JsonType type should not be used in distribution column"
                                 f"[{col.name}].")
@@ -234,7 +266,7 @@ def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> Part
             raise AnalysisError("The partition column could not be aggregated column")
         if col.type.is_float:
             raise AnalysisError("Floating point type column can not be partition column")
-        if col.type.is_array:
+        if col.type.is_nested:
             raise AnalysisError(f"Complex type column can't be partition column: {col.type.sql()}")
         if col.type.kind == "STRING":
             raise AnalysisError(f"String Type should not be used in partition column[{col.name}].")

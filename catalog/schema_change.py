@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from catalog.errors import DdlError
-from catalog.create_table import ARRAY_KEY_ERROR, JSON_DEFAULT_ERROR, json_key_error
+from catalog.create_table import (JSON_DEFAULT_ERROR, check_nested_type, json_key_error,
+                                  nested_key_error)
 from catalog.index_journal import update_tablet_schemas
 from catalog.model import AGG_KEYS, UNIQUE_KEYS, Column, OlapTable, TableIndex
 from catalog.statements import (AddColumnClause, ColumnDef, ColumnPosition, DropColumnClause,
@@ -164,13 +165,15 @@ def _new_column(plan: _Plan, cdef: ColumnDef) -> Column:
             raise DdlError(f"Can not assign aggregation method on column in Duplicate data "
                            f"model table: {name}")
         agg = None
-    if cdef.type.is_array and is_key:  # ColumnDef.checkKeyColumnType
-        raise DdlError(ARRAY_KEY_ERROR)
+    if cdef.type.is_nested and is_key:  # ColumnDef.checkKeyColumnType
+        raise DdlError(nested_key_error(cdef.type))
+    if cdef.type.is_nested:
+        check_nested_type(cdef.type)
     if cdef.type.is_json and is_key:
         raise DdlError(json_key_error(name))
     if cdef.type.is_json and cdef.default is not None:
         raise DdlError(JSON_DEFAULT_ERROR)
-    if (cdef.type.is_array or cdef.type.is_json) and \
+    if (cdef.type.is_nested or cdef.type.is_json) and \
             agg not in (None, "REPLACE", "REPLACE_IF_NOT_NULL"):
         raise DdlError(f"Aggregate type {agg} is not compatible with primitive type "
                        f"{cdef.type.desc_sql()}")

@@ -19,10 +19,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from catalog.errors import DataQualityError, DdlError
+from executor.expressions import nested_casts
 from executor.expressions.array_text import parse_array_text
 from executor.expressions.casts import cast_value, widened
 from executor.expressions.json_text import parse_json_text
 from executor.expressions.list_layout import build, parts
+from executor.expressions.nested_parse import parse_nested_text
 from executor.expressions.temporal import parse_datetime  # the one string -> date parser
 from storage.types import DataType, is_json_type
 
@@ -95,6 +97,8 @@ def coerce_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, nullable: b
         array = pa.nulls(len(array), target)
     elif dtype.is_array:
         array = _coerce_list(array, dtype, column)
+    elif dtype.is_map or dtype.is_struct:
+        array = _coerce_nested(array, dtype, column)
     elif dtype.is_json:
         array = _coerce_json(array, dtype, column)
     elif src != target:
@@ -137,6 +141,29 @@ def _coerce_list(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
         return array
     offsets, values, valid = parts(array)
     return build(offsets, coerce_array(values, dtype.element, True, column), valid)
+
+
+def _coerce_nested(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
+    """A MAP / STRUCT column's values: their text read (`'{"a":1}'`, nested_parse.py), then
+    every key, value and field coerced strictly (a bad one fails the load); a STRUCT of
+    another field count, or a value of another kind, fails too."""
+    src = array.type
+    if pa.types.is_string(src) or pa.types.is_large_string(src):
+        parsed, bad = parse_nested_text(array, dtype)
+        if bad.any():
+            raise _fail(column, dtype, f"({_first_bad(array, pa.array(bad))})")
+        array = parsed
+    elif pa.types.is_map(src) != dtype.is_map or pa.types.is_struct(src) != dtype.is_struct:
+        raise _fail(column, dtype, f"{_first_bad(array, pc.is_valid(array))}")
+    if array.type == dtype.arrow():
+        return array
+    convert = (lambda a, t: coerce_array(a, t, True, column))
+    if dtype.is_map:
+        return nested_casts.convert_map(array, dtype, convert)
+    try:
+        return nested_casts.convert_struct(array, dtype, convert)
+    except ValueError as e:
+        raise _fail(column, dtype, f"{_first_bad(array, pc.is_valid(array))} ({e})") from None
 
 
 HALF_UP = "half_towards_infinity"  # Doris rounds a value's dropped digits half away from zero

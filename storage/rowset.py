@@ -129,7 +129,7 @@ def row_bytes(table: pa.Table) -> np.ndarray:
             offsets = np.frombuffer(arr.buffers()[1], np.int32)
             offsets = offsets[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)
             sizes += np.diff(offsets) + 4
-        elif pa.types.is_list(arr.type):  # an ARRAY: its average bytes per row
+        elif pa.types.is_nested(arr.type):  # ARRAY / MAP / STRUCT: average bytes per row
             sizes += max(1, arr.nbytes // max(len(arr), 1))
         else:
             sizes += max(1, arr.type.bit_width // 8)

@@ -14,6 +14,8 @@ Arrow mapping (what a scan returns):
     BIGINT  -> int64         DATE         -> date32
     CHAR/VARCHAR/STRING -> string          DATETIME(n)  -> timestamp[us]
     ARRAY<T> -> list<item: T's type>       (elements always nullable, as in Doris 2.1)
+    MAP<K,V> -> map<K's type, V's type>    (Arrow's map: keys never NULL, values nullable)
+    STRUCT<f1:T1,...> -> struct<f1: T1's type, ...>  (fields always nullable, as in Doris 2.1)
     JSON    -> arrow.json (Arrow's canonical JSON extension type over string): the value's
                normalized JSON text (compact, keys in inserted order); the extension type is
                what tells a JSON value from a string in results, functions and casts
@@ -35,10 +37,14 @@ OBJECT_KINDS = ("BITMAP", "HLL")
 FLOAT_KINDS = ("FLOAT", "DOUBLE")
 ALL_KINDS = (
     "BOOLEAN", *INTEGER_KINDS, *FLOAT_KINDS, "DECIMAL", "DATE", "DATETIME", *STRING_KINDS,
-    *OBJECT_KINDS, "ARRAY", "JSON",
+    *OBJECT_KINDS, "ARRAY", "MAP", "STRUCT", "JSON",
 )
+NESTED_KINDS = ("ARRAY", "MAP", "STRUCT")  # Doris's complex types: no key, no zone map values
 JSON_ARROW = pa.json_()  # the Arrow type of a JSON column (storage type: string)
 MAX_ARRAY_DEPTH = 9  # Doris's ColumnDefinition: "Type exceeds the maximum nesting depth of 9"
+# Doris 2.1's Type.getMapSubTypes / getStructSubTypes: what a MAP key may be (primitive types).
+MAP_KEY_KINDS = ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT", "FLOAT",
+                 "DOUBLE", "DECIMAL", "DATE", "DATETIME", "CHAR", "VARCHAR", "STRING")
 
 # Names users may write, mapped to the canonical kind (Doris accepts the V2/V3 spellings).
 ALIASES = {
@@ -71,18 +77,37 @@ CHAR_MAX_LENGTH = 255
 
 
 @dataclass(frozen=True)
+class StructField:
+    """One field of a STRUCT (or MAP's `key` / `value`): name, type, optional comment."""
+
+    name: str
+    type: DataType
+    comment: str = ""
+
+
+@dataclass(frozen=True)
 class DataType:
-    """A Doris column type: kind plus length (CHAR/VARCHAR) or precision/scale."""
+    """A Doris column type: kind plus length (CHAR/VARCHAR) or precision/scale; ARRAY its
+    element, MAP its `key` and `value` fields, STRUCT its named fields."""
 
     kind: str
     length: int = 0
     precision: int = 0
     scale: int = 0
     element: DataType | None = None  # ARRAY's element type
+    fields: tuple[StructField, ...] = ()  # MAP's (key, value), STRUCT's fields
 
     @staticmethod
     def array_of(element: DataType) -> DataType:
         return DataType("ARRAY", element=element)
+
+    @staticmethod
+    def map_of(key: DataType, value: DataType) -> DataType:
+        return DataType("MAP", fields=(StructField("key", key), StructField("value", value)))
+
+    @staticmethod
+    def struct_of(fields: tuple[StructField, ...] | list[StructField]) -> DataType:
+        return DataType("STRUCT", fields=tuple(fields))
 
     @staticmethod
     def of(kind: str, *args: int) -> DataType:
@@ -149,23 +174,57 @@ class DataType:
         return self.kind == "ARRAY"
 
     @property
+    def is_map(self) -> bool:
+        return self.kind == "MAP"
+
+    @property
+    def is_struct(self) -> bool:
+        return self.kind == "STRUCT"
+
+    @property
+    def is_nested(self) -> bool:
+        """ARRAY, MAP or STRUCT: Doris's complex types, which share its column rules."""
+        return self.kind in NESTED_KINDS
+
+    @property
+    def map_key(self) -> DataType:
+        return self.fields[0].type
+
+    @property
+    def map_value(self) -> DataType:
+        return self.fields[1].type
+
+    def field(self, name: str) -> StructField | None:
+        """A STRUCT's field by name, case-insensitively (StructType.getField)."""
+        low = name.lower()
+        return next((f for f in self.fields if f.name.lower() == low), None)
+
+    @property
     def is_json(self) -> bool:
         return self.kind == "JSON"
 
     @property
     def has_zone_values(self) -> bool:
-        """Zone maps keep min/max for this type (ARRAY and JSON keep has_null only)."""
-        return self.kind not in ("ARRAY", "JSON")
+        """Zone maps keep min/max for this type (complex types and JSON keep has_null only)."""
+        return self.kind not in (*NESTED_KINDS, "JSON")
 
     @property
     def depth(self) -> int:
-        """Nesting depth of ARRAYs (0 for a scalar type)."""
-        return 1 + self.element.depth if self.element is not None else 0
+        """Nesting depth of complex types (0 for a scalar type)."""
+        if self.element is not None:
+            return 1 + self.element.depth
+        if self.fields:
+            return 1 + max(f.type.depth for f in self.fields)
+        return 0
 
     # -- mappings ------------------------------------------------------------------------------
     def arrow(self) -> pa.DataType:
         if self.element is not None:
             return pa.list_(self.element.arrow())
+        if self.kind == "MAP":
+            return pa.map_(self.map_key.arrow(), self.map_value.arrow())
+        if self.kind == "STRUCT":
+            return pa.struct([pa.field(f.name, f.type.arrow()) for f in self.fields])
         if self.kind == "DECIMAL":
             return pa.decimal128(self.precision, self.scale)
         return _ARROW[self.kind]
@@ -174,15 +233,20 @@ class DataType:
         """Width in the short key index; CHAR is its length, VARCHAR/STRING are variable (-1)."""
         if self.kind == "CHAR":
             return self.length
-        if self.kind in ("VARCHAR", "STRING", "ARRAY", "JSON", *OBJECT_KINDS):
+        if self.kind in ("VARCHAR", "STRING", *NESTED_KINDS, "JSON", *OBJECT_KINDS):
             return -1
         return _KEY_BYTES[self.kind]
 
     def sql(self) -> str:
         """Doris's canonical spelling, as SHOW CREATE TABLE and DESC print it (Doris 2.1's
-        ArrayType.toSql: `array<int>`, elements nullable)."""
+        ArrayType.toSql: `array<int>`, elements nullable; MapType.toSql `MAP<text,int>`;
+        StructType.toSql `struct<f1:int,f2:text comment 'c'>`)."""
         if self.element is not None:
             return f"array<{self.element.sql()}>"
+        if self.kind == "MAP":
+            return f"MAP<{self.map_key.sql()},{self.map_value.sql()}>"
+        if self.kind == "STRUCT":
+            return f"struct<{_fields_sql(self.fields, DataType.sql, 'comment')}>"
         if self.kind == "DECIMAL":
             return f"decimal({self.precision},{self.scale})"
         if self.kind in ("CHAR", "VARCHAR"):
@@ -198,6 +262,10 @@ class DataType:
         upper-cases the whole text: `ARRAY<INT>`)."""
         if self.element is not None:
             return f"ARRAY<{self.element.desc_sql()}>".upper()
+        if self.kind == "MAP":  # MapType.toString: toSql upper-cased
+            return f"MAP<{self.map_key.desc_sql()},{self.map_value.desc_sql()}>".upper()
+        if self.kind == "STRUCT":  # StructType.toString: field names as written
+            return f"STRUCT<{_fields_sql(self.fields, DataType.desc_sql, 'COMMENT')}>"
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision}, {self.scale})"
         if self.kind in ("CHAR", "VARCHAR"):
@@ -213,6 +281,11 @@ class DataType:
         V2/V3 names its DATE, DATETIME and DECIMAL columns have (`datetimev2(0)`)."""
         if self.element is not None:
             return f"array<{self.element.show_columns_sql()}>"
+        if self.kind == "MAP":
+            return f"map<{self.map_key.show_columns_sql()},{self.map_value.show_columns_sql()}>"
+        if self.kind == "STRUCT":
+            return "struct<" + ",".join(f"{f.name}:{f.type.show_columns_sql()}"
+                                        for f in self.fields) + ">"
         if self.kind == "DECIMAL":
             return f"decimalv3({self.precision},{self.scale})"
         if self.kind == "DATETIME":
@@ -226,26 +299,39 @@ class DataType:
                "scale": self.scale}
         if self.element is not None:
             out["element"] = self.element.to_dict()
+        if self.fields:
+            out["fields"] = [{"name": f.name, "type": f.type.to_dict(), "comment": f.comment}
+                             for f in self.fields]
         return out
 
     @staticmethod
     def from_dict(d: dict) -> DataType:
         element = DataType.from_dict(d["element"]) if d.get("element") else None
+        fields = tuple(StructField(f["name"], DataType.from_dict(f["type"]), f.get("comment", ""))
+                       for f in d.get("fields", ()))
         return DataType(d["kind"], d.get("length", 0), d.get("precision", 0), d.get("scale", 0),
-                        element)
+                        element, fields)
 
     def __str__(self) -> str:
         return self.sql()
+
+
+def _fields_sql(fields: tuple[StructField, ...], spell, comment_word: str) -> str:
+    """`f1:int,f2:text comment 'c'`: a STRUCT's fields as StructField.toSql / toString."""
+    return ",".join(f"{f.name}:{spell(f.type)}"
+                    + (f" {comment_word} '{f.comment}'" if f.comment else "") for f in fields)
 
 
 def from_arrow(t: pa.DataType) -> DataType:
     """The Doris type a computed Arrow column is reported as (for result metadata and CTAS)."""
     if is_json_type(t):
         return DataType("JSON")
+    if pa.types.is_map(t):
+        return DataType.map_of(_element_of(t.key_type), _element_of(t.item_type))
+    if pa.types.is_struct(t):
+        return DataType.struct_of([StructField(f.name, _element_of(f.type)) for f in t])
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        element = t.value_type
-        return DataType.array_of(DataType("BOOLEAN") if pa.types.is_null(element)
-                                 else from_arrow(element))
+        return DataType.array_of(_element_of(t.value_type))
     if pa.types.is_boolean(t):
         return DataType("BOOLEAN")
     for kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
@@ -266,6 +352,11 @@ def from_arrow(t: pa.DataType) -> DataType:
     if pa.types.is_null(t):
         return DataType("BOOLEAN")
     return DataType("STRING", length=STRING_MAX_LENGTH)
+
+
+def _element_of(t: pa.DataType) -> DataType:
+    """A nested value's type; an all-NULL one (Arrow's null type) is reported as BOOLEAN."""
+    return DataType("BOOLEAN") if pa.types.is_null(t) else from_arrow(t)
 
 
 # -- JSON values: the extension type over its storage strings ------------------------------------

@@ -1,54 +1,22 @@
-"""ARRAY values as text: reading `[1, 2, 3]` / `["a", "b"]` (Stream Load CSV, CAST from a
-string, a string inserted into an ARRAY column) and writing them as Doris does.
-
-Written form (Doris 2.1's DataTypeArraySerDe for the MySQL protocol, the one CAST to a string
-and the regression suites' .out files show): `[` elements joined by `, ` `]`; a NULL element
-is `null`; CHAR/VARCHAR/STRING, DATE and DATETIME elements are in double quotes, numbers are
-not (`[1, null, 3]`, `["a", "b"]`, `["2022-12-01 22:23:25.000"]`, `[24.990, 25.990]`); an
-ARRAY element is written the same way inside (`[[1, 2], []]`).
+"""ARRAY values read from text: `[1, 2, 3]` / `["a", "b"]` (Stream Load CSV, CAST from a
+string, a string inserted into an ARRAY column). Writing them is nested_text.py's.
 
 Reading is vectorised for the usual shapes: the text between the brackets is split at commas by
 Arrow, elements are trimmed and unquoted (single or double quotes), `null` / `NULL` is a NULL
 element. A row the split cannot read (a comma or bracket inside a quoted string, escapes, a
-nested array) is read by a small tokenizer for that row alone. A row that is not bracketed is
+nested value) is read by nested_parse.py's tokenizer for that row alone. A row that is not bracketed is
 unreadable (NULL, and flagged for loads that filter it).
 """
 
 from __future__ import annotations
-
-import json
-from typing import Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from executor.expressions.list_layout import build, parts
+from executor.expressions.nested_parse import NestedReader, shape, text_type
 from storage.types import DataType
-
-ScalarText = Callable[[pa.Array, DataType], pa.Array]
-_QUOTED_KINDS = ("CHAR", "VARCHAR", "STRING", "DATE", "DATETIME")
-
-
-# -- writing -------------------------------------------------------------------------------------
-def format_array(arr: pa.Array, dtype: DataType, scalar_text: ScalarText) -> pa.Array:
-    """Doris's text of each ARRAY value of `arr` (NULL rows stay NULL); `scalar_text` writes
-    the elements of a scalar type as the caller's context writes them."""
-    offsets, values, valid = parts(arr)
-    element = dtype.element or DataType("STRING")
-    if element.is_array:
-        text = format_array(values, element, scalar_text)
-    else:
-        text = scalar_text(values, element)
-        if isinstance(text, pa.ChunkedArray):
-            text = text.combine_chunks()
-        if element.kind in _QUOTED_KINDS:
-            text = pc.binary_join_element_wise('"', text, '"', "")
-    text = pc.fill_null(text.cast(pa.string()), "null")
-    joined = pc.binary_join(build(offsets, text), ", ")
-    out = pc.binary_join_element_wise("[", joined, "]", "")
-    return out if valid.all() else pc.if_else(pa.array(valid), out, pa.scalar(None, pa.string()))
-
 
 # -- reading -------------------------------------------------------------------------------------
 def parse_array_text(arr: pa.Array, element: DataType) -> tuple[pa.Array, np.ndarray]:
@@ -64,7 +32,7 @@ def parse_array_text(arr: pa.Array, element: DataType) -> tuple[pa.Array, np.nda
     bad = present & ~bracketed
     inner = pc.utf8_trim_whitespace(pc.utf8_slice_codeunits(text, 1, -1))
     tricky = _mask(pc.match_substring_regex(inner, r"[\[\]\\]")) & bracketed
-    if element.is_array:
+    if element.is_nested:
         tricky = bracketed.copy()
     ok = bracketed & ~tricky
     inner = pc.if_else(pa.array(ok), inner, "")
@@ -105,117 +73,21 @@ def _slow_rows(result: pa.Array, text: pa.Array, tricky: np.ndarray,
                element: DataType) -> tuple[pa.Array, np.ndarray]:
     """Re-read the `tricky` rows one by one (only those rows) with the tokenizer."""
     rows = np.flatnonzero(tricky)
+    array_type = DataType.array_of(element)
     bad = np.zeros(len(text), dtype=bool)
     read: list = []
     for i, raw in zip(rows.tolist(), text.take(pa.array(rows)).to_pylist()):
         try:
-            read.append(_as_text(_Reader(raw).value_list(), element))
+            read.append(shape(NestedReader(raw).value_list(), array_type))
         except ValueError:
             read.append(None)
             bad[i] = True
-    slow = pa.array(read, _text_type(DataType.array_of(element)))
-    if element.is_array:  # every bracketed row went the slow way
+    slow = pa.array(read, text_type(array_type))
+    if element.is_nested:  # every bracketed row went the slow way
         result = pa.nulls(len(text), slow.type)
     index = np.arange(len(text), dtype=np.int64)
     index[rows] = len(text) + np.arange(len(rows))
     return pa.concat_arrays([result, slow]).take(pa.array(index)), bad
-
-
-def _text_type(dtype: DataType) -> pa.DataType:
-    """The Arrow type of parsed text of `dtype`: lists of strings, as deep as the ARRAY."""
-    return pa.list_(_text_type(dtype.element)) if dtype.is_array else pa.string()
-
-
-def _as_text(items: list, element: DataType) -> list:
-    """Tokenized items as the text (or nested lists of text) the caller converts."""
-    if element.is_array:
-        return [None if v is None else _as_text(_need_list(v), element.element) for v in items]
-    return [None if v is None else (v if isinstance(v, str) else _need_scalar(v))
-            for v in items]
-
-
-def _need_list(v) -> list:
-    if not isinstance(v, list):
-        raise ValueError("expected a nested array")
-    return v
-
-
-def _need_scalar(v) -> str:
-    if isinstance(v, list):
-        raise ValueError("unexpected nested array")
-    return str(v)
-
-
-class _Reader:
-    """A tokenizer for one array text: brackets, commas, quoted strings (with backslash
-    escapes), bare words; bare `null` is None."""
-
-    def __init__(self, text: str):
-        self.s, self.i = text, 0
-
-    def value_list(self) -> list:
-        out = self._list()
-        self._space()
-        if self.i != len(self.s):
-            raise ValueError("text after the array")
-        return out
-
-    def _space(self) -> None:
-        while self.i < len(self.s) and self.s[self.i].isspace():
-            self.i += 1
-
-    def _list(self) -> list:
-        self._space()
-        if self.i >= len(self.s) or self.s[self.i] != "[":
-            raise ValueError("expected [")
-        self.i += 1
-        items: list = []
-        self._space()
-        if self.i < len(self.s) and self.s[self.i] == "]":
-            self.i += 1
-            return items
-        while True:
-            items.append(self._item())
-            self._space()
-            if self.i >= len(self.s):
-                raise ValueError("unterminated array")
-            c = self.s[self.i]
-            self.i += 1
-            if c == "]":
-                return items
-            if c != ",":
-                raise ValueError("expected , or ]")
-
-    def _item(self):
-        self._space()
-        if self.i >= len(self.s):
-            raise ValueError("missing element")
-        c = self.s[self.i]
-        if c == "[":
-            return self._list()
-        if c in "\"'":
-            return self._quoted(c)
-        start = self.i
-        while self.i < len(self.s) and self.s[self.i] not in ",]":
-            self.i += 1
-        word = self.s[start:self.i].strip()
-        return None if word.lower() == "null" else word
-
-    def _quoted(self, quote: str) -> str:
-        self.i += 1
-        out = []
-        while self.i < len(self.s):
-            c = self.s[self.i]
-            if c == "\\" and self.i + 1 < len(self.s):
-                out.append(json.loads(f'"\\{self.s[self.i + 1]}"')
-                           if self.s[self.i + 1] in 'nrtbf"\\/' else self.s[self.i + 1])
-                self.i += 2
-                continue
-            self.i += 1
-            if c == quote:
-                return "".join(out)
-            out.append(c)
-        raise ValueError("unterminated string")
 
 
 def _mask(a: pa.Array) -> np.ndarray:

@@ -167,8 +167,12 @@ def _slice(arr: pa.Array, offset: pa.Array, length: pa.Array | None = None) -> p
 
 
 def eval_bracket(node: exp.Bracket, frame: Frame) -> Value:
-    """`arr[i]` (element_at) and `arr[a:b]` (array_slice with an end position)."""
-    arr = frame.eval(node.this)
+    return bracket_of(frame.eval(node.this), node, frame)
+
+
+def bracket_of(arr: Value, node: exp.Bracket, frame: Frame) -> Value:
+    """`arr[i]` (element_at) and `arr[a:b]` (array_slice with an end position) of the
+    evaluated `arr` (maps.py looks at the value first)."""
     _need_list(arr, "element_at")
     key = node.expressions[0]
     if isinstance(key, exp.Slice):

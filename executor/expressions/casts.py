@@ -71,6 +71,10 @@ def kind(t: pa.DataType) -> str:
         return "datetime"
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return "list"
+    if pa.types.is_map(t):
+        return "map"
+    if pa.types.is_struct(t):
+        return "struct"
     return "other"
 
 
@@ -222,12 +226,17 @@ def cast_value(v: Value, target: pa.DataType) -> Value:
     return scalar_wrap(lambda arr: converter(arr, target))(v)
 
 
+def scalar_text(arr: pa.Array, _dtype=None) -> pa.Array:
+    """CAST(x AS STRING) of a scalar column (nested_text.py's writer for values inside)."""
+    return _to_string(arr, pa.string())
+
+
 def _to_string(arr: pa.Array, target: pa.DataType) -> pa.Array:
     k = kind(arr.type)
-    if k == "list":  # `[1, 2, 3]`, as the MySQL protocol shows it (array_text.py)
-        from executor.expressions.array_text import format_array
+    if pa.types.is_nested(arr.type):  # `[1, 2]`, `{"a":1}`, as MySQL shows them (nested_text)
+        from executor.expressions.nested_text import format_nested
         from storage.types import from_arrow
-        return format_array(arr, from_arrow(arr.type), lambda a, _: _to_string(a, target))
+        return format_nested(arr, from_arrow(arr.type), scalar_text)
     if k == "bool":
         return pc.if_else(arr, "1", "0")
     if k == "datetime":
@@ -453,6 +462,24 @@ def _to_list(arr: pa.Array, target: pa.DataType) -> pa.Array:
     return build(offsets, to_array_value(cast_value(values, target.value_type)), valid)
 
 
+def _to_nested(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    """CAST to MAP<K, V> / STRUCT<...>: from their text (`'{"a":1}'`, nested_parse.py) or a
+    value of the same kind, each child cast non-strictly (nested_casts.py)."""
+    from executor.expressions import nested_casts
+    from executor.expressions.nested_parse import parse_nested_text
+    from storage.types import from_arrow
+    dtype, k = from_arrow(target), kind(arr.type)
+    if k == "string":
+        arr, _ = parse_nested_text(arr, dtype)
+    elif k != kind(target) or k == "struct" and arr.type.num_fields != target.num_fields:
+        raise ExpressionError(f"can not cast from origin type {from_arrow(arr.type).desc_sql()}"
+                              f" to target type={dtype.desc_sql()}")
+    convert = (lambda a, t: to_array_value(cast_value(a, t.arrow())))
+    if dtype.is_map:
+        return nested_casts.convert_map(arr, dtype, convert)
+    return nested_casts.convert_struct(arr, dtype, convert)
+
+
 def to_array_value(v: Value) -> pa.Array:
     return v if not isinstance(v, pa.Scalar) else pa.array([v.as_py()], v.type)
 
@@ -475,7 +502,7 @@ def _to_json(arr: pa.Array, target: pa.DataType) -> pa.Array:
 _CONVERTERS: dict[str, Callable[[pa.Array, pa.DataType], pa.Array]] = {
     "string": _to_string, "int": _to_int, "float": _to_float, "decimal": _to_decimal,
     "bool": _to_bool, "date": _to_temporal, "datetime": _to_temporal, "list": _to_list,
-    "json": _to_json,
+    "json": _to_json, "map": _to_nested, "struct": _to_nested,
 }
 
 
@@ -509,6 +536,11 @@ def arrow_type_of(dt: exp.DataType) -> pa.DataType | None:
     if dt.this == _T.ARRAY:  # CAST(x AS ARRAY<T>)
         element = arrow_type_of(dt.expressions[0]) if dt.expressions else pa.string()
         return pa.list_(element)
+    if dt.this == _T.MAP and len(dt.expressions) == 2:  # CAST(x AS MAP<K, V>)
+        return pa.map_(*(arrow_type_of(e) for e in dt.expressions))
+    if dt.this == _T.STRUCT:  # CAST(x AS STRUCT<f1:T1, ...>): ColumnDefs
+        return pa.struct([pa.field(e.name, arrow_type_of(e.args["kind"]))
+                          for e in dt.expressions])
     if cast_kind(dt) is None:
         raise UnsupportedExpression(f"CAST to {dt.sql(dialect='doris')}")
     try:  # CHAR/VARCHAR lengths are not enforced by CAST (see module docstring)

@@ -72,9 +72,9 @@ class ComplexTypeKey(ExpressionError):
 
 
 def check_key_type(t: pa.DataType) -> None:
-    """Refuse a sort / grouping key of an Arrow list type (ARRAY) or of JSON (Doris 2.1's
-    Type.isOnlyMetricType holds for JSONB)."""
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or \
+    """Refuse a sort / grouping key of a nested Arrow type (ARRAY, MAP, STRUCT) or of JSON
+    (Doris 2.1's Type.isOnlyMetricType holds for them)."""
+    if pa.types.is_nested(t) or \
             isinstance(t, pa.BaseExtensionType) and t.extension_name == "arrow.json":
         raise ComplexTypeKey()
 

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from executor.expressions.casts import cast_value
+from executor.operators import join_payload
 from executor.operators.filter import run_filter
 from executor.operators.join_size import check_join_output
 from executor.operators.lookup_join import lookup_join
@@ -188,11 +189,29 @@ def _acero_join(left: pa.Table, right: pa.Table, lkeys: list[str], rkeys: list[s
             right_out = rkeys[:1]
         else:
             left_out = lkeys[:1]
+    wanted = left_out + right_out
+    left, left_parked = join_payload.park(left, "l", lkeys)
+    right, right_parked = join_payload.park(right, "r", rkeys)
+    left_out = _parked_out(left_out, left, left_parked, "l")
+    right_out = _parked_out(right_out, right, right_parked, "r")
     options = acero.HashJoinNodeOptions(kind, lkeys, rkeys, left_out, right_out)
-    return acero.Declaration("hashjoin", options, inputs=[
+    out = acero.Declaration("hashjoin", options, inputs=[
         acero.Declaration("table_source", acero.TableSourceNodeOptions(left)),
         acero.Declaration("table_source", acero.TableSourceNodeOptions(right)),
     ]).to_table(use_threads=True)
+    if left_parked is None and right_parked is None:
+        return out
+    out = join_payload.unpark(join_payload.unpark(out, "l", left_parked), "r", right_parked)
+    return out.select(wanted)
+
+
+def _parked_out(out: list[str], table: pa.Table, parked: pa.Table | None, side: str) -> list[str]:
+    """A side's output columns with its parked STRUCT columns as their row id column
+    (join_payload.py), the others kept in place."""
+    if parked is None:
+        return out
+    kept = [c for c in out if c in table.column_names]
+    return kept + [join_payload.PARKED + side] if len(kept) < len(out) else kept
 
 
 def _null_extend(table: pa.Table, other: pa.Schema, table_first: bool) -> pa.Table:

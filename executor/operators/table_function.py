@@ -3,7 +3,8 @@
 Vectorised "unnest": the function gives, for the batch, a list column (one list per input
 row); `list_layout.parts` yields its offsets and flat values, the input rows are repeated by
 `take` on each value's parent row, and the flat values become the new column. `outer` keeps a
-row whose list is NULL or empty once, with NULL in the new columns.
+row whose list is NULL or empty once, with NULL in the new columns. explode_map unnests a map
+the same way (its entries are the flat values) into a key and a value column.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
     pos = positions(out_offsets)
     present = pos < np.diff(offsets)[rows]  # False only for an outer row without values
     index = np.where(present, offsets[:-1][rows] + pos, 0)
+    out = table.take(pa.array(rows))
+    if node.function == "explode_map":  # the entries' keys and values (NULL: an outer row)
+        entries = values.take(pa.array(index, mask=~present)) if len(values) else \
+            pa.nulls(len(rows), values.type)
+        for name, column in zip(node.names, entries.flatten()):
+            out = out.append_column(name, column)
+        return out
     if len(values):
         flat = values.take(pa.array(index))
         if not present.all():
@@ -39,7 +47,6 @@ def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
     else:
         flat = pa.nulls(len(rows), values.type if not pa.types.is_null(values.type)
                         else pa.int8())
-    out = table.take(pa.array(rows))
     new = [flat]
     if node.function == "posexplode":
         new = [pa.array(pos, pa.int32(), mask=~present), flat]
@@ -49,6 +56,11 @@ def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
 
 
 def _lists(function: str, args: list[pa.Array]) -> pa.Array:
+    if function == "explode_map":
+        if not pa.types.is_map(args[0].type) and not pa.types.is_null(args[0].type):
+            raise ExpressionError(f"explode_map requires a MAP argument, got {args[0].type}")
+        return args[0] if pa.types.is_map(args[0].type) else \
+            pa.nulls(len(args[0]), pa.map_(pa.string(), pa.int8()))
     if function in ("explode", "posexplode"):
         if not is_list(args[0].type) and not pa.types.is_null(args[0].type):
             raise ExpressionError(f"{function} requires an ARRAY argument, got {args[0].type}")

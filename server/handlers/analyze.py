@@ -44,7 +44,7 @@ def _table(ctx: StatementContext, db: str | None, name: str, columns: list[str] 
         db_name = ctx.catalog.get_db(db or ctx.db).name
         table = ctx.catalog.get_table(db_name, name)
         # StatisticsUtil.isUnsupportedType: no statistics for ARRAY and JSON columns
-        names = [c.name for c in table.columns if c.type.kind not in ("ARRAY", "JSON")]
+        names = [c.name for c in table.columns if not c.type.is_nested and not c.type.is_json]
         if columns is not None:
             wanted = []
             for c in columns:

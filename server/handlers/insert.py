@@ -17,6 +17,7 @@ from datetime import datetime
 from collections.abc import Iterator
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from sqlglot import exp
 
 from catalog import insert_overwrite
@@ -94,8 +95,32 @@ def _evaluate_constant(e: exp.Expression, ctx: StatementContext):
     from executor.expressions import evaluate
     if e.find(exp.Column):
         raise AnalysisError(f"Unknown column in VALUES: {e.sql(dialect='doris')}")
-    value = evaluate(e, pa.table({"__one": [None]}), eval_context(ctx))
-    return value[0].as_py()
+    value = evaluate(e, pa.table({"__one": [None]}), eval_context(ctx))[0]
+    if _holds_map_or_struct(value.type):  # as its text, read back by the column's type
+        from executor.expressions.casts import scalar_text
+        from executor.expressions.nested_text import format_nested
+        from storage.types import from_arrow
+        one = pa.array([value.as_py()], value.type)
+        return format_nested(one, from_arrow(value.type), _escaped(scalar_text),
+                             field_names=False)[0].as_py()
+    return value.as_py()
+
+
+def _escaped(scalar_text):
+    """Values' text with `\\` and `"` escaped, as the nested text reader unescapes them."""
+    def text(arr: pa.Array, dtype) -> pa.Array:
+        out = pc.replace_substring(scalar_text(arr, dtype), "\\", "\\\\")
+        return pc.replace_substring(out, '"', '\\"')
+    return text
+
+
+def _holds_map_or_struct(t: pa.DataType) -> bool:
+    """A MAP / STRUCT value, or an ARRAY of them: Python's view of it (tuples, dicts) does not
+    make an Arrow array again, its text does (nested_text.py; a STRUCT's values by position,
+    as INSERT assigns them to the column's fields)."""
+    if pa.types.is_map(t) or pa.types.is_struct(t):
+        return True
+    return pa.types.is_list(t) and _holds_map_or_struct(t.value_type)
 
 
 def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:

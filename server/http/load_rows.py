@@ -125,8 +125,10 @@ def _zero(t: pa.DataType) -> object:
         return ""
     if isinstance(t, pa.BaseExtensionType):  # JSON: its text
         return "null"
-    if pa.types.is_list(t):
+    if pa.types.is_list(t) or pa.types.is_map(t):
         return []
+    if pa.types.is_struct(t):
+        return {}
     if pa.types.is_boolean(t):
         return False
     if pa.types.is_date(t):

@@ -48,7 +48,8 @@ def read_batches(stream, opts: StreamLoadOptions, names: list[str],
     per line are parsed in runs of whole lines (each run's types inferred on its own: the load
     converts every batch to the table's types); a JSON array (strip_outer_array) is read whole,
     its size bounded by streaming_load_json_max_mb. `json_columns` (lower case): fields loaded
-    into JSON columns, read as JSON text (`_json_fields`)."""
+    into JSON, MAP and STRUCT columns, read as JSON text (`_json_fields`; a MAP / STRUCT
+    column then reads the object's text, nested_parse.py)."""
     stream = decompressed(stream, opts.compress_type)
     if opts.format in COLUMNAR_FORMATS:
         for table in read_columnar(stream, opts.format, names, bool(opts.columns)):

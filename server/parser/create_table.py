@@ -28,7 +28,7 @@ from catalog.statements import ColumnDef, CreateTableStmt, IndexDef, RollupDesc
 from server.parser.batch_partitions import parse_batch
 from server.parser.partition_desc import parse_partition_desc
 from server.parser.tokens import TokenCursor
-from storage.types import ALIASES, DataType
+from storage.types import ALIASES, DataType, StructField
 
 _KEYS = {"AGGREGATE": "AGG_KEYS", "UNIQUE": "UNIQUE_KEYS", "DUPLICATE": "DUP_KEYS"}
 
@@ -90,6 +90,20 @@ def parse_type(cur: TokenCursor) -> DataType:
         element = parse_type(cur)
         cur.expect_type(TokenType.GT, ">")
         return DataType.array_of(element)
+    if word == "MAP":  # MAP<K, V>; the key's kind is checked by the catalog
+        cur.expect_type(TokenType.LT, "<")
+        key = parse_type(cur)
+        cur.expect_type(TokenType.COMMA, ",")
+        value = parse_type(cur)
+        cur.expect_type(TokenType.GT, ">")
+        return DataType.map_of(key, value)
+    if word == "STRUCT":  # STRUCT<f1:T1 [COMMENT 'c'], ...>
+        cur.expect_type(TokenType.LT, "<")
+        fields = [_parse_struct_field(cur)]
+        while cur.accept_type(TokenType.COMMA):
+            fields.append(_parse_struct_field(cur))
+        cur.expect_type(TokenType.GT, ">")
+        return DataType.struct_of(fields)
     if word == "BIT" and cur.is_type(TokenType.L_PAREN):
         width = cur.paren_list(lambda: cur.number("type argument"))
         if width != [1]:
@@ -107,6 +121,14 @@ def parse_type(cur: TokenCursor) -> DataType:
         return DataType.of(word, *args)
     except ValueError as e:
         raise AnalysisError(str(e)) from None
+
+
+def _parse_struct_field(cur: TokenCursor) -> StructField:
+    name = cur.identifier("struct field name")
+    cur.expect_type(TokenType.COLON, ":")
+    dtype = parse_type(cur)
+    comment = cur.string("comment") if cur.accept("COMMENT") else ""
+    return StructField(name, dtype, comment)
 
 
 def parse_column_def(cur: TokenCursor, stop: tuple[str, ...] = ()) -> ColumnDef:

@@ -20,6 +20,11 @@
   round (SQLite's like(pattern, str)).
 - CURRENT_DATE without parentheses (DorisParser.g4's currentDate; sqlglot's Doris dialect
   dropped it from MySQL's no-parenthesis functions, so it was read as a column).
+- Doris's braces: `{k1: v1, k2: v2}` is a MAP literal and `{v1, v2}` a STRUCT literal
+  (DorisParser.g4's mapLiteral / structLiteral); sqlglot read both as DuckDB structs, turning
+  the map's keys into identifiers (`{'a': 1}` lost its string key). They become exp.VarMap
+  (keys, values) and exp.Struct (values); `map(k1, v1, k2, v2)` is an exp.VarMap too (sqlglot
+  took at most two arguments), written back as `map(k1, v1, ...)`.
 - An array literal is written back as it was written: `[1, 2]` or `array(1, 2)` (sqlglot's
   MySQL-based generator wrote `ARRAY(1, 2)` and logged "Arrays are not supported by MySQL"
   for every result column named after one).
@@ -55,6 +60,47 @@ def _array_sql(self, node: exp.Array) -> str:
     if "value_constructor" in node.args:  # written with brackets
         return f"[{items}]"
     return f"{self.normalize_func('ARRAY')}({items})"
+
+
+_sqlglot_parse_bracket = Doris.Parser._parse_bracket
+
+
+def _parse_bracket(self, this: exp.Expression | None = None) -> exp.Expression | None:
+    if this is not None or not self._match(TokenType.L_BRACE):
+        return _sqlglot_parse_bracket(self, this)
+    items: list = []
+    if not self._match(TokenType.R_BRACE):
+        while True:
+            item = self._parse_disjunction()
+            if self._match(TokenType.COLON):
+                item = (item, self._parse_disjunction())
+            items.append(item)
+            if self._match(TokenType.R_BRACE):
+                break
+            if not self._match(TokenType.COMMA):
+                self.raise_error("Expected , or }")
+    pairs = [x for x in items if isinstance(x, tuple)]
+    if pairs and len(pairs) != len(items):
+        self.raise_error("A map literal needs a key for every value")
+    if pairs or not items:
+        node = _var_map([part for pair in pairs for part in pair])
+    else:
+        node = self.expression(exp.Struct(expressions=items))
+    return _sqlglot_parse_bracket(self, node)
+
+
+def _var_map(args: list) -> exp.Expression:
+    """`map(k1, v1, k2, v2, ...)` and `{k1: v1, ...}`: keys and values as two arrays."""
+    if len(args) % 2:
+        raise ValueError("map takes an even number of arguments: keys and values")
+    return exp.VarMap(keys=exp.Array(expressions=args[0::2]),
+                      values=exp.Array(expressions=args[1::2]))
+
+
+def _var_map_sql(self, node: exp.VarMap) -> str:
+    keys, values = node.args["keys"].expressions, node.args["values"].expressions
+    items = ", ".join(self.sql(part) for pair in zip(keys, values) for part in pair)
+    return f"{self.normalize_func('map')}({items})"
 
 
 def _parse_group_concat(self) -> exp.Expression:
@@ -96,7 +142,8 @@ def install() -> None:
         tokenizer.KEYWORDS = {**tokenizer.KEYWORDS, **_TYPE_KEYWORDS}
         generator.TYPE_MAPPING = {**generator.TYPE_MAPPING,
                                   exp.DataType.Type.INT128: "LARGEINT"}
-        generator.TRANSFORMS = {**generator.TRANSFORMS, exp.Array: _array_sql}
+        generator.TRANSFORMS = {**generator.TRANSFORMS, exp.Array: _array_sql,
+                                exp.VarMap: _var_map_sql}
     parser = Doris.Parser
     if TokenType.CURRENT_DATE not in parser.NO_PAREN_FUNCTIONS:
         parser.NO_PAREN_FUNCTIONS = {**parser.NO_PAREN_FUNCTIONS,
@@ -105,8 +152,10 @@ def install() -> None:
         parser.FUNCTION_PARSERS = {**parser.FUNCTION_PARSERS, "GROUP_CONCAT": _parse_group_concat,
                                    "FIRST_VALUE": _value_with_nulls(exp.FirstValue, "first_value"),
                                    "LAST_VALUE": _value_with_nulls(exp.LastValue, "last_value")}
+    if parser._parse_bracket is not _parse_bracket:
+        parser._parse_bracket = _parse_bracket
     if parser.FUNCTIONS.get("FORMAT") is not _format_call:
-        parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call,
+        parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call, "MAP": _var_map,
                             "IFNULL": _named_coalesce("ifnull"), "NVL": _named_coalesce("nvl"),
                             "LIKE": _like_call}
 

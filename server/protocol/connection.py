@@ -600,13 +600,15 @@ def _row_packets(result: RowsResult, seq: int, cancel=None):
 
 def _binary_rows(result: RowsResult):
     """Binary-protocol row payloads, a list per chunk of at most ROWS_PER_WRITE rows (a Python
-    loop per row: see prepared.py)."""
+    loop per row: see prepared.py); ARRAY / MAP / STRUCT values go as their text, as in the
+    text protocol (MYSQL_TYPE_STRING)."""
     encoders = [value_encoder(mysql_type(c.type)) for c in result.columns]
     for batch in result.batches:
         for start in range(0, batch.num_rows, ROWS_PER_WRITE):
             chunk = batch if batch.num_rows <= ROWS_PER_WRITE else \
                 batch.slice(start, ROWS_PER_WRITE)
-            columns = [column.to_pylist() for column in chunk.columns]
+            columns = [(to_text(column, c.type) if c.type.is_nested else column).to_pylist()
+                       for column, c in zip(chunk.columns, result.columns)]
             yield [binary_row(r, encoders) for r in zip(*columns)]
 
 

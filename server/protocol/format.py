@@ -2,8 +2,9 @@
 
 BOOLEAN is 1/0; DATETIME is `YYYY-MM-DD HH:MM:SS` with as many fractional digits as its scale;
 DECIMAL keeps its scale; DOUBLE uses the shortest round-trip text; an ARRAY is `[1, null, 3]` /
-`["a", "b"]` (executor/expressions/array_text.py, elements written by this module), sent as
-MYSQL_TYPE_STRING as Doris's PrimitiveType.toMysqlType does for ARRAY; a JSON value is its
+`["a", "b"]`, a MAP `{"a":1, "b":null}`, a STRUCT `{"f1":1, "f2":"x"}`
+(executor/expressions/nested_text.py, scalars inside written by this module), sent as
+MYSQL_TYPE_STRING as Doris's PrimitiveType.toMysqlType does for them; a JSON value is its
 normalized text (`{"k1":"v31","k2":300}`), sent as MYSQL_TYPE_JSON (245) as Doris does. The column metadata
 (`column_definition`) reports the matching MySQL type, length, decimals and flags.
 """
@@ -18,7 +19,7 @@ from mysql_mimic.charset import CharacterSet
 from mysql_mimic.packets import make_column_definition_41
 from mysql_mimic.types import ColumnDefinition, ColumnType, str_len
 
-from executor.expressions.array_text import format_array
+from executor.expressions.nested_text import format_nested
 from executor.expressions.decimal_text import decimal_text
 from storage.types import DataType, from_arrow, is_json_type, json_storage
 
@@ -28,7 +29,8 @@ _MYSQL_TYPE = {
     "FLOAT": ColumnType.FLOAT, "DOUBLE": ColumnType.DOUBLE, "DECIMAL": ColumnType.NEWDECIMAL,
     "DATE": ColumnType.DATE, "DATETIME": ColumnType.DATETIME, "CHAR": ColumnType.STRING,
     "VARCHAR": ColumnType.VAR_STRING, "STRING": ColumnType.VAR_STRING,
-    "ARRAY": ColumnType.STRING, "JSON": ColumnType.JSON,  # PrimitiveType.toMysqlType: JSONB
+    "ARRAY": ColumnType.STRING, "MAP": ColumnType.STRING, "STRUCT": ColumnType.STRING,
+    "JSON": ColumnType.JSON,  # PrimitiveType.toMysqlType: JSONB; the complex types STRING
 }
 _LENGTH = {"BOOLEAN": 1, "TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "LARGEINT": 40,
            "FLOAT": 12, "DOUBLE": 22, "DATE": 10}
@@ -42,8 +44,8 @@ def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
         return array
     if is_json_type(t):  # its normalized text (executor/expressions/json_text.py)
         return json_storage(array)
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return format_array(array, dtype if dtype.is_array else from_arrow(t), to_text)
+    if pa.types.is_nested(t):  # ARRAY / MAP / STRUCT (executor/expressions/nested_text.py)
+        return format_nested(array, dtype if dtype.is_nested else from_arrow(t), to_text)
     if pa.types.is_boolean(t):
         return pc.cast(pc.cast(array, pa.int8()), pa.string())
     if pa.types.is_timestamp(t):

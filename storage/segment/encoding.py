@@ -18,13 +18,14 @@ the decompressed page (no copy for fixed-width and plain string pages).
                                       | (dict_count+1) x int32 offsets (pad 8) | dict bytes (pad 8)
                                       | n x code_width codes, little-endian
 
-    IPC     (ARRAY)        payload := one Arrow IPC stream holding one record batch of one
-                                      column `v` (the page's list values, offsets, element
+    IPC     (ARRAY, MAP,   payload := one Arrow IPC stream holding one record batch of one
+             STRUCT)                  column `v` (the page's list values, offsets, element
                                       validity and nested children as Arrow lays them out);
                                       the page carries no separate validity section
 
 A string page is written as DICT when that body is smaller than BINARY (decided per page).
-An ARRAY page is IPC: Arrow's own list layout, compressed by the page frame like the others.
+An ARRAY, MAP or STRUCT page is IPC: Arrow's own nested layout, compressed by the page frame
+like the others.
 A JSON page is a string page (BINARY or DICT) of the values' normalized JSON texts, read back
 as Arrow's JSON extension type.
 """
@@ -80,7 +81,7 @@ def _padded(parts: list, data) -> None:
 # -- encoding ------------------------------------------------------------------------------------
 def encode(arr: pa.Array, dtype: DataType, allow_dict: bool = True) -> EncodedPage:
     """Encode one page worth of values (an Arrow array of `dtype.arrow()`)."""
-    if dtype.is_array:
+    if dtype.is_nested:  # ARRAY / MAP / STRUCT: one Arrow IPC stream per page
         return _encode_ipc(arr)
     if dtype.is_json:
         arr = json_storage(arr)

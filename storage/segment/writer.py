@@ -106,7 +106,7 @@ def _array(table: pa.Table, name: str) -> pa.Array:
 def page_bounds(arr: pa.Array, dtype: DataType, page_size: int) -> tuple[np.ndarray, np.ndarray]:
     """[start, end) row bounds of the pages: about `page_size` value bytes each."""
     n = len(arr)
-    if dtype.is_array:  # rows per page from the column's average bytes per row
+    if dtype.is_nested:  # rows per page from the column's average bytes per row
         per_row = max(1, arr.nbytes // max(n, 1))
         starts = np.arange(0, n, max(1, page_size // per_row), dtype=np.int64)
     elif dtype.is_string or dtype.is_json:

@@ -14,8 +14,8 @@ Zone map page body (page type ZONE_MAP_INDEX, one per column, all its pages' ent
 
 The segment zone map is the same structure with count 1, base64-encoded in the footer's column
 meta (as Doris keeps `segment_zone_map` in the footer). Strings keep their full min/max.
-An ARRAY or JSON column's entries keep has_null / has_not_null only (min and max are NULL: no
-value filtering on them, as Doris keeps no zone map values for them).
+An ARRAY, MAP, STRUCT or JSON column's entries keep has_null / has_not_null only (min and max
+are NULL: no value filtering on them, as Doris keeps no zone map values for them).
 A FLOAT/DOUBLE page holding a NaN gets min -inf and max +inf (pyarrow's min/max skip NaN; the
 widened range keeps filtering conservative).
 
@@ -80,7 +80,7 @@ def compute(arr: pa.Array, starts: np.ndarray, ends: np.ndarray, dtype: DataType
     if fast is not None:
         return fast
     mins, maxs, has_null, has_not_null = [], [], [], []
-    if not dtype.has_zone_values:  # ARRAY / JSON: null counts only
+    if not dtype.has_zone_values:  # complex types / JSON: null counts only
         nulls = pa.nulls(len(starts), dtype.arrow())
         for start, end in zip(starts.tolist(), ends.tolist()):
             count = arr.slice(start, end - start).null_count

@@ -6,7 +6,8 @@ import pytest
 import sqlglot
 
 from executor.expressions import EvalContext, evaluate
-from executor.expressions.array_text import format_array, lost_elements, parse_array_text
+from executor.expressions.array_text import lost_elements, parse_array_text
+from executor.expressions.nested_text import format_nested
 from executor.expressions.errors import ComplexTypeKey
 from executor.operators.sort import sort_indices
 from storage.types import DataType
@@ -70,7 +71,7 @@ def test_array_text_reads_quotes_commas_nesting_and_flags_bad_rows():
 
 def test_array_text_is_written_as_doris_prints_it():
     t = DataType.array_of(DataType.of("VARCHAR", 5))
-    out = format_array(pa.array([["a", None], None, []], t.arrow()), t, lambda a, _: a)
+    out = format_nested(pa.array([["a", None], None, []], t.arrow()), t, lambda a, _: a)
     assert out.to_pylist() == ['["a", null]', None, "[]"]
 
 

@@ -78,7 +78,13 @@ def test_cast_columns():
 
 def test_unsupported_cast_target():
     with pytest.raises(UnsupportedExpression):
-        ev("CAST('a' AS MAP<INT, INT>)")
+        ev("CAST('a' AS VARIANT)")
+
+
+def test_cast_text_to_map_and_struct():
+    assert ev("CAST('{1: 2, 3: \"x\"}' AS MAP<INT, INT>)") == [(1, 2), (3, None)]
+    assert ev("CAST('{7, \"a\"}' AS STRUCT<f:INT, g:STRING>)") == {"f": 7, "g": "a"}
+    assert ev("CAST('not a map' AS MAP<INT, INT>)") is None
 
 
 def test_cast_to_json_normalizes_text_and_gives_null_for_non_json():
