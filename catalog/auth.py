@@ -35,6 +35,20 @@ from catalog.errors import DdlError, DorisError
 PRIVILEGES = ("Node_priv", "Admin_priv", "Grant_priv", "Select_priv", "Load_priv", "Alter_priv",
               "Create_priv", "Drop_priv", "Usage_priv", "Show_view_priv")
 BIT = {name.upper(): 1 << i for i, name in enumerate(PRIVILEGES)}
+# SHOW PRIVILEGES: where each privilege may be granted and what it is for (Doris's Privilege)
+_TABLE_LEVELS = "GLOBAL,CATALOG,DATABASE,TABLE"
+PRIVILEGE_INFO = {
+    "Node_priv": ("GLOBAL", "Privilege for cluster node operations"),
+    "Admin_priv": ("GLOBAL", "Privilege for admin user"),
+    "Grant_priv": (f"{_TABLE_LEVELS},RESOURCE,WORKLOAD GROUP", "Privilege for granting privilege"),
+    "Select_priv": (_TABLE_LEVELS, "Privilege for select data in tables"),
+    "Load_priv": (_TABLE_LEVELS, "Privilege for loading data into tables"),
+    "Alter_priv": (_TABLE_LEVELS, "Privilege for alter database or table"),
+    "Create_priv": (_TABLE_LEVELS, "Privilege for creating database or table"),
+    "Drop_priv": (_TABLE_LEVELS, "Privilege for dropping database or table"),
+    "Usage_priv": ("RESOURCE,WORKLOAD GROUP", "Privilege for using resource or workloadGroup"),
+    "Show_view_priv": (_TABLE_LEVELS, "Privilege for show create view"),
+}
 NODE, ADMIN, GRANT = BIT["NODE_PRIV"], BIT["ADMIN_PRIV"], BIT["GRANT_PRIV"]
 SELECT, LOAD, ALTER = BIT["SELECT_PRIV"], BIT["LOAD_PRIV"], BIT["ALTER_PRIV"]
 CREATE, DROP, USAGE, SHOW_VIEW = BIT["CREATE_PRIV"], BIT["DROP_PRIV"], BIT["USAGE_PRIV"], \

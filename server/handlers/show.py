@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from catalog import information_schema
 from catalog.access import visible_db, visible_tbl
+from catalog.auth import PRIVILEGE_INFO, PRIVILEGES
 from catalog.errors import NotSupported, SyntaxError_, UnknownTable
 from catalog.system_dbs import SYSTEM_DBS, system_db
 from catalog.partitions import (format_list, format_range, partition_types,
@@ -323,6 +324,8 @@ _SHOW = {
     "VARIABLES": _variables, "WARNINGS": _warnings, "ERRORS": _warnings,
     "PROCESSLIST": _processlist, "COLUMNS": _columns, "FIELDS": _columns,
     "STATUS": lambda s, c: text_columns(["Variable_name", "Value"], []),
+    "PRIVILEGES": lambda s, c: text_columns(["Privilege", "Context", "Comment"], [
+        (name, *PRIVILEGE_INFO[name]) for name in PRIVILEGES]),
 }
 
 

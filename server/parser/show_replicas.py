@@ -3,6 +3,7 @@
     SHOW TABLET <tablet_id>
     ADMIN SHOW REPLICA STATUS FROM [db.]t [PARTITION (p, ...)] [WHERE STATUS [!]= 'OK' | ...]
     ADMIN SHOW REPLICA DISTRIBUTION FROM [db.]t [PARTITION (p, ...)]
+    (SHOW REPLICA STATUS | DISTRIBUTION ...: the same, without ADMIN)
     SHOW DATA SKEW FROM [db.]t [PARTITION (p, ...)]
 """
 
@@ -41,7 +42,10 @@ def _show_tablet(cur: TokenCursor) -> object:
 
 
 def _admin_show_replica(cur: TokenCursor) -> object:
-    cur.expect("ADMIN", "SHOW", "REPLICA")
+    """ADMIN SHOW REPLICA ..., or SHOW REPLICA ... (the same statements under Doris 2.x's
+    newer spelling)."""
+    cur.accept("ADMIN")
+    cur.expect("SHOW", "REPLICA")
     kind = "STATUS" if cur.accept("STATUS") else None
     if kind is None:
         cur.expect("DISTRIBUTION")
@@ -76,5 +80,7 @@ def _show_data_skew(cur: TokenCursor) -> object:
 OWN_PARSERS = (
     (("SHOW", "TABLET"), _show_tablet),
     (("ADMIN", "SHOW", "REPLICA"), _admin_show_replica),
+    (("SHOW", "REPLICA", "STATUS"), _admin_show_replica),
+    (("SHOW", "REPLICA", "DISTRIBUTION"), _admin_show_replica),
     (("SHOW", "DATA", "SKEW"), _show_data_skew),
 )
