@@ -274,6 +274,7 @@ def rows(q: exp.Select, keys: _Keys, d: exp.Select | None, d_alias: str, ctx,
     for arg in ("order", "limit", "offset"):
         r.set(arg, None)
     if d is not None:
+        _partition_windows(r, [exp.column(n, key_alias) for n in keys.names()])
         r.set("expressions", r.expressions + [_as(exp.column(n, key_alias), n)
                                               for n in keys.names()])
         group = r.args.get("group")
@@ -294,6 +295,15 @@ def rows(q: exp.Select, keys: _Keys, d: exp.Select | None, d_alias: str, ctx,
         cond = exp.and_(cond, exp.LTE(this=exp.column("__rn"), expression=exp.Literal.number(hi)))
     names = [f"__v{i}" for i in range(len(items))] + keys.names()
     return exp.select(*names).from_(r.subquery(ctx.names.new("__rw"))).where(cond)
+
+
+def _partition_windows(r: exp.Select, keys: list[exp.Column]) -> None:
+    """Each window function of `r`'s select list also partitioned by D's columns: it sees the
+    rows of one outer row, as in the subquery evaluated for that row alone."""
+    from planner.subqueries import own_nodes
+    for e in r.expressions:
+        for w in own_nodes(e, exp.Window):
+            w.set("partition_by", list(w.args.get("partition_by") or []) + [k.copy() for k in keys])
 
 
 def _bounds(limit, offset) -> tuple[int, int | None]:

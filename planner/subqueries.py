@@ -273,8 +273,9 @@ def _exists_join(sub: exp.Expression, negated: bool, outer: Scope, ctx) -> SemiJ
 
 def _correlated_in(sub: exp.Select, split: _Split, column: str, negated: bool, outer: Scope,
                    ctx) -> SemiJoin:
-    if not _plain(sub) or len(sub.expressions) != 1 or isinstance(sub.expressions[0], exp.Star):
-        raise NeedsUnnest()
+    if not _plain(sub) or len(sub.expressions) != 1 or isinstance(sub.expressions[0], exp.Star) \
+            or sub.args.get("limit") is not None:
+        raise NeedsUnnest()  # a LIMIT picks rows per outer row: planner/apply_subqueries.py
     item = sub.expressions[0]
     item = item.this if isinstance(item, exp.Alias) else item
     plan, scope, alias, lkeys, rkeys, residual = _derived(
