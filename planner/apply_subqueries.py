@@ -38,7 +38,7 @@ from sqlglot import exp
 from catalog.errors import AnalysisError, NotSupported
 from planner.outer_references import outer_refs
 from planner.scope import Scope, ScopeColumn, conjuncts
-from planner.subqueries import SubqueryJoin
+from planner.subqueries import SubqueryJoin, under
 
 _COUNTS = (exp.Count, exp.ApproxDistinct)
 QUANTIFIED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
@@ -183,7 +183,7 @@ def _with_d(q: exp.Select, keys: _Keys, d: exp.Select, alias: str, ctx) -> tuple
     if derived:
         holder = derived[0].alias
         for col in list(q.find_all(exp.Column)):
-            if col.table == alias and not _under(col, derived[0]):
+            if col.table == alias and not under(col, derived[0]):
                 col.set("table", exp.to_identifier(holder))
         derived[0].set("this", _pushed(derived[0].this, keys, d, alias, ctx))
         return q, holder
@@ -194,14 +194,6 @@ def _with_d(q: exp.Select, keys: _Keys, d: exp.Select, alias: str, ctx) -> tuple
     q.set("from_", exp.From(this=d.subquery(alias)))
     q.set("joins", joins)
     return q, alias
-
-
-def _under(node: exp.Expression, ancestor: exp.Expression) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
 
 
 def _pushed(body: exp.Expression, keys: _Keys, d: exp.Select, d_alias: str, ctx) -> exp.Query:
