@@ -13,7 +13,9 @@ rewriting (the results are bound like any derived table):
        (an equality correlation makes it a hash join, any other a filtered cross join); an
        aggregate without GROUP BY is grouped by D's columns and left-joined back to D (one row
        per D row, COUNT -> 0 where no inner row matches); ORDER BY ... LIMIT n per D row is a
-       ROW_NUMBER() over a partition by D's columns
+       ROW_NUMBER() over a partition by D's columns; a derived table of the FROM that reads
+       outer columns itself (a set operation of correlated SELECTs is one) is instead computed
+       per D row: D joined into each of its SELECTs, D's columns carried out (`_pushed`)
   S  = R grouped by D's columns:
          scalar          MAX(value), COUNT(*) (more than one row is an error at run time)
          EXISTS          one row per D row with rows
@@ -29,14 +31,19 @@ outer rows against the distinct non-NULL c, plus a one-row count of rows and NUL
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
-from catalog.errors import AnalysisError, NotSupported, UnknownColumn
+from catalog.errors import AnalysisError, NotSupported
+from planner.outer_references import outer_refs
 from planner.scope import Scope, ScopeColumn, conjuncts
-from planner.subqueries import SubqueryJoin
+from planner.subqueries import SubqueryJoin, under
 
 _COUNTS = (exp.Count, exp.ApproxDistinct)
 QUANTIFIED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+SET_OPERATIONS = (exp.Union, exp.Intersect, exp.Except)
+_KEY_COLUMN = re.compile(r"__[oe]\d+$")  # D's columns, never a user's star column
 
 
 def _as(e: exp.Expression, name: str) -> exp.Alias:
@@ -51,6 +58,17 @@ def is_apply_node(node: exp.Expression) -> bool:
     return isinstance(node, QUANTIFIED) and isinstance(node.expression, (exp.Any, exp.All))
 
 
+def _over_set_operation(q: exp.Expression, alias: str) -> exp.Select:
+    """`SELECT * FROM (q) alias` for a set operation `q`, its ORDER BY / LIMIT / OFFSET moved
+    to the SELECT (where they are per outer row, like any subquery's)."""
+    body = q.copy()
+    wrapper = exp.select("*")
+    for arg in ("order", "limit", "offset"):
+        wrapper.set(arg, body.args.get(arg))
+        body.set(arg, None)
+    return wrapper.from_(body.subquery(alias))
+
+
 def _query_of(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.In):
         q = node.args["query"]
@@ -60,49 +78,11 @@ def _query_of(node: exp.Expression) -> exp.Expression:
         q = node.expression.this
     while isinstance(q, exp.Subquery):
         q = q.this
-    if isinstance(q, (exp.Union, exp.Intersect, exp.Except)):
-        q = exp.select("*").from_(q.subquery("__u"))
+    if isinstance(q, SET_OPERATIONS):
+        q = _over_set_operation(q, "__u")
     if not isinstance(q, exp.Select):
         raise NotSupported(f"Unsupported subquery: {q.sql(dialect='doris')[:80]}")
     return q
-
-
-# -- outer references ----------------------------------------------------------------------------
-def _aliases(select: exp.Select) -> set[str]:
-    return {e.alias.lower() for e in select.expressions if isinstance(e, exp.Alias)}
-
-
-def outer_refs(query: exp.Select, outer: Scope, ctx) -> list[tuple[exp.Column, ScopeColumn]]:
-    """The column nodes of `query` (nested subqueries included) that denote columns of the
-    outer scope: not resolved by the FROM of any SELECT between them and `query`."""
-    from planner.binder import from_scope
-    scopes: dict[int, Scope] = {}
-    refs = []
-    for col in query.find_all(exp.Column):
-        if isinstance(col.this, exp.Star):
-            continue
-        node, inner = col.parent, False
-        while node is not None and not inner:
-            if isinstance(node, exp.Select):
-                if id(node) not in scopes:
-                    scopes[id(node)] = from_scope(node, ctx)
-                try:
-                    scopes[id(node)].lookup(col.name, col.table or None)
-                    inner = True
-                except UnknownColumn:
-                    inner = not col.table and col.name.lower() in _aliases(node)
-                except AnalysisError:
-                    inner = True  # ambiguous there: its binding reports it
-            if node is query:
-                break
-            node = node.parent
-        if inner:
-            continue
-        try:
-            refs.append((col, outer.lookup(col.name, col.table or None)))
-        except UnknownColumn:
-            pass  # unknown everywhere: the subquery's binding reports it
-    return refs
 
 
 class _Keys:
@@ -188,19 +168,61 @@ def _d_query(keys: _Keys, outer_select: exp.Select) -> exp.Select:
     return d
 
 
-def _with_d(q: exp.Select, d: exp.Select, alias: str) -> exp.Select:
-    """`q` with D cross-joined first in its FROM, as `alias`."""
+def _with_d(q: exp.Select, keys: _Keys, d: exp.Select, alias: str, ctx) -> tuple[exp.Select, str]:
+    """`q` (a copy, changed in place) joined with D, and the relation of `q`'s FROM that then
+    holds D's columns: D cross-joined first in its FROM, as `alias`; or, when a derived table
+    of the FROM reads D's columns itself (a correlated UNION, say), that derived table computed
+    per D row (`_pushed`), its own D columns read where `q` read D's."""
+    items = [q.args["from_"]] if q.args.get("from_") is not None else []
+    items += list(q.args.get("joins") or [])
+    derived = [i.this for i in items if isinstance(i.this, exp.Subquery)
+               and any(c.table == alias for c in i.this.this.find_all(exp.Column))]
+    if len(derived) > 1:
+        raise NotSupported("A correlated subquery whose FROM has several derived tables reading "
+                           "the outer query is not supported yet")
+    if derived:
+        holder = derived[0].alias
+        for col in list(q.find_all(exp.Column)):
+            if col.table == alias and not under(col, derived[0]):
+                col.set("table", exp.to_identifier(holder))
+        derived[0].set("this", _pushed(derived[0].this, keys, d, alias, ctx))
+        return q, holder
     from_ = q.args.get("from_")
     joins = list(q.args.get("joins") or [])
     if from_ is not None:
         joins.insert(0, exp.Join(this=from_.this, kind="CROSS"))
     q.set("from_", exp.From(this=d.subquery(alias)))
     q.set("joins", joins)
-    return q
+    return q, alias
+
+
+def _pushed(body: exp.Expression, keys: _Keys, d: exp.Select, d_alias: str, ctx) -> exp.Query:
+    """The derived table `body`, which reads D's columns, per D row: each SELECT of it (each
+    branch of a set operation) with D joined in, its columns named as before, plus D's columns
+    __o0..: a set operation of such rows is then one per D row."""
+    while isinstance(body, exp.Subquery):
+        body = body.this
+    if isinstance(body, SET_OPERATIONS):
+        if any(body.args.get(a) for a in ("order", "limit", "offset")):
+            return _pushed(_over_set_operation(body, ctx.names.new("__s")), keys, d, d_alias, ctx)
+        out = body.copy()
+        out.set("this", _pushed(body.this, keys, d, d_alias, ctx))
+        out.set("expression", _pushed(body.expression, keys, d, d_alias, ctx))
+        return out
+    if not isinstance(body, exp.Select):
+        raise NotSupported(f"Unsupported subquery: {body.sql(dialect='doris')[:80]}")
+    names: list[str] = []
+    r = rows(body, keys, d, d_alias, ctx, names)
+    r_alias = ctx.names.new("__p")
+    return exp.select(*[_as(exp.column(f"__v{i}", r_alias), n) for i, n in enumerate(names)],
+                      *[_as(exp.column(n, r_alias), n) for n in keys.names()]
+                      ).from_(r.subquery(r_alias))
 
 
 # -- the rows of the subquery per outer key (R) --------------------------------------------------
-def _items(query: exp.Select, ctx) -> list[exp.Expression]:
+def _items(query: exp.Select, ctx, names: list[str] | None = None) -> list[exp.Expression]:
+    """The select list with `*` expanded (never to D's columns); their output names are
+    appended to `names` when given."""
     from planner.binder import from_scope
     out = []
     for e in query.expressions:
@@ -208,9 +230,15 @@ def _items(query: exp.Select, ctx) -> list[exp.Expression]:
         if isinstance(target, exp.Star) or (isinstance(target, exp.Column)
                                             and isinstance(target.this, exp.Star)):
             rel = target.table if isinstance(target, exp.Column) else None
-            out += [exp.column(c.name, c.relation) for c in from_scope(query, ctx).star(rel or None)]
+            cols = [c for c in from_scope(query, ctx).star(rel or None)
+                    if not _KEY_COLUMN.match(c.name)]
+            out += [exp.column(c.name, c.relation) for c in cols]
+            if names is not None:
+                names += [c.name for c in cols]
         else:
             out.append(target)
+            if names is not None:
+                names.append(e.alias_or_name)
     return out
 
 
@@ -220,32 +248,37 @@ def _aggregates(e: exp.Expression) -> list[exp.AggFunc]:
             if not (isinstance(a.parent, exp.Window) and a.arg_key == "this")]
 
 
-def rows(q: exp.Select, keys: _Keys, d: exp.Select | None, d_alias: str, ctx) -> exp.Select:
+def rows(q: exp.Select, keys: _Keys, d: exp.Select | None, d_alias: str, ctx,
+         names: list[str] | None = None) -> exp.Select:
     """R: SELECT <the subquery's values> AS __v0.., <D's columns> AS __o0.. per D row; `q`
-    already reads D's columns (as `d_alias`) for the outer ones."""
+    already reads D's columns (as `d_alias`) for the outer ones. The values' own names are
+    appended to `names` when given."""
     from planner.subqueries import is_aggregating
-    items = _items(q, ctx)
+    key_alias = d_alias
+    if d is not None:
+        q, key_alias = _with_d(q.copy(), keys, d, d_alias, ctx)
+    items = _items(q, ctx, names)
     if is_aggregating(q) and not q.args.get("group"):
-        return _aggregate_rows(q, items, keys, d, d_alias)
+        return _aggregate_rows(q, items, keys, d, d_alias, key_alias)
     limit, offset, order = q.args.get("limit"), q.args.get("offset"), q.args.get("order")
     r = q.copy()
     r.set("expressions", [_as(e.copy(), f"__v{i}") for i, e in enumerate(items)])
     for arg in ("order", "limit", "offset"):
         r.set(arg, None)
     if d is not None:
-        r = _with_d(r, d, d_alias)
-        r.set("expressions", r.expressions + [_as(exp.column(n, d_alias), n)
+        _partition_windows(r, [exp.column(n, key_alias) for n in keys.names()])
+        r.set("expressions", r.expressions + [_as(exp.column(n, key_alias), n)
                                               for n in keys.names()])
         group = r.args.get("group")
         if group is not None:
             group.set("expressions", list(group.expressions)
-                      + [exp.column(n, d_alias) for n in keys.names()])
+                      + [exp.column(n, key_alias) for n in keys.names()])
     if limit is None and offset is None:
         return r
     if r.args.get("distinct"):
         raise NotSupported("DISTINCT with LIMIT in a correlated subquery is not supported yet")
     window = exp.Window(this=exp.RowNumber(),
-                        partition_by=[exp.column(n, d_alias) for n in keys.names()] or None,
+                        partition_by=[exp.column(n, key_alias) for n in keys.names()] or None,
                         order=_window_order(order, items))
     r.set("expressions", r.expressions + [_as(window, "__rn")])
     lo, hi = _bounds(limit, offset)
@@ -254,6 +287,15 @@ def rows(q: exp.Select, keys: _Keys, d: exp.Select | None, d_alias: str, ctx) ->
         cond = exp.and_(cond, exp.LTE(this=exp.column("__rn"), expression=exp.Literal.number(hi)))
     names = [f"__v{i}" for i in range(len(items))] + keys.names()
     return exp.select(*names).from_(r.subquery(ctx.names.new("__rw"))).where(cond)
+
+
+def _partition_windows(r: exp.Select, keys: list[exp.Column]) -> None:
+    """Each window function of `r`'s select list also partitioned by D's columns: it sees the
+    rows of one outer row, as in the subquery evaluated for that row alone."""
+    from planner.subqueries import own_nodes
+    for e in r.expressions:
+        for w in own_nodes(e, exp.Window):
+            w.set("partition_by", list(w.args.get("partition_by") or []) + [k.copy() for k in keys])
 
 
 def _bounds(limit, offset) -> tuple[int, int | None]:
@@ -284,7 +326,7 @@ def _window_order(order, items: list[exp.Expression]) -> exp.Order | None:
 
 
 def _aggregate_rows(q: exp.Select, items: list[exp.Expression], keys: _Keys,
-                    d: exp.Select | None, d_alias: str) -> exp.Select:
+                    d: exp.Select | None, d_alias: str, key_alias: str) -> exp.Select:
     """An aggregate without GROUP BY: one row per D row, also where no inner row matches
     (the aggregates A grouped by D's columns, left-joined to D; COUNT -> 0)."""
     having = q.args.get("having")
@@ -300,10 +342,9 @@ def _aggregate_rows(q: exp.Select, items: list[exp.Expression], keys: _Keys,
         value_of = {id(x): exp.column(f"__a{i}", a_alias) for i, x in enumerate(aggs)}
         r = exp.select().from_(a.subquery(a_alias))
     else:
-        a = _with_d(a, d, d_alias)
-        a.set("expressions", a.expressions + [_as(exp.column(n, d_alias), n)
+        a.set("expressions", a.expressions + [_as(exp.column(n, key_alias), n)
                                               for n in keys.names()])
-        a.set("group", exp.Group(expressions=[exp.column(n, d_alias) for n in keys.names()]))
+        a.set("group", exp.Group(expressions=[exp.column(n, key_alias) for n in keys.names()]))
         on = exp.and_(*[exp.NullSafeEQ(this=exp.column(n, d_alias), expression=exp.column(n, a_alias))
                         for n in keys.names()])
         value_of = {id(x): exp.Coalesce(this=exp.column(f"__a{i}", a_alias),

@@ -22,7 +22,7 @@ from planner.naming import output_name
 
 
 def split_aggregation(select: exp.Select, ctx) -> exp.Select:
-    from planner.apply_subqueries import outer_refs
+    from planner.outer_references import outer_refs
     from planner.binder import from_scope
     group = select.args.get("group")
     if group is not None and any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets")):

@@ -273,8 +273,9 @@ def _exists_join(sub: exp.Expression, negated: bool, outer: Scope, ctx) -> SemiJ
 
 def _correlated_in(sub: exp.Select, split: _Split, column: str, negated: bool, outer: Scope,
                    ctx) -> SemiJoin:
-    if not _plain(sub) or len(sub.expressions) != 1 or isinstance(sub.expressions[0], exp.Star):
-        raise NeedsUnnest()
+    if not _plain(sub) or len(sub.expressions) != 1 or isinstance(sub.expressions[0], exp.Star) \
+            or sub.args.get("limit") is not None:
+        raise NeedsUnnest()  # a LIMIT picks rows per outer row: planner/apply_subqueries.py
     item = sub.expressions[0]
     item = item.this if isinstance(item, exp.Alias) else item
     plan, scope, alias, lkeys, rkeys, residual = _derived(
@@ -314,7 +315,7 @@ def plan_scalar_subqueries(select: exp.Select, scope: Scope, ctx, force: bool = 
     after: list[SubqueryJoin] = []
     for node in _scalar_nodes(select, force):
         # In WHERE or in an aggregate's argument: evaluated per row, below the aggregation.
-        in_where = where is not None and _under(node, where) or _in_aggregate(node, select)
+        in_where = where is not None and under(node, where) or _in_aggregate(node, select)
         joined = None
         if isinstance(node, exp.Exists):
             joined = _uncorrelated_exists(node, scope, ctx)
@@ -377,7 +378,8 @@ def _in_aggregate(node: exp.Expression, select: exp.Select) -> bool:
     return False
 
 
-def _under(node: exp.Expression, ancestor: exp.Expression) -> bool:
+def under(node: exp.Expression, ancestor: exp.Expression) -> bool:
+    """`ancestor` is `node` or one of its parents."""
     while node is not None:
         if node is ancestor:
             return True

@@ -1,9 +1,13 @@
 """Arithmetic operators: + - * / % DIV, unary minus and the bitwise operators.
 
 Result types (Doris/MySQL):
-- integers (and booleans): + - * give BIGINT, checked (overflow raises `ArithmeticOverflow`
-  rather than wrapping; Doris would widen BIGINT+BIGINT to LARGEINT); % gives the wider operand
-  type; DIV gives BIGINT, truncating toward zero.
+- integers (and booleans): + - * give BIGINT. Doris types BIGINT + - * BIGINT as LARGEINT;
+  a shortcut here: only a constant past BIGINT's range becomes its exact LARGEINT value
+  (`9223372036854775807 + 1`, `-(-9223372036854775808)`, ABS of it); a column's values past
+  it raise `ArithmeticOverflow` (a LARGEINT type for every BIGINT sum would turn (a + b) / 2
+  into a DECIMAL division and integer arguments into decimals, since LARGEINT is held as
+  DECIMAL(38, 0)); unary minus is 0 - x; % gives the wider operand type; DIV gives BIGINT,
+  truncating toward zero.
 - `/` on integers, floats or strings gives DOUBLE (7/2 = 3.5).
 - any FLOAT/DOUBLE or string operand makes the operation DOUBLE (strings are cast like CAST).
 - DECIMAL (an integer mixed with a decimal is promoted, see `casts.decimal_of`), with Doris's
@@ -97,12 +101,25 @@ def arith(op: str, a: Value, b: Value, frame: Frame) -> Value:
         t = pa.int8() if pa.types.is_boolean(t) else t
         return on_arrays(lambda x, y: _int_mod(x, y, t), cast_value(a, t), cast_value(b, t),
                          n=frame.n)
-    a, b = cast_value(a, pa.int64()), cast_value(b, pa.int64())
     if op == "DIV":
-        return on_arrays(_int_div, a, b, n=frame.n)
+        return on_arrays(_int_div, cast_value(a, pa.int64()), cast_value(b, pa.int64()), n=frame.n)
+    return int_arith(op, a, b, frame)
+
+
+# -- integer + - * -------------------------------------------------------------------------------
+LARGEINT = pa.decimal128(38, 0)
+
+
+def int_arith(op: str, a: Value, b: Value, frame: Frame) -> Value:
+    """+ - * over integers: BIGINT; a constant past BIGINT's range is the exact LARGEINT value
+    (Doris promotes BIGINT + - * BIGINT to LARGEINT; BIGINT * BIGINT always fits). Columns
+    past it raise: their batches must keep one type (the shortcut the module docstring names)."""
+    a, b = cast_value(a, pa.int64()), cast_value(b, pa.int64())
     try:
         return _CHECKED[op](a, b)
     except pa.ArrowInvalid as e:
+        if isinstance(a, pa.Scalar) and isinstance(b, pa.Scalar):
+            return pc.cast(decimal_arith(op, a, b, frame), LARGEINT)
         raise ArithmeticOverflow(f"BIGINT {op}") from e
 
 
@@ -299,11 +316,8 @@ def eval_neg(node: exp.Neg, frame: Frame) -> Value:
     k = kind(v.type)
     if k == "null":
         return v
-    if k in ("int", "bool"):
-        try:
-            return pc.negate_checked(cast_value(v, pa.int64()))
-        except pa.ArrowInvalid as e:
-            raise ArithmeticOverflow("BIGINT negation") from e
+    if k in ("int", "bool"):  # Doris's -x is 0 - x: -(BIGINT minimum) is a LARGEINT
+        return int_arith("-", pa.scalar(0, pa.int8()), v, frame)
     if k in ("decimal", "float"):
         return pc.negate(v)
     if k == "string":

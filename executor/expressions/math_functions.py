@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from executor.expressions.arithmetic import float_mod
+from executor.expressions.arithmetic import LARGEINT, float_mod
 from executor.expressions.casts import cast_value, kind, union_type, widened
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError
@@ -47,9 +47,12 @@ def _double(v: Value) -> Value:
 def eval_abs(node: exp.Abs, frame: Frame) -> Value:
     v = _number(frame.eval(node.this))
     if pa.types.is_integer(v.type):
+        v = cast_value(v, pa.int64())
         try:
-            return pc.abs_checked(cast_value(v, pa.int64()))
-        except pa.ArrowInvalid as e:
+            return pc.abs_checked(v)
+        except pa.ArrowInvalid as e:  # the BIGINT minimum: a LARGEINT, as Doris's ABS(BIGINT)
+            if isinstance(v, pa.Scalar):  # (a constant only: see arithmetic.int_arith)
+                return pc.abs(pc.cast(v, LARGEINT))
             raise ArithmeticOverflow("ABS of BIGINT minimum") from e
     return pc.abs(v)
 

@@ -86,12 +86,28 @@ INSTANCE_TAG = "__instance"  # executor/distributed.py tags rows with their inst
 
 def run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int = 0) -> pa.Table:
     added: list[str] = []
+    left, right, untyped = _typed_nulls(left), _typed_nulls(right), _null_columns(left, right)
     if node.kind != "cross":
         left, right, node, added = _coerced_keys(left, right, node)
     out = _run_join(left, right, node, eval_ctx, mem_limit)
     if added:
         out = out.drop_columns([c for c in added if c in out.column_names])
+    for name in untyped & set(out.column_names):
+        out = out.set_column(out.column_names.index(name), name, pa.nulls(out.num_rows))
     return out
+
+
+def _null_columns(*tables: pa.Table) -> set[str]:
+    return {f.name for t in tables for f in t.schema if pa.types.is_null(f.type)}
+
+
+def _typed_nulls(table: pa.Table) -> pa.Table:
+    """`table` with its columns of Arrow's null type (`SELECT NULL AS z`) as TINYINT, which
+    Acero's hash join accepts; run_join gives them their null type back."""
+    for i, f in enumerate(table.schema):
+        if pa.types.is_null(f.type):
+            table = table.set_column(i, f.name, pa.nulls(table.num_rows, pa.int8()))
+    return table
 
 
 def _run_join(left: pa.Table, right: pa.Table, node, eval_ctx, mem_limit: int) -> pa.Table:

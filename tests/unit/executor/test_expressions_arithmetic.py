@@ -76,11 +76,22 @@ def test_column_arithmetic_types_and_nulls():
     assert col_type("p + f") == pa.float64()
 
 
-def test_bigint_overflow_is_checked():
+def test_bigint_constant_overflow_is_a_largeint():
+    # Doris promotes BIGINT + - * BIGINT to LARGEINT (held as DECIMAL(38, 0))
+    assert ev_typed("9223372036854775807 + 1") == (pa.decimal128(38, 0),
+                                                   Decimal("9223372036854775808"))
+    assert ev("-9223372036854775807 - 2") == Decimal("-9223372036854775809")
+    assert ev("9223372036854775807 * 9223372036854775807") == Decimal((2 ** 63 - 1) ** 2)
+    assert ev("-CAST(-9223372036854775808 AS BIGINT)") == Decimal(2 ** 63)
+    assert ev("abs(CAST(-9223372036854775808 AS BIGINT))") == Decimal(2 ** 63)
+    assert ev_typed("9223372036854775806 + 1") == (pa.int64(), 2 ** 63 - 1)
+
+
+def test_bigint_column_overflow_is_checked():
     with pytest.raises(ArithmeticOverflow):
-        ev("9223372036854775807 + 1")
+        col("b * 9223372036854775807")
     with pytest.raises(ArithmeticOverflow):
-        ev("-9223372036854775807 - 2")
+        col("-b - 9223372036854775807")
 
 
 def test_decimal_overflow_raises():
