@@ -22,7 +22,7 @@ from sqlglot import exp
 from catalog.catalog import Catalog
 from catalog.system_dbs import system_db
 from planner.views import view_query
-from catalog.errors import AnalysisError, NotSupported, UnknownTable
+from catalog.errors import AnalysisError, NotSupported, UnknownColumn, UnknownTable
 from planner import logical as L
 from planner.aggregation import has_aggregates, plan_aggregation
 from planner.doris_aggregates import lift as lift_doris_aggregates
@@ -46,13 +46,14 @@ from planner.statistics import scan_ndv, semi_selectivity
 from planner.window import has_windows, plan_windows
 from catalog.unique_model import is_merge_on_write
 from storage.schema import DELETE_SIGN
-from storage.types import from_arrow
+from storage.types import DataType, from_arrow
 from planner.scope import Scope, ScopeColumn, conjuncts, referenced
 from planner.split_aggregation import split_aggregation
 from planner.subquery_columns import subqueries_as_columns
 from planner.lateral_view import bind_lateral_views
 from planner.table_functions import table_function
 from planner.row_policies import node_applied, policy_query
+from planner.datetime_scale import datetime_scale
 from planner.subqueries import (NeedsAggregateSplit, NeedsUnnest, SubqueryJoin, own_nodes, plan_scalar_subqueries,
                                 where_subquery)
 
@@ -821,8 +822,19 @@ def _expand_select_list(select: exp.Select, scope: Scope) -> list[tuple[str, exp
             declared = scope.lookup(target.name, target.table or None).type if scope.columns else None
         elif isinstance(target, exp.Cast):  # CAST(x AS DATETIME(3)): reported as that type
             declared = declared_cast_type(target.to)
+        elif scope.columns:  # date_add(t, ...), MAX(t), COALESCE(t, u): t's DATETIME(n)
+            scale = datetime_scale(target, lambda c: _column_type(scope, c))
+            declared = DataType("DATETIME", scale=scale) if scale is not None else None
         items.append((output_name(e), target, declared))
     return items
+
+
+def _column_type(scope: Scope, column: exp.Column):
+    """A column's declared type in the scope; None when it does not name one (an alias)."""
+    try:
+        return scope.lookup(column.name, column.table or None).type
+    except (AnalysisError, UnknownColumn):
+        return None
 
 
 def _finish(select: exp.Select, plan: object, items: list, order_bound: list | None,
