@@ -23,7 +23,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from executor.expressions import (arithmetic, array_lambdas, arrays, bitmap_functions, bitwise,
-                                  casts, codecs,
+                                  casts, ciphers, codecs,
                                   comparison,
                                   conditional, date_round, datetime_functions, format_function,
                                   geo_functions,
@@ -87,7 +87,7 @@ for _module in (casts, arithmetic, comparison, logic, conditional, strings, math
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
                 string_masks, arrays, jsonb_functions, match, hashes, bitwise, ip_functions,
                 text_functions, format_function, sleep, time_seconds, json_modify,
-                bitmap_functions, array_lambdas, geo_functions):
+                bitmap_functions, array_lambdas, geo_functions, ciphers):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 
