@@ -7,6 +7,11 @@ element's row), and the lists rebuilt with the same offsets: vectorised like any
     array_filter(x -> cond, arr)               the elements whose cond is true
     array_count(x -> cond, arr)                how many elements' cond is true
     array_exists(x -> cond, arr)               ARRAY<BOOLEAN> of cond per element
+    array_first / array_last(x -> cond, arr)   the first / last element whose cond is true,
+                                               NULL when none is
+    array_first_index / array_last_index(...)  its 1-based position, 0 when none is
+    array_sortby(src, keys)                    src ordered by keys (ascending, NULL keys first,
+    array_sortby((x, ...) -> key, src, ...)    ties in place); NULL keys array: src unchanged
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from sqlglot import exp
 
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
-from executor.expressions.list_layout import build, is_list, parent_rows, parts
+from executor.expressions.list_layout import build, is_list, parent_rows, parts, positions
 from executor.expressions.vectors import to_array
 
 
@@ -42,7 +47,7 @@ def _elements(node: exp.Expression, frame: Frame
     if len(params) != len(arrays):
         raise ExpressionError(f"{_name(node)}: the lambda takes {len(params)} argument(s) but "
                               f"{len(arrays)} array(s) were given")
-    lists = [to_array(frame.eval(a), frame.n) for a in arrays]
+    lists = [_list(frame.eval(a), frame.n) for a in arrays]
     if not all(is_list(a.type) for a in lists):
         raise ExpressionError(f"{_name(node)} requires ARRAY arguments")
     offsets, first, valid = parts(lists[0])
@@ -70,6 +75,12 @@ def _elements(node: exp.Expression, frame: Frame
     body = lam.this.copy().transform(rename)
     out = Frame(batch, frame.ctx, frame._evaluator).eval(body)  # noqa: SLF001
     return to_array(out, batch.num_rows), offsets, valid, first
+
+
+def _list(v: Value, n: int) -> pa.Array:
+    """The value as an array; a bare NULL as a NULL array per row."""
+    arr = to_array(v, n)
+    return pa.nulls(n, pa.list_(pa.int8())) if pa.types.is_null(arr.type) else arr
 
 
 def _true_per_row(out: pa.Array, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,6 +113,72 @@ def eval_array_count(node: exp.Expression, frame: Frame) -> Value:
     return pa.array(_true_per_row(out, offsets)[1], pa.int64(), mask=~valid)
 
 
+def _first_true(out: pa.Array, offsets: np.ndarray, last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(the flat index of each row's first / last true element, rows that have one)."""
+    keep, _ = _true_per_row(out, offsets)
+    index = np.flatnonzero(keep)
+    rows = parent_rows(offsets)[index]
+    if last:
+        index, rows = index[::-1], rows[::-1]
+    found_rows, first = np.unique(rows, return_index=True)
+    chosen = np.zeros(len(offsets) - 1, np.int64)
+    chosen[found_rows] = index[first]
+    found = np.zeros(len(offsets) - 1, bool)
+    found[found_rows] = True
+    return chosen, found
+
+
+def _find(last: bool, want_index: bool):
+    def handler(node: exp.Expression, frame: Frame) -> Value:
+        out, offsets, valid, values = _elements(node, frame)
+        chosen, found = _first_true(out, offsets, last)
+        if want_index:
+            index = np.where(found, positions(offsets)[chosen] + 1 if len(values) else 0, 0)
+            return pa.array(index, pa.int64(), mask=~valid)
+        picked = values.take(pa.array(np.where(found, chosen, 0))) if len(values) else \
+            pa.nulls(len(found), values.type)
+        return pc.if_else(pa.array(found & valid), picked, pa.scalar(None, values.type))
+    return handler
+
+
+def eval_array_sortby(node: exp.Expression, frame: Frame) -> Value:
+    args = list(node.expressions)
+    if args and isinstance(args[0], exp.Lambda):  # the lambda's value per element of args[1]
+        keys, _, _, _ = _elements(node, frame)
+        offsets, values, valid = parts(to_array(frame.eval(args[1]), frame.n))
+    else:
+        if len(args) != 2:
+            raise ExpressionError("array_sortby takes an array and its keys, or a lambda and "
+                                  "arrays")
+        src, key_list = (_list(frame.eval(a), frame.n) for a in args)
+        if not (is_list(src.type) and is_list(key_list.type)):
+            raise ExpressionError("array_sortby requires ARRAY arguments")
+        offsets, values, valid = parts(src)
+        keys = _keys_on(offsets, valid, key_list)
+    order = pc.sort_indices(pa.table({"r": pa.array(parent_rows(offsets)), "k": keys}),
+                            sort_keys=[("r", "ascending"), ("k", "ascending")],
+                            null_placement="at_start")
+    return build(offsets, values.take(order), valid)
+
+
+def _keys_on(offsets: np.ndarray, valid: np.ndarray, key_list: pa.Array) -> pa.Array:
+    """The keys laid on the source's elements; NULL for a row whose keys array is NULL (its
+    order stays: the sort is stable)."""
+    key_offsets, keys, key_valid = parts(key_list)
+    both = valid & key_valid
+    if not np.array_equal(np.diff(offsets)[both], np.diff(key_offsets)[both]):
+        raise ExpressionError("function array_sortby's 2-th argument should have same offsets "
+                              "with first argument")
+    keys = keys.filter(pa.array(np.repeat(valid, np.diff(key_offsets))))
+    has = np.repeat(key_valid, np.diff(offsets))
+    index = np.full(len(has), -1, np.int64)
+    index[has] = np.arange(int(has.sum()))
+    return keys.take(pa.array(index, mask=index < 0))
+
+
 HANDLERS = {exp.ArrayFilter: eval_array_filter}
 FUNCTIONS = {"ARRAY_MAP": eval_array_map, "ARRAY_FILTER": eval_array_filter,
-             "ARRAY_COUNT": eval_array_count, "ARRAY_EXISTS": eval_array_exists}
+             "ARRAY_COUNT": eval_array_count, "ARRAY_EXISTS": eval_array_exists,
+             "ARRAY_FIRST": _find(False, False), "ARRAY_LAST": _find(True, False),
+             "ARRAY_FIRST_INDEX": _find(False, True), "ARRAY_LAST_INDEX": _find(True, True),
+             "ARRAY_SORTBY": eval_array_sortby}

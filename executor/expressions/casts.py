@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from executor.expressions import temporal
+from executor.expressions.binary_text import binary_to_text, is_binary
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ArithmeticOverflow, ExpressionError, UnsupportedExpression
 from executor.expressions.vectors import null_of, scalar_wrap
@@ -212,6 +213,11 @@ def cast_value(v: Value, target: pa.DataType) -> Value:
     source = v.type
     if source == target:
         return v
+    if is_binary(source):  # bytes (aes_encrypt, unhex) read as text
+        v = binary_to_text(v)
+        source = v.type
+        if source == target:
+            return v
     if pa.types.is_null(source):
         return null_of(target) if isinstance(v, pa.Scalar) else pa.nulls(len(v), target)
     target_kind = kind(target)

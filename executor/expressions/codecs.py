@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from executor.expressions.binary_text import is_binary, text_or_bytes
 from executor.expressions.casts import cast_value
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
@@ -53,21 +54,41 @@ def eval_hex(node: exp.Expression, frame: Frame) -> Value:
     if pa.types.is_integer(v.type):
         return map_distinct(cast_value(v, pa.int64()), lambda i: format(i & _MASK64, "X"),
                             STRING)
+    if is_binary(v.type):
+        return map_distinct(v, lambda b: b.hex().upper(), STRING)
     return map_distinct(cast_value(v, STRING), lambda s: s.encode().hex().upper(), STRING)
 
 
-def _unhex(s: str) -> str:
+def _unhex(s: str) -> bytes:
     try:
-        return bytes.fromhex(s).decode("utf-8", errors="replace")
+        return bytes.fromhex(s)
     except ValueError:
-        return ""  # Doris: not a hex string -> ''
+        return b""  # Doris: not a hex string -> ''
 
 
-def _from_base64(s: str) -> str | None:
+def _from_base64(s: str) -> bytes | None:
     try:
-        return base64.b64decode(s, validate=True).decode("utf-8", errors="replace")
+        return base64.b64decode(s, validate=True)
     except (binascii.Error, ValueError):
         return None
+
+
+def _bytes_fn(fn: Callable[[str], bytes | None], name: str):
+    """A decoder whose result is bytes: a string where they are all UTF-8 (binary_text.py)."""
+    def handler(node: exp.Expression, frame: Frame) -> Value:
+        v = cast_value(one_arg(node, frame, name), STRING)
+        return text_or_bytes(map_distinct(v, fn, pa.binary()))
+    return handler
+
+
+def _encode_fn(fn: Callable[[bytes], str], name: str):
+    """An encoder of the argument's bytes (binary values as they are, text as UTF-8)."""
+    def handler(node: exp.Expression, frame: Frame) -> Value:
+        v = one_arg(node, frame, name)
+        if not is_binary(v.type):
+            v = cast_value(v, STRING).cast(pa.binary())
+        return map_distinct(v, fn, STRING)
+    return handler
 
 
 def eval_bin(node: exp.Expression, frame: Frame) -> Value:
@@ -235,10 +256,9 @@ def eval_width_bucket(node: exp.Expression, frame: Frame) -> Value:
 
 
 HANDLERS = {exp.Hex: eval_hex,
-            exp.Unhex: _text_fn(_unhex, STRING, "unhex"),
-            exp.ToBase64: _text_fn(lambda s: base64.b64encode(s.encode()).decode(), STRING,
-                                   "to_base64"),
-            exp.FromBase64: _text_fn(_from_base64, STRING, "from_base64"),
+            exp.Unhex: _bytes_fn(_unhex, "unhex"),
+            exp.ToBase64: _encode_fn(lambda b: base64.b64encode(b).decode(), "to_base64"),
+            exp.FromBase64: _bytes_fn(_from_base64, "from_base64"),
             exp.SHA: _text_fn(lambda s: hashlib.sha1(s.encode()).hexdigest(), STRING, "sha1"),
             exp.SHA2: eval_sha2, exp.Initcap: eval_initcap, exp.Chr: eval_char,
             exp.Elt: eval_elt, exp.ParseUrl: eval_parse_url, exp.Uuid: eval_uuid,

@@ -36,6 +36,7 @@ class EvalContext:
     time_zone: str = "Asia/Shanghai"
     div_precision_increment: int = 4
     cancel: threading.Event | None = None  # the session's KILL / query_timeout event (sleep())
+    block_encryption_mode: str = ""  # aes_/sm4_encrypt's mode when the call names none
     zone: ZoneInfo = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

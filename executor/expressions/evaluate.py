@@ -23,9 +23,10 @@ import pyarrow as pa
 from sqlglot import exp
 
 from executor.expressions import (arithmetic, array_lambdas, arrays, bitmap_functions, bitwise,
-                                  casts, codecs,
+                                  casts, ciphers, codecs,
                                   comparison,
                                   conditional, date_round, datetime_functions, format_function,
+                                  geo_functions,
                                   hashes, ip_functions, json_functions, json_modify, jsonb_functions,
                                   logic, maps, match,
                                   math_functions, months_between, objects, string_masks, strings,
@@ -86,7 +87,7 @@ for _module in (casts, arithmetic, comparison, logic, conditional, strings, math
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
                 string_masks, arrays, jsonb_functions, match, hashes, bitwise, ip_functions,
                 text_functions, format_function, sleep, time_seconds, json_modify,
-                bitmap_functions, array_lambdas, maps):
+                bitmap_functions, array_lambdas, maps, geo_functions, ciphers):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from executor.expressions.binary_text import is_binary
 from executor.expressions.casts import cast_value
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
@@ -166,7 +167,10 @@ def eval_lower(node: exp.Lower, frame: Frame) -> Value:
 
 
 def eval_length(node: exp.Length, frame: Frame) -> Value:
-    s = text(frame.eval(node.this))
+    value = frame.eval(node.this)
+    if node.args.get("binary") and is_binary(value.type):  # the bytes of aes_encrypt, unhex
+        return pc.binary_length(value).cast(pa.int32())
+    s = text(value)
     if node.args.get("binary"):  # LENGTH: bytes
         return pc.binary_length(s).cast(pa.int32())
     return pc.utf8_length(s).cast(pa.int32())  # CHAR_LENGTH: characters

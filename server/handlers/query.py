@@ -198,7 +198,9 @@ def query_batches(stmt, ctx: StatementContext) -> tuple[list, Iterator[pa.Table]
 def eval_context(ctx: StatementContext) -> EvalContext:
     return EvalContext(now=ctx.now.replace(tzinfo=None),
                        time_zone=str(ctx.session.variables.get("time_zone")),
-                       cancel=getattr(ctx.session, "cancel", None))
+                       cancel=getattr(ctx.session, "cancel", None),
+                       block_encryption_mode=str(
+                           ctx.session.variables.get("block_encryption_mode") or ""))
 
 
 def computed_type(column: pa.ChunkedArray, arrow_type: pa.DataType):

@@ -18,6 +18,9 @@
   (planner/window.py).
 - like(str, pattern) in function form: sqlglot's builder takes the arguments the other way
   round (SQLite's like(pattern, str)).
+- ARRAY_FIRST / ARRAY_LAST(lambda, arr) are plain calls (executor/expressions/
+  array_lambdas.py): sqlglot reads them as its one-argument ArrayFirst / ArrayLast and refused
+  Doris's lambda form of ARRAY_LAST.
 - CURRENT_DATE without parentheses (DorisParser.g4's currentDate; sqlglot's Doris dialect
   dropped it from MySQL's no-parenthesis functions, so it was read as a column).
 - Doris's braces: `{k1: v1, k2: v2}` is a MAP literal and `{v1, v2}` a STRUCT literal
@@ -40,6 +43,12 @@ from sqlglot.tokens import TokenType
 
 def _format_call(args: list) -> exp.Expression:
     return exp.Anonymous(this="format", expressions=args)
+
+
+def _plain_call(name: str):
+    def build(args: list) -> exp.Expression:
+        return exp.Anonymous(this=name, expressions=args)
+    return build
 
 
 def _named_coalesce(name: str):
@@ -157,7 +166,8 @@ def install() -> None:
     if parser.FUNCTIONS.get("FORMAT") is not _format_call:
         parser.FUNCTIONS = {**parser.FUNCTIONS, "FORMAT": _format_call, "MAP": _var_map,
                             "IFNULL": _named_coalesce("ifnull"), "NVL": _named_coalesce("nvl"),
-                            "LIKE": _like_call}
+                            "LIKE": _like_call, "ARRAY_FIRST": _plain_call("array_first"),
+                            "ARRAY_LAST": _plain_call("array_last")}
 
 
 install()

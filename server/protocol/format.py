@@ -56,8 +56,11 @@ def to_text(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> pa.Array:
         return pc.utf8_slice_codeunits(text, 0, 20 + scale)
     if pa.types.is_null(t):
         return pa.nulls(len(array), pa.string())
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        return pc.cast(array, pa.string())
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):  # raw bytes, as Doris sends them
+        text = pa.large_string() if pa.types.is_large_binary(t) else pa.string()
+        if isinstance(array, pa.ChunkedArray):
+            return pa.chunked_array([c.view(text) for c in array.chunks], text)
+        return array.view(text)
     if pa.types.is_decimal(t):  # positional, never 0E-10 (executor/expressions/decimal_text.py)
         return decimal_text(array)
     return pc.cast(array, pa.string())
@@ -67,7 +70,7 @@ def few_texts(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> list:
     """`to_text(array, dtype).to_pylist()` for a few rows: strings and integers (whose text
     is Python's own) without a kernel call; other types through to_text."""
     kind = _FEW_KINDS.get(array.type)
-    if kind == "str":
+    if kind == "str" or kind == "bytes":  # bytes go to the wire as they are
         return array.to_pylist()
     if kind == "int":
         return [None if v is None else str(v) for v in array.to_pylist()]
@@ -75,6 +78,7 @@ def few_texts(array: pa.Array | pa.ChunkedArray, dtype: DataType) -> list:
 
 
 _FEW_KINDS = {**{t: "str" for t in (pa.string(), pa.large_string())},
+              **{t: "bytes" for t in (pa.binary(), pa.large_binary())},
               **{t: "int" for t in (pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(),
                                     pa.uint16(), pa.uint32(), pa.uint64())}}
 
