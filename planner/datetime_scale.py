@@ -5,7 +5,8 @@ Doris types `date_add(t, INTERVAL 1 DAY)`, `date_trunc(t, 'minute')`, `MAX(t)`,
 prints three fractional digits (`2024-01-02 00:00:00.123`, `.000` for a truncated value).
 Without a declared type the server decides the scale from the values (0 or 6), so such an
 item printed `.123000`. `datetime_scale` follows the scale through the functions that keep
-it (adding MILLISECOND widens it to at least 3, MICROSECOND to 6), reading the scale of
+it (adding MILLISECOND widens it to at least 3, MICROSECOND to 6; NOW(n) is DATETIME(n)),
+reading the scale of
 columns from the scope and of CAST(x AS DATETIME(n)); None when any DATETIME input's scale is
 not known this way (the values decide, as before).
 """
@@ -26,6 +27,7 @@ _KEEPING = {f"{u}s_{op}" for u in _UNITS_KEEPING for op in ("add", "sub")} | \
 _WIDENING = {"milliseconds_add": 3, "milliseconds_sub": 3, "microseconds_add": 6,
              "microseconds_sub": 6}
 _INTERVAL_WIDENING = {"MILLISECOND": 3, "MICROSECOND": 6}
+_NOW = ("now", "current_timestamp", "localtime", "localtimestamp")  # NOW(n): DATETIME(n)
 _PASSING = (exp.Max, exp.Min, exp.AnyValue, exp.Lag, exp.Lead, exp.FirstValue,
             exp.LastValue, exp.Nullif, exp.TimestampTrunc, exp.Paren, exp.Window)
 
@@ -45,6 +47,10 @@ def datetime_scale(node: exp.Expression, declared: Callable[[exp.Column], DataTy
         return _widened(datetime_scale(node.this, declared), node.args.get("unit"))
     if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):
         return _widened(datetime_scale(node.this, declared), node.expression.args.get("unit"))
+    if isinstance(node, (exp.CurrentTimestamp, exp.Localtimestamp)):
+        return _precision(node.this)
+    if isinstance(node, exp.Anonymous) and node.name.lower() in _NOW:
+        return _precision(node.expressions[0]) if len(node.expressions) == 1 else None
     if isinstance(node, exp.Anonymous) and node.expressions:
         name = node.name.lower()
         if name in _KEEPING:
@@ -62,6 +68,14 @@ def datetime_scale(node: exp.Expression, declared: Callable[[exp.Column], DataTy
     if isinstance(node, exp.Case):
         return _common([i.args.get("true") for i in node.args.get("ifs") or []]
                        + [node.args.get("default")], declared)
+    return None
+
+
+def _precision(arg: exp.Expression | None) -> int | None:
+    """NOW(n)'s n when it is a literal 0-6."""
+    if isinstance(arg, exp.Literal) and not arg.is_string and arg.this.isdigit() \
+            and int(arg.this) <= 6:
+        return int(arg.this)
     return None
 
 

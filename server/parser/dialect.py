@@ -145,6 +145,12 @@ def _like_call(args: list) -> exp.Expression:
     return node
 
 
+def _now_sql(self, node: exp.CurrentTimestamp) -> str:
+    """CURRENT_TIMESTAMP(n) written back with its precision (sqlglot writes NOW(), so a view or
+    a label lost it)."""
+    return self.func("NOW", node.this) if node.this is not None else self.func("NOW")
+
+
 def install() -> None:
     tokenizer, generator = Doris.Tokenizer, Doris.Generator
     if "LARGEINT" not in tokenizer.KEYWORDS:
@@ -152,7 +158,7 @@ def install() -> None:
         generator.TYPE_MAPPING = {**generator.TYPE_MAPPING,
                                   exp.DataType.Type.INT128: "LARGEINT"}
         generator.TRANSFORMS = {**generator.TRANSFORMS, exp.Array: _array_sql,
-                                exp.VarMap: _var_map_sql}
+                                exp.VarMap: _var_map_sql, exp.CurrentTimestamp: _now_sql}
     parser = Doris.Parser
     if TokenType.CURRENT_DATE not in parser.NO_PAREN_FUNCTIONS:
         parser.NO_PAREN_FUNCTIONS = {**parser.NO_PAREN_FUNCTIONS,
