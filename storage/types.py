@@ -187,6 +187,15 @@ class DataType:
         return self.kind in NESTED_KINDS
 
     @property
+    def holds_map_or_struct(self) -> bool:
+        """A MAP or STRUCT, or an ARRAY with one at any depth (a JSON object is read as its
+        text for such a column: Arrow's JSON reader would make any object a struct)."""
+        if self.kind in ("MAP", "STRUCT"):
+            return True
+        return self.kind == "ARRAY" and self.element is not None and \
+            self.element.holds_map_or_struct
+
+    @property
     def map_key(self) -> DataType:
         return self.fields[0].type
 

@@ -158,7 +158,7 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
     try:
         mark = time.monotonic()
         json_columns = frozenset(c.name.lower() for c in table.columns
-                                 if c.type.is_json or c.type.is_map or c.type.is_struct)
+                                 if c.type.is_json or c.type.holds_map_or_struct)
         for src in _at_least_one(read_batches(stream, opts, names, json_columns=json_columns),
                                  names):
             counts.read_seconds += time.monotonic() - mark

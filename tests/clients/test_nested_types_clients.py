@@ -74,3 +74,21 @@ def test_prepared_statements_send_the_text(server, nested_table):
         assert row == [1, '{"a":1}', '{"s_id":2, "s_name":"it\'s"}', '[{"x":7}]', 1, "it's"]
     finally:
         conn.close()
+
+
+def test_json_arrays_of_maps_and_structs(server, fresh_db):
+    # an ARRAY column holding MAPs / STRUCTs reads each JSON object as text too (Arrow's reader
+    # would make every object a struct, and the load failed on the cast to MAP)
+    conn = server.connect(fresh_db)
+    with conn.cursor() as cur:
+        cur.execute("""CREATE TABLE am (k INT, a ARRAY<MAP<STRING, INT>>,
+            b ARRAY<STRUCT<x:INT>>) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1
+            PROPERTIES ("replication_num" = "1")""")
+    conn.close()
+    lines = (b'{"k": 1, "a": [{"q": 1}, null, {"r": 2}], "b": [{"x": 5}]}\n'
+             b'{"k": 2, "a": [], "b": null}\n')
+    status, reply = _put(server, fresh_db, "am", lines,
+                         {"format": "json", "read_json_by_line": "true"})
+    assert reply["Status"] == "Success" and reply["NumberLoadedRows"] == 2, reply
+    assert _rows(server, fresh_db, "SELECT k, a, b FROM am ORDER BY k") == [
+        (1, '[{"q":1}, null, {"r":2}]', '[{"x":5}]'), (2, "[]", None)]
