@@ -26,6 +26,8 @@ _KEEPING = {f"{u}s_{op}" for u in _UNITS_KEEPING for op in ("add", "sub")} | \
 _WIDENING = {"milliseconds_add": 3, "milliseconds_sub": 3, "microseconds_add": 6,
              "microseconds_sub": 6}
 _INTERVAL_WIDENING = {"MILLISECOND": 3, "MICROSECOND": 6}
+# functions typed DATETIME(n) whatever their arguments (executor/expressions/epoch_functions.py)
+_FIXED = {"from_second": 0, "from_millisecond": 3, "from_microsecond": 6}
 _PASSING = (exp.Max, exp.Min, exp.AnyValue, exp.Lag, exp.Lead, exp.FirstValue,
             exp.LastValue, exp.Nullif, exp.TimestampTrunc, exp.Paren, exp.Window)
 
@@ -47,6 +49,8 @@ def datetime_scale(node: exp.Expression, declared: Callable[[exp.Column], DataTy
         return _widened(datetime_scale(node.this, declared), node.expression.args.get("unit"))
     if isinstance(node, exp.Anonymous) and node.expressions:
         name = node.name.lower()
+        if name in _FIXED:
+            return _FIXED[name]
         if name in _KEEPING:
             return datetime_scale(node.expressions[0], declared)
         if name in _WIDENING:
