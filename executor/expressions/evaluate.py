@@ -28,7 +28,7 @@ from executor.expressions import (arithmetic, array_lambdas, arrays, bitmap_func
                                   conditional, date_round, datetime_functions, epoch_functions,
                                   format_function,
                                   geo_functions,
-                                  hashes, ip_functions, json_functions, json_modify, jsonb_functions,
+                                  hashes, ip_functions, ipv6_functions, json_functions, json_modify, jsonb_functions,
                                   logic, maps, match,
                                   math_functions, months_between, objects, string_masks,
                                   string_search, strings,
@@ -90,7 +90,7 @@ for _module in (casts, arithmetic, comparison, logic, conditional, strings, math
                 string_masks, arrays, jsonb_functions, match, hashes, bitwise, ip_functions,
                 text_functions, format_function, sleep, time_seconds, json_modify,
                 bitmap_functions, array_lambdas, maps, geo_functions, ciphers, epoch_functions,
-                string_search):
+                string_search, ipv6_functions):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 
