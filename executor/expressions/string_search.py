@@ -86,38 +86,35 @@ def _regex(texts: pa.Array, pattern: str) -> pa.Array:
         raise ExpressionError(f"multi_match_any: invalid pattern '{pattern}': {e}") from None
 
 
-def eval_multi_match_any(node: exp.Expression, frame: Frame) -> Value:
-    text_node, patterns_node = _args(node, "multi_match_any", 2)
-    texts, lists = frame.eval(text_node), frame.eval(patterns_node)
+def _searching(name: str, search, finish):
+    """A handler of `name(s, [p1, ...])`: `search(texts, pattern)` runs per distinct pattern
+    (`_per_pattern`), `finish(offsets, flat, nulls)` builds the result."""
+    def handler(node: exp.Expression, frame: Frame) -> Value:
+        text_node, patterns_node = _args(node, name, 2)
 
-    def kernel(text: pa.Array, pats: pa.Array) -> pa.Array:
-        text = cast_value(text, STRING)
-        pats = _lists(pats, len(text), "multi_match_any")
-        offsets, flat, valid, _ = _per_pattern(text, pats, _regex)
-        hits = np.add.reduceat(flat, offsets[:-1]) if len(flat) else np.zeros(len(text))
-        hits = np.where(np.diff(offsets) > 0, hits, 0)
-        return pa.array((hits > 0).astype(np.int8), pa.int8(),
-                        mask=~(valid & valid_mask(text)))
-    return on_arrays(kernel, texts, lists, n=frame.n)
+        def kernel(text: pa.Array, patterns: pa.Array) -> pa.Array:
+            text = cast_value(text, STRING)
+            patterns = _lists(patterns, len(text), name)
+            offsets, flat, valid, _ = _per_pattern(text, patterns, search)
+            return finish(offsets, flat, ~(valid & valid_mask(text)))
+        return on_arrays(kernel, frame.eval(text_node), frame.eval(patterns_node), n=frame.n)
+    return handler
+
+
+def _any_hit(offsets: np.ndarray, flat: np.ndarray, nulls: np.ndarray) -> pa.Array:
+    hits = np.add.reduceat(flat, offsets[:-1]) if len(flat) else np.zeros(len(nulls))
+    hits = np.where(np.diff(offsets) > 0, hits, 0)
+    return pa.array((hits > 0).astype(np.int8), pa.int8(), mask=nulls)
 
 
 def _position(texts: pa.Array, needle: str) -> pa.Array:
     return pc.add(pc.find_substring(texts, needle), 1)  # -1 (absent) -> 0
 
 
-def eval_multi_search_all_positions(node: exp.Expression, frame: Frame) -> Value:
-    text_node, needles_node = _args(node, "multi_search_all_positions", 2)
-    texts, lists = frame.eval(text_node), frame.eval(needles_node)
-
-    def kernel(text: pa.Array, needles: pa.Array) -> pa.Array:
-        text = cast_value(text, STRING)
-        needles = _lists(needles, len(text), "multi_search_all_positions")
-        offsets, flat, valid, _ = _per_pattern(text, needles, _position)
-        mask = ~(valid & valid_mask(text))
-        return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)),
-                                        pa.array(flat.astype(np.int32), pa.int32()),
-                                        mask=pa.array(mask) if mask.any() else None)
-    return on_arrays(kernel, texts, lists, n=frame.n)
+def _position_lists(offsets: np.ndarray, flat: np.ndarray, nulls: np.ndarray) -> pa.Array:
+    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)),
+                                    pa.array(flat.astype(np.int32), pa.int32()),
+                                    mask=pa.array(nulls) if nulls.any() else None)
 
 
 def _gram_codes(texts: pa.Array, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -179,6 +176,7 @@ def eval_digital_masking(node: exp.Expression, frame: Frame) -> Value:
 
 
 HANDLERS: dict = {}
-FUNCTIONS = {"MULTI_MATCH_ANY": eval_multi_match_any,
-             "MULTI_SEARCH_ALL_POSITIONS": eval_multi_search_all_positions,
+FUNCTIONS = {"MULTI_MATCH_ANY": _searching("multi_match_any", _regex, _any_hit),
+             "MULTI_SEARCH_ALL_POSITIONS": _searching("multi_search_all_positions", _position,
+                                                      _position_lists),
              "NGRAM_SEARCH": eval_ngram_search, "DIGITAL_MASKING": eval_digital_masking}

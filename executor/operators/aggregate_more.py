@@ -25,18 +25,12 @@ import pyarrow.compute as pc
 
 from executor.expressions.list_layout import keep_values, positions
 from executor.operators.aggregate_collect import _json_string, _text
-from executor.operators.aggregate_lists import quantile
-
-
-def _flat(lists: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray, int]:
-    lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
-    parents = np.asarray(pc.list_parent_indices(lists).to_numpy(), dtype=np.int64)
-    return pc.list_flatten(lists), parents, len(lists)
+from executor.operators.aggregate_lists import flatten_groups, quantile
 
 
 def moment(lists, which: str) -> pa.Array:
     """Population excess kurtosis (`kurt`) or skewness (`skew`) of each group's values."""
-    flat, parents, n = _flat(lists)
+    flat, parents, n = flatten_groups(lists)
     keep = np.asarray(pc.is_valid(flat).to_numpy(zero_copy_only=False), dtype=bool)
     x = np.asarray(pc.cast(flat.filter(pa.array(keep)), pa.float64()).to_numpy(),
                    dtype=np.float64)
@@ -59,7 +53,7 @@ def moment(lists, which: str) -> pa.Array:
 
 
 def percentile_array(lists, levels: tuple[float, ...]) -> pa.Array:
-    flat, parents, n = _flat(lists)
+    flat, parents, n = flatten_groups(lists)
     present = np.bincount(parents[np.asarray(pc.is_valid(flat).to_numpy(
         zero_copy_only=False), dtype=bool)], minlength=n) > 0
     columns = [np.asarray(quantile(lists, q).fill_null(0).to_numpy(zero_copy_only=False))
@@ -91,10 +85,10 @@ def _ranked(values: pa.Array, parents: np.ndarray, weights: np.ndarray | None, n
 
 
 def topn_array(lists, n_top: int, weights=None) -> pa.Array:
-    flat, parents, n = _flat(lists)
+    flat, parents, n = flatten_groups(lists)
     w = None
     if weights is not None:
-        wflat, _, _ = _flat(weights)
+        wflat, _, _ = flatten_groups(weights)
         w = np.asarray(pc.cast(wflat, pa.float64()).fill_null(np.nan).to_numpy(),
                        dtype=np.float64)
     ranked, offsets = _ranked(flat, parents, w, n)
@@ -105,7 +99,7 @@ def topn_array(lists, n_top: int, weights=None) -> pa.Array:
 def count_by_enum(columns: list) -> pa.Array:
     parts = []
     for lists in columns:
-        flat, parents, n = _flat(lists)
+        flat, parents, n = flatten_groups(lists)
         total = np.bincount(parents, minlength=n)
         nonnull = np.bincount(parents[np.asarray(pc.is_valid(flat).to_numpy(
             zero_copy_only=False), dtype=bool)], minlength=n)
