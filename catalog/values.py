@@ -211,6 +211,10 @@ def _cast(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
             return pc.cast(array, target)
         if pa.types.is_floating(src) and dtype.is_integer:
             array = pc.round(array)
+        if pa.types.is_floating(target) and pa.types.is_decimal(src):
+            # Arrow's decimal -> float cast scales in floating point (6.28 became 6.2799997
+            # in a FLOAT, 2.718281828 2.7182818280000003): through the text, correctly rounded
+            return pc.cast(pc.cast(array, pa.string()), target)
         if pa.types.is_timestamp(target) and pa.types.is_date(src):
             return pc.cast(array, target)
         if pa.types.is_date(target) and pa.types.is_timestamp(src):

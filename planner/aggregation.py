@@ -14,6 +14,7 @@ from sqlglot import exp
 from catalog.errors import AnalysisError, NotSupported, UnknownColumn
 from planner import logical as L
 from planner.collect_aggregates import DorisCollect, collect_call
+from planner.more_aggregates import DorisGroupAgg, group_agg_call
 from planner.doris_aggregates import DorisAgg, DorisPercentile, agg_call as doris_agg_call
 from planner.window_funnel import WindowFunnel, window_funnel_call
 from planner.sequence_match import SequenceMatch, sequence_match_call
@@ -245,6 +246,8 @@ def agg_call(node: exp.AggFunc, out: str, argument) -> L.AggCall:
         return sequence_match_call(node, out, argument)
     if isinstance(node, DorisCollect):
         return collect_call(node, out, argument)
+    if isinstance(node, DorisGroupAgg):
+        return group_agg_call(node, out, argument)
     if isinstance(node, DorisPercentile):
         return L.AggCall("percentile", argument(node.this), out, param=node.level)
     if isinstance(node, (exp.ArgMax, exp.ArgMin)):

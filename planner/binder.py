@@ -822,7 +822,7 @@ def _expand_select_list(select: exp.Select, scope: Scope) -> list[tuple[str, exp
             declared = scope.lookup(target.name, target.table or None).type if scope.columns else None
         elif isinstance(target, exp.Cast):  # CAST(x AS DATETIME(3)): reported as that type
             declared = declared_cast_type(target.to)
-        else:  # date_add(t, ...), MAX(t), COALESCE(t, u), NOW(3): t's DATETIME(n)
+        else:  # date_add(t, ...), MAX(t), COALESCE(t, u), NOW(3), from_millisecond(n)
             scale = datetime_scale(target, lambda c: _column_type(scope, c))
             declared = DataType("DATETIME", scale=scale) if scale is not None else None
         items.append((output_name(e), target, declared))

@@ -28,6 +28,8 @@ _WIDENING = {"milliseconds_add": 3, "milliseconds_sub": 3, "microseconds_add": 6
              "microseconds_sub": 6}
 _INTERVAL_WIDENING = {"MILLISECOND": 3, "MICROSECOND": 6}
 _NOW = ("now", "current_timestamp", "localtime", "localtimestamp")  # NOW(n): DATETIME(n)
+# functions typed DATETIME(n) whatever their arguments (executor/expressions/epoch_functions.py)
+_FIXED = {"from_second": 0, "from_millisecond": 3, "from_microsecond": 6}
 _PASSING = (exp.Max, exp.Min, exp.AnyValue, exp.Lag, exp.Lead, exp.FirstValue,
             exp.LastValue, exp.Nullif, exp.TimestampTrunc, exp.Paren, exp.Window)
 
@@ -53,6 +55,8 @@ def datetime_scale(node: exp.Expression, declared: Callable[[exp.Column], DataTy
         return _precision(node.expressions[0]) if len(node.expressions) == 1 else None
     if isinstance(node, exp.Anonymous) and node.expressions:
         name = node.name.lower()
+        if name in _FIXED:
+            return _FIXED[name]
         if name in _KEEPING:
             return datetime_scale(node.expressions[0], declared)
         if name in _WIDENING:

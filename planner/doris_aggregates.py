@@ -6,6 +6,7 @@ window detection treat them as aggregates; `agg_call` gives their `AggCall`.
     bitmap_union_count(to_bitmap(x))      count_distinct(x)  (the UV-counting idiom)
     bitmap_union_int(x)                   count_distinct(x)
     bitmap_union_count(b), bitmap_union(b)  union of BITMAP values per group (count / BITMAP)
+    group_bitmap_xor(b)                   the XOR of the group's BITMAP values
     hll_union_agg(hll_hash(x))            count_distinct(x)
     hll_union_agg(h), hll_union(h), hll_raw_agg(h)  union of HLL values (cardinality / HLL)
     group_bit_or(x), group_bit_and(x), group_bit_xor(x)  bitwise reductions (BIGINT);
@@ -26,6 +27,8 @@ window detection treat them as aggregates; `agg_call` gives their `AggCall`.
                                           over IF(ck, 1, 0): ARRAY<BOOLEAN>
     max_by(k, v), min_by(k, v)            sqlglot's ArgMax / ArgMin (aggregation.py)
     collect_list, array_agg, collect_set, topn, histogram, ...  planner/collect_aggregates.py
+    kurt, skew, percentile_array, count_by_enum, topn_array, topn_weighted
+                                          planner/more_aggregates.py
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog.errors import AnalysisError
-from planner import collect_aggregates
+from planner import collect_aggregates, more_aggregates
 from planner import logical as L
 from planner.naming import output_name
 
@@ -52,7 +55,8 @@ class DorisAgg(exp.Expression, exp.AggFunc):
 
 
 NAMES = {"ndv", "bitmap_union_count", "bitmap_union", "bitmap_union_int", "hll_union_agg",
-         "hll_union", "hll_raw_agg", "group_bit_or", "group_bit_and", "group_bit_xor"}
+         "hll_union", "hll_raw_agg", "group_bit_or", "group_bit_and", "group_bit_xor",
+         "group_bitmap_xor"}
 
 
 class DorisPercentile(exp.Expression, exp.AggFunc):
@@ -134,6 +138,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     collected = collect_aggregates.rewrite(node)  # collect_list, topn, histogram, ...
     if collected is not node:
         return collected
+    grouped = more_aggregates.rewrite(node)  # kurt, skew, percentile_array, count_by_enum, ...
+    if grouped is not node:
+        return grouped
     name = str(node.this).lower() if isinstance(node, exp.Anonymous) else ""
     if name in NAMES and len(node.expressions) == 1:
         return DorisAgg(this=node.expressions[0], name_=name)

@@ -351,7 +351,7 @@ class _Builder:
         if c.func == "grouping_id":
             return f"grouping_id({', '.join(self.name(a) for a in c.args)})"
         args = ", ".join(self.name(a) for a in c.args) if c.args else self.name(c.arg)
-        if c.func in ("window_funnel", "sequence_match", "sequence_count"):
+        if isinstance(c.param, tuple):  # window_funnel, sequence_match, kurt, topn_array, ...
             return c.param[-1]  # the call as written (its inputs are internal columns)
         if c.param is not None:
             args += f", {c.param:g}"

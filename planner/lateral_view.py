@@ -7,6 +7,8 @@ view in written order, before WHERE (which may read their columns).
     explode_numbers(n)              one row per integer 0 .. n-1
     posexplode(arr)                 two columns: the 0-based position and the element
     explode_map(map)                two columns: each entry's key and value
+    explode_bitmap(bitmap)          one BIGINT row per id, ascending
+    explode_json_object(json)       two columns: each member's key (VARCHAR) and value (JSON)
     explode_json_array_int|double|string|json(text)
                                     one row per element of a JSON array text, as BIGINT,
                                     DOUBLE, VARCHAR or JSON text (not an array: no rows)
@@ -27,9 +29,11 @@ from planner.scope import Scope, ScopeColumn
 JSON_ARRAY_FUNCTIONS = ("explode_json_array_int", "explode_json_array_double",
                         "explode_json_array_string", "explode_json_array_json")
 FUNCTIONS = {"explode": 1, "explode_split": 1, "explode_numbers": 1, "posexplode": 2,
-             "explode_map": 2, **{f: 1 for f in JSON_ARRAY_FUNCTIONS}}
+             "explode_map": 2, "explode_bitmap": 1, "explode_json_object": 2,
+             **{f: 1 for f in JSON_ARRAY_FUNCTIONS}}
 _ARITY = {"explode": 1, "explode_split": 2, "explode_numbers": 1, "posexplode": 1,
-          "explode_map": 1, **{f: 1 for f in JSON_ARRAY_FUNCTIONS}}
+          "explode_map": 1, "explode_bitmap": 1, "explode_json_object": 1,
+          **{f: 1 for f in JSON_ARRAY_FUNCTIONS}}
 
 
 def function_name(call: exp.Expression) -> str:

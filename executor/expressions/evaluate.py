@@ -25,11 +25,13 @@ from sqlglot import exp
 from executor.expressions import (arithmetic, array_lambdas, arrays, bitmap_functions, bitwise,
                                   casts, ciphers, codecs,
                                   comparison,
-                                  conditional, date_round, datetime_functions, format_function,
+                                  conditional, date_round, datetime_functions, epoch_functions,
+                                  format_function,
                                   geo_functions,
-                                  hashes, ip_functions, json_functions, json_modify, jsonb_functions,
+                                  hashes, ip_functions, ipv6_functions, json_functions, json_modify, jsonb_functions,
                                   logic, maps, match,
-                                  math_functions, months_between, objects, string_masks, strings,
+                                  math_functions, months_between, objects, string_masks,
+                                  string_search, strings,
                                   sleep, text_functions, time_seconds)
 from executor.expressions.context import EvalContext, Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
@@ -87,7 +89,8 @@ for _module in (casts, arithmetic, comparison, logic, conditional, strings, math
                 datetime_functions, date_round, months_between, objects, json_functions, codecs,
                 string_masks, arrays, jsonb_functions, match, hashes, bitwise, ip_functions,
                 text_functions, format_function, sleep, time_seconds, json_modify,
-                bitmap_functions, array_lambdas, maps, geo_functions, ciphers):
+                bitmap_functions, array_lambdas, maps, geo_functions, ciphers, epoch_functions,
+                string_search, ipv6_functions):
     HANDLERS.update(_module.HANDLERS)
     FUNCTIONS.update(getattr(_module, "FUNCTIONS", {}))
 

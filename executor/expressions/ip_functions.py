@@ -13,8 +13,8 @@ larger than 255, separated by dots, nothing around them (test_is_ip_string_funct
 
 IPv4 runs on Arrow kernels (a regular expression, split, numpy arithmetic); IPv6 validation has
 no vectorised form and runs once per distinct text through Python's `ipaddress`.
-The binary IPv6 forms (ipv6_num_to_string, ipv6_string_to_num) are not here: they take and
-give 16 raw bytes, which this project's VARCHAR (UTF-8 Arrow strings) does not carry.
+The binary IPv6 forms (ipv6_num_to_string, ipv6_string_to_num, ...) and to_ipv6 are in
+`ipv6_functions.py`.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from executor.expressions import decimal_int64
 from executor.expressions.decimal_int64 import Unscaled
 from executor.expressions.casts import cast_value
-from executor.operators import aggregate_collect, aggregate_numpy
+from executor.operators import aggregate_collect, aggregate_more, aggregate_numpy
 from executor.operators.aggregate_numpy import decimal_from_totals, round_div, totals_of
 from executor.operators.group_keys import KeyCodes
 from executor.operators.sort import sort_indices
@@ -40,7 +40,7 @@ from executor.operators.sequence_match import sequence_match
 _KERNEL = {"sum_distinct": "distinct", "mean_distinct": "distinct", "group_concat": "list",
            "bitmap_union": "list", "bitmap_union_count": "list", "hll_union": "list",
            "hll_union_agg": "list", "group_bit_or": "list", "group_bit_and": "list",
-           "group_bit_xor": "list"}
+           "group_bit_xor": "list", "group_bitmap_xor": "list"}
 _INT64_MAX = 2**63
 
 
@@ -225,6 +225,11 @@ def _arrow_call(specs: _Specs, call, inp: AggInput, i: int):
         j = specs.add((call.arg, "values" if kernel == "list" else "distinct"),
                       lambda: inp.column(call.arg), kernel)
         return lambda res: aggregate_collect.finish(call.func, res[j], call.param)
+    if call.func in aggregate_more.FUNCS:  # kurt, skew, percentile_array, count_by_enum, ...
+        kernel = "distinct" if call.distinct else "list"
+        js = [specs.add((a, "values" if kernel == "list" else "distinct"),
+                        lambda a=a: inp.column(a), kernel) for a in call.args]
+        return lambda res: aggregate_more.finish(call.func, [res[j] for j in js], call.param[0])
     if call.func in ("max_by", "min_by"):
         key, by = call.args
         jk = specs.add((key, "values"), lambda: inp.column(key), "list")

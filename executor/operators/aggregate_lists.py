@@ -18,7 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-def _flat(lists: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray, int]:
+def flatten_groups(lists: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray, int]:
+    """(the flat values, each value's group, the number of groups) of collected lists."""
     lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
     parents = np.asarray(pc.list_parent_indices(lists).to_numpy(), dtype=np.int64)
     return pc.list_flatten(lists), parents, len(lists)
@@ -26,7 +27,7 @@ def _flat(lists: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray, int]
 
 def quantile(lists, q: float) -> pa.Array:
     """The q-quantile of each group's values (see the module docstring)."""
-    flat, parents, n = _flat(lists)
+    flat, parents, n = flatten_groups(lists)
     keep = np.asarray(pc.is_valid(flat))
     values = np.asarray(pc.cast(flat.filter(pa.array(keep)), pa.float64()).to_numpy(),
                         dtype=np.float64)
@@ -49,8 +50,8 @@ def quantile(lists, q: float) -> pa.Array:
 
 def value_at_extreme(keys, by, largest: bool) -> pa.Array:
     """max_by / min_by: per group, the key of the row whose `by` is the largest (smallest)."""
-    flat_keys, parents, n = _flat(keys)
-    flat_by, _, _ = _flat(by)
+    flat_keys, parents, n = flatten_groups(keys)
+    flat_by, _, _ = flatten_groups(by)
     keep = np.asarray(pc.is_valid(flat_by))
     rows = np.flatnonzero(keep)
     parents = parents[keep]

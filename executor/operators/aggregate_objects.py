@@ -1,5 +1,5 @@
 """Finishing the aggregates Arrow has no hash kernel for (BITMAP and HLL unions,
-group_bit_or/and/xor): Arrow's `list` hash kernel collects each group's values, then each
+group_bitmap_xor, group_bit_or/and/xor): Arrow's `list` hash kernel collects each group's values, then each
 group's result is built once (pyroaring's BitMap64 OR / numpy unique over the HLL hash sets,
 `storage/objects.py`; numpy's bitwise reductions). One step per group, not per row."""
 
@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from storage.objects import encode_bitmap, encode_hll, union_bitmaps, union_hlls
+from pyroaring import BitMap64
+
+from storage.objects import decode_bitmap, encode_bitmap, encode_hll, union_bitmaps, union_hlls
 
 
 def _lists(groups: list) -> list[list]:
@@ -24,7 +26,20 @@ def _bits(reduce, groups: list, t: pa.DataType) -> pa.Array:
     return pa.array(out, t)
 
 
+def _xor_bitmaps(groups: list) -> pa.Array:
+    """group_bitmap_xor: the ids in an odd number of the group's bitmaps (NULLs skipped)."""
+    out = []
+    for values in _lists(groups):
+        acc = BitMap64()
+        for text in values:
+            if text:
+                acc ^= decode_bitmap(text)
+        out.append(encode_bitmap(acc))
+    return pa.array(out, pa.string())
+
+
 LIST_FINISH = {
+    "group_bitmap_xor": _xor_bitmaps,
     "bitmap_union": lambda g: pa.array([encode_bitmap(b) for b in union_bitmaps(_lists(g))],
                                        pa.string()),
     "bitmap_union_count": lambda g: pa.array([len(b) for b in union_bitmaps(_lists(g))],

@@ -4,7 +4,8 @@ Vectorised "unnest": the function gives, for the batch, a list column (one list 
 row); `list_layout.parts` yields its offsets and flat values, the input rows are repeated by
 `take` on each value's parent row, and the flat values become the new column. `outer` keeps a
 row whose list is NULL or empty once, with NULL in the new columns. explode_map unnests a map
-the same way (its entries are the flat values) into a key and a value column.
+the same way (its entries are the flat values) into a key and a value column; explode_bitmap
+and explode_json_object build their lists in `table_function_objects.py`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from executor.expressions import EvalContext, ExpressionError, evaluate_many
 from executor.expressions.arrays import array_range
 from executor.expressions.list_layout import is_list, parts, positions
 from executor.expressions.vectors import map_distinct
+from executor.operators import table_function_objects as objects
 
 
 def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
@@ -34,10 +36,13 @@ def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
     present = pos < np.diff(offsets)[rows]  # False only for an outer row without values
     index = np.where(present, offsets[:-1][rows] + pos, 0)
     out = table.take(pa.array(rows))
-    if node.function == "explode_map":  # the entries' keys and values (NULL: an outer row)
+    if node.function in ("explode_map", "explode_json_object"):
+        # the entries' keys and values (NULL: an outer row)
         entries = values.take(pa.array(index, mask=~present)) if len(values) else \
             pa.nulls(len(rows), values.type)
-        for name, column in zip(node.names, entries.flatten()):
+        columns = objects.json_object_columns(entries) \
+            if node.function == "explode_json_object" else entries.flatten()
+        for name, column in zip(node.names, columns):
             out = out.append_column(name, column)
         return out
     if len(values):
@@ -56,6 +61,8 @@ def run_table_function(table: pa.Table, node, ctx: EvalContext) -> pa.Table:
 
 
 def _lists(function: str, args: list[pa.Array]) -> pa.Array:
+    if function in objects.LISTS:
+        return objects.LISTS[function](args[0])
     if function == "explode_map":
         if not pa.types.is_map(args[0].type) and not pa.types.is_null(args[0].type):
             raise ExpressionError(f"explode_map requires a MAP argument, got {args[0].type}")

@@ -23,7 +23,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from catalog.errors import DorisError
 from executor.expressions.evaluate import FUNCTIONS, HANDLERS
-from planner import collect_aggregates, doris_aggregates
+from planner import collect_aggregates, doris_aggregates, more_aggregates
 from planner.aggregation import agg_call
 from planner.window import WINDOW_FUNCTIONS
 
@@ -37,7 +37,7 @@ _GENERIC = (exp.Expression, exp.Func, exp.Condition, exp.Binary, exp.Predicate, 
 def builtin_function_names() -> tuple[str, ...]:
     candidates = {n.lower() for n in Doris.Parser.FUNCTIONS} | {n.lower() for n in FUNCTIONS}
     candidates |= set(doris_aggregates.NAMES) | set(_REWRITTEN)
-    candidates |= set(collect_aggregates.CANONICAL)
+    candidates |= set(collect_aggregates.CANONICAL) | set(more_aggregates.NAMES)
     return tuple(sorted(n for n in candidates if not _INTERNAL.search(n) and _runs(n)))
 
 
