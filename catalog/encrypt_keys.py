@@ -1,8 +1,9 @@
 """Encrypt keys (Doris's EncryptKey): CREATE ENCRYPTKEY [db.]k AS "secret", DROP ENCRYPTKEY
 [IF EXISTS] [db.]k, SHOW ENCRYPTKEYS [IN | FROM db] [LIKE '...'].
 
-A key belongs to a database and is stored with its text as given. Only the DDL is modelled:
-minidoris has no AES functions a `KEY db.k` argument could feed.
+A key belongs to a database and is stored with its text as given; `KEY [db.]k` as a function
+argument (`aes_encrypt(s, KEY k)`) stands for that text, looked up at each execution
+(server/parser/encrypt_key_refs.py, server/handlers/session_values.py).
 
 Journal operations (entries of `catalog/catalog.py:_APPLY`), state `Catalog.encrypt_keys`
 ({db name: {key name: key text}}):

@@ -52,6 +52,9 @@ def _parenthesise(node: exp.Expression) -> exp.Expression:
         node = exp.Anonymous(this="array_filter", expressions=[node.this, node.expression])
     if isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
         node = exp.Anonymous(this="group_concat", expressions=[node.this])  # no ", ',')" added
+    if isinstance(node, exp.Anonymous) and node.name.upper() == "__ENCRYPT_KEY":
+        db, name = (e.name for e in node.expressions)  # KEY [db.]k as written
+        return exp.var(f"key {db + '.' if db else ''}{name}")
     if isinstance(node, exp.Coalesce) and node.meta.get("function"):  # IFNULL / NVL as written
         node = exp.Anonymous(this=node.meta["function"],
                              expressions=[node.this, *node.expressions])

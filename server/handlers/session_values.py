@@ -1,5 +1,6 @@
 """Session values in queries: `@@var`, user variables `@x`, DATABASE(), USER(), CONNECTION_ID(),
-VERSION(), FOUND_ROWS() (the rows of the session's last SELECT) ...
+VERSION(), FOUND_ROWS() (the rows of the session's last SELECT) ..., and encrypt keys
+(`KEY [db.]k`, parsed as `__encrypt_key('db', 'k')`: server/parser/encrypt_key_refs.py).
 
 These are constants for one statement, so they are replaced by literals before planning (the
 select item keeps its original text as column name, as MySQL names `@@version_comment`).
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from catalog.errors import AnalysisError
 from planner.naming import output_name
+from server.parser import encrypt_key_refs
 from server.handlers.context import StatementContext
 
 _FUNCTIONS = {
@@ -69,12 +72,25 @@ def _replace(node: exp.Expression, ctx: StatementContext) -> exp.Expression:
     name = _function_name(node)
     if name in _FUNCTIONS and not getattr(node, "expressions", None):
         return _literal(_FUNCTIONS[name](ctx))
+    if name == encrypt_key_refs.FUNCTION:
+        return _literal(_encrypt_key(node, ctx))
     return node
+
+
+def _encrypt_key(node: exp.Anonymous, ctx: StatementContext) -> str:
+    """The text of the encrypt key `KEY [db.]k` names (catalog/encrypt_keys.py)."""
+    db_name, name = (e.name for e in node.expressions)
+    with ctx.catalog.lock:
+        db = ctx.catalog.get_db(db_name or ctx.db).name
+        key = ctx.catalog.encrypt_keys.get(db, {}).get(name)
+    if key is None:
+        raise AnalysisError(f"Can not found encryptKey: {db}.{name}")
+    return key
 
 
 def has_session_value(e: exp.Expression) -> bool:
     return any(isinstance(n, (exp.SessionParameter, exp.Parameter))
-               or _function_name(n) in _FUNCTIONS
+               or _function_name(n) in _FUNCTIONS or _function_name(n) == encrypt_key_refs.FUNCTION
                for n in e.walk())
 
 

@@ -17,7 +17,7 @@ from sqlglot.tokens import TokenType
 from catalog.errors import SyntaxError_
 from catalog.statements import (DescFunctionStmt, DescStmt, ExplainStmt, ShowCreateTableStmt,
                                 ShowPartitionsStmt)
-from server.parser import dialect, partition_names  # noqa: F401  (dialect: changes sqlglot once)
+from server.parser import dialect, encrypt_key_refs, partition_names  # noqa: F401  (dialect: changes sqlglot once)
 from server.parser.admin import PARTITION_PARSERS
 from server.parser.analyze import OWN_PARSERS as ANALYZE_PARSERS
 from server.parser.auth import OWN_PARSERS as AUTH_PARSERS
@@ -75,6 +75,7 @@ def parse_statement(text: str, tokens: list) -> object:
     text, tokens, label = _insert_label(text, cur.tokens)
     text = partition_names.rewrite(text, tokens)
     text = _quoted_charset_column(text, tokens)
+    text = encrypt_key_refs.rewrite(text, tokens)  # aes_encrypt(s, KEY k)
     stmt = resolve_catalogs(parse_sqlglot(_join_hints_as_comments(text, tokenize(text))))
     if label is not None:
         stmt.meta["label"] = label  # server/handlers/insert.py gives it to the load
