@@ -18,8 +18,9 @@ are resolved: a path that leaves it is refused, never opened.
 Columns, as Doris infers them: CSV `c1, c2, ...` (csv_with_names: the header's names), all
 text unless `csv_schema` = "name:type;..." gives names and types; JSON the first object's
 keys; Parquet, ORC and Arrow their own schema. The files are read with Stream Load's readers
-(server/http/load_source.py), whole, into the InlineTable the binder scans: a line that does
-not split into the columns fails the query with the load's reason.
+(server/http/load_source.py), whole, into the InlineTable the binder scans (at most MAX_BYTES
+of files: Stream Load is the way for more): a line that does not split into the columns fails
+the query with the load's reason.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ FORMAT_PROPERTIES = ("format", "column_separator", "line_delimiter", "enclose", 
                      "strip_outer_array", "json_root", "jsonpaths", "num_as_string",
                      "fuzzy_parse", "csv_schema")
 MAX_FILES = 10000
+# The files are read whole into the plan (an InlineTable): bounded, so that one query cannot
+# take the server's memory (Stream Load streams a body of any size instead).
+MAX_BYTES = 1 << 30
 
 
 class LocalTvf:
@@ -106,6 +110,10 @@ class LocalTvf:
             raise AnalysisError(f"No files match file_path: {file_path}")
         if len(found) > MAX_FILES:
             raise AnalysisError(f"file_path matches more than {MAX_FILES} files")
+        total = sum(f.stat().st_size for f in found)
+        if total > MAX_BYTES:
+            raise AnalysisError(f"local() reads its files whole here: {total} bytes is more than "
+                                f"{MAX_BYTES}; load them with Stream Load instead")
         return found
 
     def _names(self, first: Path, opts: StreamLoadOptions) -> list[str]:
