@@ -88,15 +88,34 @@ class Model:
         return "TRUNCATE TABLE m", after
 
     def matches(self, conn) -> bool:
-        with conn.cursor() as cur:
-            cur.execute("SELECT * FROM m ORDER BY k")
-            names = [d[0] for d in cur.description]
-            rows = cur.fetchall()
-            cur.execute("SHOW PARTITIONS FROM m")
-            partitions = len(cur.fetchall())
-        expected = [(k, *v) for k, v in sorted(self.rows.items())]
-        return (names == ["k", "v", *self.columns] and [tuple(r) for r in rows] == expected
-                and partitions == self.partitions)
+        return not self.differences(_table_state(conn))
+
+    def differences(self, actual: tuple) -> list[str]:
+        """How the table (`_table_state`) differs from the model; empty when it matches."""
+        names, rows, partitions = actual
+        out = []
+        if names != ["k", "v", *self.columns]:
+            out.append(f"columns {names} != {['k', 'v', *self.columns]}")
+        if partitions != self.partitions:
+            out.append(f"partitions {partitions} != {self.partitions}")
+        got = {r[0]: tuple(r[1:]) for r in rows}
+        missing = sorted(set(self.rows) - set(got))
+        extra = sorted(set(got) - set(self.rows))
+        changed = sorted(k for k in set(got) & set(self.rows) if got[k] != self.rows[k])
+        if missing or extra or changed:
+            out.append(f"{len(rows)} rows vs {len(self.rows)}: missing keys {missing[:8]}, extra "
+                       f"{extra[:8]}, changed {[(k, got[k], self.rows[k]) for k in changed[:4]]}")
+        return out
+
+
+def _table_state(conn) -> tuple:
+    with conn.cursor() as cur:
+        cur.execute("SELECT * FROM m ORDER BY k")
+        names = [d[0] for d in cur.description]
+        rows = [tuple(r) for r in cur.fetchall()]
+        cur.execute("SHOW PARTITIONS FROM m")
+        partitions = len(cur.fetchall())
+    return names, rows, partitions
 
 
 class _Died(Exception):
@@ -138,13 +157,14 @@ def test_kill9_at_random_points_of_every_write_path(server_factory):
                 conn = srv.connect("w")
                 while not stop.is_set():
                     sql, after = state["model"].next_statement(rng)
-                    state["in_flight"] = after
+                    state["in_flight"], state["sql"] = after, sql
                     if sql.startswith("STREAM LOAD"):
                         _stream_load(srv, sql)
                     else:
                         with conn.cursor() as cur:
                             cur.execute(sql)
                     state["model"], state["in_flight"] = after, None
+                    state["acknowledged_sql"] = sql
                     acknowledged += 1
                     kinds.add(" ".join(sql.split()[:2]) if sql.startswith("STREAM") else
                               sql.split()[0] if not sql.startswith("ALTER") else
@@ -167,9 +187,15 @@ def test_kill9_at_random_points_of_every_write_path(server_factory):
         srv.start()
         conn = srv.connect("w")
         before, in_flight = state["model"], state["in_flight"]
-        ok = before.matches(conn) or (in_flight is not None and in_flight.matches(conn))
+        actual = _table_state(conn)
+        ok = not before.differences(actual) or \
+            (in_flight is not None and not in_flight.differences(actual))
         assert ok, (f"round {round_no}: after kill -9 the table is neither the acknowledged "
-                    f"state nor that state plus the statement in flight")
+                    f"state nor that state plus the statement in flight; last acknowledged: "
+                    f"{str(state.get('acknowledged_sql'))[:120]!r}; in flight: "
+                    f"{str(state.get('sql'))[:120] if in_flight is not None else None!r}; vs "
+                    f"acknowledged: {before.differences(actual)}; vs in flight: "
+                    f"{in_flight.differences(actual) if in_flight is not None else None}")
         model = in_flight if in_flight is not None and in_flight.matches(conn) else before
         conn.close()
     print(f"\nkill -9 write paths: {ROUNDS} kills, {acknowledged} acknowledged statements "
