@@ -17,7 +17,7 @@ from typing import Callable
 
 import pyarrow as pa
 
-from catalog import mysql_db
+from catalog import information_schema_doris, mysql_db
 from catalog.access import visible_db, visible_tbl
 from catalog.errors import DorisError
 from catalog.model import OlapTable
@@ -146,6 +146,9 @@ _COLUMNS = {
                                "SOURCE_FILE:v20", "SOURCE_LINE:i"),
     # HISTOGRAM is jsonb in Doris; reported as text here (the histograms are JSON text)
     "COLUMN_STATISTICS": typed_columns("SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM:s"),
+    # Doris's own tables (rowsets, table_options, ...): catalog/information_schema_doris.py
+    **{name: typed_columns(*specs)
+       for name, specs in information_schema_doris.column_specs().items()},
 }
 
 
@@ -200,8 +203,8 @@ def _column_rows(db: str, table: OlapTable) -> list[dict]:
         row = _column_row(db, table.name, i, c.name, c.type, c.nullable)
         row.update({
             "COLUMN_DEFAULT": c.default,
-            "COLUMN_KEY": "UNI" if c.is_key and table.keys_type == "UNIQUE_KEYS"
-            else ("DUP" if c.is_key else ""),
+            "COLUMN_KEY": information_schema_doris.table_model(table.keys_type) if c.is_key
+            else "",
             "EXTRA": c.aggregation if c.aggregation and table.keys_type == "AGG_KEYS" else "",
             "COLUMN_COMMENT": c.comment})
         rows.append(row)
@@ -384,4 +387,5 @@ _BUILDERS: dict[str, Callable] = {
     "ENGINES": _engines, "CHARACTER_SETS": _charsets, "COLLATIONS": _collations,
     "GLOBAL_VARIABLES": lambda catalog, variables: _variable_rows(variables, 2),
     "SESSION_VARIABLES": lambda catalog, variables: _variable_rows(variables, 1), "VIEWS": _views,
+    **information_schema_doris.BUILDERS,
 }

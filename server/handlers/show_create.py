@@ -21,6 +21,7 @@ from __future__ import annotations
 from catalog.index_rules import index_sql
 from catalog.model import KEYS_SQL, UNIQUE_KEYS, OlapTable
 from catalog.partitions import _max_text, _min_text, partition_types
+from catalog.shown_properties import shown_properties
 
 
 def _column_sql(c, keys_type: str) -> str:
@@ -97,12 +98,7 @@ def show_create_table_sql(table: OlapTable) -> str:
         out.append(f"DISTRIBUTED BY HASH({cols}) BUCKETS {buckets}")
     else:
         out.append(f"DISTRIBUTED BY RANDOM BUCKETS {buckets}")
-    props = {"replication_allocation":
-             f"tag.location.default: {table.properties.get('replication_num', '3')}"}
-    props.update({k: v for k, v in table.properties.items() if k != "replication_num"})
-    props.setdefault("storage_format", "V2")
-    props.setdefault("light_schema_change", "true")
-    props.setdefault("disable_auto_compaction", "false")
+    props = shown_properties(table)
     out.append("PROPERTIES (")
     out.append(",\n".join(f'"{k}" = "{v}"' for k, v in props.items()))
     out.append(");")

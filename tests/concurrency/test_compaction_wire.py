@@ -62,6 +62,9 @@ def test_base_compaction_purges_deletes_and_the_http_api_shows_it(srv):
     show = http(srv, f"/api/compaction/show?tablet_id={tid}")
     assert [r.split()[0] for r in show["rowsets"]] == ["[2-4]", "[5-5]", "[6-7]"]
     assert show["cumulative point"] == 8 and show["stale_rowsets"] == []
+    versions = query(conn, "SELECT START_VERSION, END_VERSION, ROWSET_NUM_ROWS FROM "
+                           f"information_schema.rowsets WHERE TABLET_ID = {tid} ORDER BY 1")
+    assert versions == ((2, 4, 6), (5, 5, 0), (6, 7, 4))
     assert sorted(query(conn, "SELECT k, v FROM d")) == expected
 
     # base: everything before the cumulative point, the DELETE applied and purged
