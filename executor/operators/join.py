@@ -292,7 +292,8 @@ def _null_aware_anti(left: pa.Table, right: pa.Table, node) -> pa.Table:
         return left.slice(0, 0)
     out = hash_join(left, right, node.left_keys, node.right_keys, "left anti")
     for k in node.left_keys:
-        out = out.filter(pc.is_valid(out.column(k)))
+        if out.column(k).null_count:  # a filter copies every column, strings too
+            out = out.filter(pc.is_valid(out.column(k)))
     return out
 
 

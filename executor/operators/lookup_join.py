@@ -188,7 +188,8 @@ def _assemble(probe: pa.Table, build: pa.Table, rows: np.ndarray, kind: str,
     if kind == "left semi":
         return _pick(probe, needed).filter(pa.array(matched))
     if kind == "left anti":
-        return _pick(probe, needed).filter(pa.array(~matched))
+        kept = _pick(probe, needed)
+        return kept if not matched.any() else kept.filter(pa.array(~matched))
     if kind in ("right semi", "right anti"):
         hit = np.zeros(build.num_rows, dtype=bool)
         hit[rows[matched]] = True

@@ -4,9 +4,10 @@ INLINE_ROWS_PER_SEGMENT rows per segment, then in the pool; a scan of whole colu
 units) always uses the pool; the results keep the units' order."""
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
+
+import pytest
 
 from executor.operators import scan
 from storage import ScanStats
@@ -17,13 +18,32 @@ class _Node:
         self.__dict__["_page_indexes"] = indexed  # what _indexed works out once per node
 
 
+class _Clock:
+    """scan's clock in these tests: it moves only by what the fake reads cost, so that a busy
+    machine's scheduling delays do not count as read time."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch):
+    fake = _Clock()
+    monkeypatch.setattr(scan, "time", fake)
+    return fake
+
+
 def _reader(cost_s: float, rows_read: int = 100_000):
-    """Reads that take `cost_s` each and decode `rows_read` rows of the unit's one segment."""
+    """Reads that take `cost_s` each (of the fake clock) and decode `rows_read` rows of the
+    unit's one segment."""
     threads = []
 
     def read(unit):
         threads.append(threading.current_thread())
-        time.sleep(cost_s)
+        scan.time.now += cost_s
         return sum(unit) * 10, ScanStats(segments_total=1, rows_total=200_000,
                                          rows_read=rows_read)
     return read, threads
@@ -45,7 +65,7 @@ def test_cheap_indexed_units_stay_in_the_calling_thread():
 def test_indexed_units_over_the_budget_go_to_the_pool_in_order():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
-        read, threads = _reader(scan.INLINE_BUDGET_S)
+        read, threads = _reader(scan.INLINE_BUDGET_S * 1.5)
         assert _values(scan._read_units(_Node(True), [[u] for u in range(6)], env, read)) == \
             [u * 10 for u in range(6)]
         here = threading.current_thread()
@@ -57,11 +77,11 @@ def test_selective_indexed_units_stay_past_the_budget():
     with ThreadPoolExecutor(2) as pool:
         env = SimpleNamespace(pool=pool)
         few = scan.INLINE_ROWS_PER_SEGMENT
-        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=few)
+        read, threads = _reader(scan.INLINE_BUDGET_S * 1.5, rows_read=few)
         assert _values(scan._read_units(_Node(True), [[u] for u in range(4)], env, read)) == \
             [u * 10 for u in range(4)]
         assert set(threads) == {threading.current_thread()}
-        read, threads = _reader(scan.INLINE_BUDGET_S, rows_read=few + 1)
+        read, threads = _reader(scan.INLINE_BUDGET_S * 1.5, rows_read=few + 1)
         scan._read_units(_Node(True), [[u] for u in range(4)], env, read)
         assert threads[0] is threading.current_thread()
         assert threading.current_thread() not in threads[1:]
