@@ -82,8 +82,16 @@ def _fail(column: str, dtype: DataType, detail: str) -> DataQualityError:
 
 def _first_bad(array: pa.Array, bad: pa.Array) -> str:
     idx = pc.index(bad, True).as_py()
-    value = array[idx].as_py() if idx >= 0 else None
-    return repr(value) if not isinstance(value, str) else f"'{value}'"
+    return _sql_text(array[idx].as_py() if idx >= 0 else None)
+
+
+def _sql_text(value: object) -> str:
+    """A value in an error message as SQL writes it (not Python's repr: Decimal('1.5'))."""
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, (Decimal, dt.date)):
+        return str(value)
+    return "NULL" if value is None else repr(value)
 
 
 def coerce_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, nullable: bool,
@@ -275,6 +283,5 @@ def _describe_cast_error(array: pa.Array, dtype: DataType, err: Exception) -> st
                 lo, n = lo + half, n - half
             except errors:
                 n = half
-        value = array[lo].as_py()
-        return repr(value) if not isinstance(value, str) else f"'{value}'"
+        return _sql_text(array[lo].as_py())
     return f"({str(err).splitlines()[0]})"

@@ -9,6 +9,8 @@ package. A statement sqlglot cannot parse becomes Doris's syntax error (1105,
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
@@ -169,14 +171,32 @@ def _rebase(tokens: list, text: str) -> list:
     return tokens
 
 
+# sqlglot names the clause it could not complete by its class: the clause's SQL words instead
+_CLAUSES = {"Where": "WHERE", "Order": "ORDER BY", "Group": "GROUP BY", "Having": "HAVING",
+            "Limit": "LIMIT", "Offset": "OFFSET", "Join": "JOIN", "Qualify": "QUALIFY",
+            "Select": "SELECT", "From": "FROM", "Lateral": "LATERAL VIEW", "Window": "OVER",
+            "Values": "VALUES", "Cast": "CAST", "Case": "CASE", "In": "IN", "Between": "BETWEEN"}
+_MISSING = re.compile(r"Required keyword: '\w+' missing for <class '[\w.]*\.(\w+)'>")
+_GOT_TOKEN = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: \d+.*?>")
+
+
+def _description(text: str) -> str:
+    """sqlglot's error description in SQL words: no Python class or token reprs."""
+    text = _MISSING.sub(lambda m: "incomplete " + _CLAUSES.get(m.group(1), m.group(1).upper())
+                        + " clause", text)
+    return _GOT_TOKEN.sub(lambda m: "<EOF>" if m.group(1) == "SENTINEL" else f"'{m.group(2)}'",
+                          text)
+
+
 def _syntax_message(text: str, e: Exception) -> str:
     errors = getattr(e, "errors", None) or []
     if errors:
         first = errors[0]
         line = first.get("line", 1)
-        near = first.get("highlight", "")
-        return f"Syntax error in line {line}:\n{first.get('description', 'syntax error')} near '{near}'"
-    return f"Syntax error in line 1:\n{str(e).splitlines()[0]}"
+        near = first.get("highlight", "") or "<EOF>"
+        what = _description(first.get("description", "syntax error"))
+        return f"Syntax error in line {line}:\n{what} near '{near}'"
+    return f"Syntax error in line 1:\n{_description(str(e).splitlines()[0])}"
 
 
 def _show_partitions(cur: TokenCursor) -> ShowPartitionsStmt:
