@@ -105,11 +105,29 @@ def _eval(node: exp.Expression, frame: Frame) -> Value:
     for cls in type(node).__mro__:
         handler = HANDLERS.get(cls)
         if handler is not None:
-            return handler(node, frame)
+            try:
+                return handler(node, frame)
+            except (KeyError, AttributeError, IndexError, TypeError):
+                if isinstance(node, exp.Func) and _missing_arguments(node):
+                    raise ExpressionError(f"Can not found function '{node.sql_name().lower()}' "
+                                          f"which has {_arity(node)} arity.") from None
+                raise
         if cls is exp.Expression:
             break
     what = node.sql_name() if isinstance(node, exp.Func) else type(node).__name__
     raise UnsupportedExpression(what, node.sql(dialect="doris")[:80])
+
+
+def _missing_arguments(node: exp.Func) -> bool:
+    """sqlglot left an argument of the call empty (`substr(s)`, `date_add(d)`): the handler
+    that failed reading it met a call of the wrong arity, not a bug of its own."""
+    return any(node.args.get(key) is None for key in node.arg_types if key != "this") \
+        or node.this is None
+
+
+def _arity(node: exp.Func) -> int:
+    return sum(len(v) if isinstance(v, list) else 1 for v in node.args.values()
+               if v is not None and not isinstance(v, (bool, str)))
 
 
 # -- public API ----------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from executor.expressions.errors import ExpressionError
+from storage.types import from_arrow
 from executor.expressions import decimal_int64
 from executor.expressions.decimal_int64 import Unscaled
 from executor.expressions.casts import cast_value
@@ -246,11 +248,34 @@ def _arrow_call(specs: _Specs, call, inp: AggInput, i: int):
         opts = pc.VarianceOptions(ddof=1)
 
     def column():
-        arr = _widen(inp.column(call.arg), call.func)
+        raw = inp.column(call.arg)
+        if call.func in _NUMERIC_ONLY:
+            _check_numeric(raw.type, call)
+        arr = _widen(raw, call.func)
         return pc.cast(arr, pa.string()) if call.func == "group_concat" else arr
     j = specs.add((call.arg, call.func, call.distinct, i if call.func == "group_concat" else 0),
                   column, func, opts)
     return lambda res: _finish(res[j], call)
+
+
+# aggregates over numbers (strings and booleans are cast): Doris refuses a DATE, DATETIME,
+# ARRAY, MAP, STRUCT, JSON, BITMAP or HLL argument at analysis
+_NUMERIC_ONLY = {"sum": "sum", "sum_distinct": "sum", "mean": "avg", "mean_distinct": "avg",
+                 "stddev": "stddev", "stddev_samp": "stddev_samp", "variance": "variance",
+                 "variance_samp": "variance_samp"}
+
+
+def _check_numeric(t: pa.DataType, call) -> None:
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t) \
+            or pa.types.is_boolean(t) or pa.types.is_null(t) or pa.types.is_string(t) \
+            or pa.types.is_large_string(t):
+        return
+    try:
+        type_name = from_arrow(t).sql()
+    except (ValueError, KeyError, TypeError):
+        type_name = str(t)
+    raise ExpressionError(f"{_NUMERIC_ONLY[call.func]} requires a numeric parameter, not "
+                          f"{type_name}")
 
 
 def _order_of(call) -> tuple:

@@ -121,6 +121,13 @@ def parse_sqlglot(text: str) -> object:
         parsed = sqlglot.parse_one(text, read=DorisPipes if PIPES_AS_CONCAT.get() else "doris")
     except (ParseError, TokenError) as e:
         raise SyntaxError_(_syntax_message(text, e)) from None
+    except AttributeError as e:
+        # sqlglot's function builders validate a call without their parser (date_add(d)):
+        # the call is malformed either way; any other AttributeError is a bug, raised as is
+        if _innermost_function(e) != "validate_expression":
+            raise
+        raise SyntaxError_("Syntax error in line 1:\nwrong number of arguments in a function "
+                           "call") from None
     if parsed is None:
         raise SyntaxError_("Syntax error in line 1:\nempty statement")
     return parsed
@@ -180,12 +187,29 @@ _MISSING = re.compile(r"Required keyword: '\w+' missing for <class '[\w.]*\.(\w+
 _GOT_TOKEN = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: \d+.*?>")
 
 
+def _missing(name: str) -> str:
+    if name in _CLAUSES:
+        return f"incomplete {_CLAUSES[name]} clause"
+    if name == "If":  # IF(...) and CASE WHEN ... both parse to If
+        return "incomplete IF / CASE expression"
+    cls = getattr(exp, name, None)
+    if isinstance(cls, type) and issubclass(cls, exp.Func):
+        return f"wrong number of arguments to {cls.sql_names()[0]}"
+    return f"incomplete {name.upper()}"
+
+
 def _description(text: str) -> str:
     """sqlglot's error description in SQL words: no Python class or token reprs."""
-    text = _MISSING.sub(lambda m: "incomplete " + _CLAUSES.get(m.group(1), m.group(1).upper())
-                        + " clause", text)
+    text = _MISSING.sub(lambda m: _missing(m.group(1)), text)
     return _GOT_TOKEN.sub(lambda m: "<EOF>" if m.group(1) == "SENTINEL" else f"'{m.group(2)}'",
                           text)
+
+
+def _innermost_function(e: BaseException) -> str:
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_name if tb is not None else ""
 
 
 def _syntax_message(text: str, e: Exception) -> str:
