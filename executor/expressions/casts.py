@@ -562,7 +562,19 @@ def eval_cast(node: exp.Cast, frame: Frame) -> Value:
         return value
     if node.args["to"].this == _T.INT128:
         value = _integral(value)
-    return cast_value(value, target)
+    result = cast_value(value, target)
+    if kind(target) == "datetime":
+        result = _to_scale(result, cast_type(node.args["to"]).scale)
+    return result
+
+
+def _to_scale(v: Value, scale: int) -> Value:
+    """A DATETIME(scale) CAST's result: fractional digits past the scale rounded half up, as
+    Doris rounds them from text and from a wider DATETIME ('...12.5' AS DATETIME is '...13')."""
+    if scale >= 6:
+        return v
+    return scalar_wrap(lambda arr: pc.round_temporal(arr, multiple=10 ** (6 - scale),
+                                                      unit="microsecond"))(v)
 
 
 def _integral(v: Value) -> Value:

@@ -502,7 +502,7 @@ def fn_unix_timestamp(node: exp.Anonymous, frame: Frame) -> Value:
         value = cast_value(to_temporal(args[0]), TIMESTAMP)
     else:
         value = str_to_date(args[0], cast_value(args[1], pa.string()), TIMESTAMP, frame)
-    zone = frame.ctx.zone.key
+    zone = frame.ctx.zone_key
 
     def kernel(arr: pa.Array) -> pa.Array:
         utc = pc.assume_timezone(arr, timezone=zone, ambiguous="earliest",
@@ -518,7 +518,7 @@ def eval_unix_to_time(node: exp.UnixToTime, frame: Frame) -> Value:
     fmt_node = node.args.get("format")
     fmt = _map_format(frame.eval(fmt_node)) if fmt_node is not None \
         else pa.scalar("%Y-%m-%d %H:%i:%s")
-    zone = frame.ctx.zone.key
+    zone = frame.ctx.zone_key
     max_seconds = int((temporal.MAX_DAY + 1) * 86_400 - 1)
 
     def kernel(arr: pa.Array) -> pa.Array:
@@ -545,7 +545,7 @@ def _known_zone(zone: pa.Scalar) -> bool:
 def eval_convert_tz(node: exp.ConvertTimezone, frame: Frame) -> Value:
     value = cast_value(to_temporal(frame.eval(node.args["timestamp"])), TIMESTAMP)
     source = node.args.get("source_tz")
-    source_tz = frame.eval(source) if source is not None else pa.scalar(frame.ctx.zone.key)
+    source_tz = frame.eval(source) if source is not None else pa.scalar(frame.ctx.zone_key)
     target_tz = frame.eval(node.args["target_tz"])
     if not isinstance(source_tz, pa.Scalar) or not isinstance(target_tz, pa.Scalar):
         raise UnsupportedExpression("CONVERT_TZ", "time zones must be constants")
