@@ -48,6 +48,7 @@ DATE = temporal.DATE
 _INT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}
 _NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 _INTEGER_RE = r"^[+-]?\d+$"
+_INT_TEXT_RE = r"^[+-]?(\d+|\d*\.\d+)$"
 
 
 # -- classification ----------------------------------------------------------------------------
@@ -281,22 +282,26 @@ def _to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
         truncated = pc.trunc(arr).cast(make(max(t.precision - t.scale, 1), 0))
         return _int_in_range(truncated, truncated, target)
     if k == "string":
-        try:  # the common case, plain integers in range: one parse straight to the target
-            return arr.cast(target)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
-        try:  # integers, some out of the target's range: Arrow's parser, then the range check
-            exact = arr.cast(pa.int64())
-            return _int_in_range(exact, exact, target)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
+        if not pc.any(pc.match_substring(arr, "x", ignore_case=True)).as_py():
+            try:  # the common case, plain integers in range: one parse straight to the target
+                return arr.cast(target)  # (Arrow also reads '0x10', which Doris refuses)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+            try:  # integers, some out of the target's range: Arrow's parser, then the range check
+                exact = arr.cast(pa.int64())
+                return _int_in_range(exact, exact, target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+        # Doris's BE parser: digits, optionally a '.' and digits that are dropped ('1.9' -> 1,
+        # '.5' -> 0), surrounding whitespace; no exponent or hex ('1e3', '0x10', '1.' -> NULL)
         text = pc.utf8_trim_whitespace(arr)
-        is_int = pc.and_(pc.match_substring_regex(text, _INTEGER_RE),
+        is_int = pc.and_(pc.match_substring_regex(text, _INT_TEXT_RE),
                          pc.less_equal(pc.utf8_length(text), MAX_PRECISION))
-        digits = pc.if_else(is_int, pc.replace_substring_regex(text, r"^\+", ""), None)
-        as_int = _to_int(digits.cast(pa.decimal128(MAX_PRECISION, 0)), target)
-        as_float = _to_int(_to_float(arr, pa.float64()), target)
-        return pc.coalesce(as_int, as_float)
+        whole = pc.replace_substring_regex(pc.replace_substring_regex(text, r"^\+", ""),
+                                           r"\.\d+$", "")
+        whole = pc.if_else(pc.match_substring_regex(whole, r"\d"), whole, "0")
+        return _to_int(pc.if_else(is_int, whole, None).cast(pa.decimal128(MAX_PRECISION, 0)),
+                       target)
     if k in TEMPORAL:
         return _to_int(temporal_to_number(arr), target)
     raise UnsupportedExpression(f"CAST from {arr.type} to {target}")
