@@ -1,7 +1,8 @@
 """Time-zone names as Doris reads them: which `SET time_zone` values are valid and how they are
 stored (`standardize`: FE TimeUtils.checkTimeZoneValidAndStandardize), and the zone a stored
 name stands for when a statement evaluates NOW(), UNIX_TIMESTAMP, FROM_UNIXTIME, CONVERT_TZ
-(`arrow_zone`: an IANA name or a fixed `+hh:mm` offset, both understood by Arrow).
+(`arrow_zone`: an IANA name or a fixed `+hh:mm` offset, both understood by Arrow), and the zones
+CONVERT_TZ's arguments name (`convert_tz_zone`: the BE's own lookup).
 
 Doris accepts a fixed offset `[+-]h[h]:mm` between -12:00 and +14:00 (stored as `+05:30`,
 `+5:00` -> `+05:00`), `GMT` / `UTC` followed by such an offset, any IANA region name (it has a
@@ -12,7 +13,9 @@ GMT meaning UTC (case-insensitive); anything else is `Unknown or incorrect time 
 from __future__ import annotations
 
 import re
+import zoneinfo
 from datetime import timedelta, timezone, tzinfo
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _OFFSET = re.compile(r"([+-]?)(\d{1,2}):(\d{2})")
@@ -88,3 +91,22 @@ def tz_of(key: str) -> tzinfo:
         return ZoneInfo(key)
     delta = timedelta(hours=int(m.group(2)), minutes=int(m.group(3)))
     return timezone(-delta if m.group(1) == "-" else delta)
+
+
+_BE_OFFSET = re.compile(r"[+-]\d{2}:\d{2}")
+
+
+@lru_cache(maxsize=1)
+def _iana_by_lower() -> dict[str, str]:
+    return {name.lower(): name for name in zoneinfo.available_timezones()}
+
+
+def convert_tz_zone(name: str) -> str | None:
+    """The zone a CONVERT_TZ argument names, as Doris's BE looks it up: an IANA name in any case
+    ('america/new_york'), CST for Asia/Shanghai, a `+hh:mm` offset with two-digit hours; None
+    (the call gives NULL) for anything else ('+8:00', 'PST')."""
+    if _BE_OFFSET.fullmatch(name):
+        return name
+    if name.lower() == "cst":
+        return "Asia/Shanghai"
+    return _iana_by_lower().get(name.lower())
