@@ -17,8 +17,10 @@ Coercion rules (MySQL/Doris):
   (so `price * 2` is DECIMAL(p+3, s), as in Doris).
 
 CAST follows Doris's non-strict mode: text that is not a number/date gives NULL, out-of-range
-values give NULL; numbers to integers truncate toward zero ('1.9' -> 1); DATE/DATETIME to numbers
-give yyyymmdd[hhmmss]; CHAR/VARCHAR lengths in CAST are ignored (no truncation).
+values give NULL; numbers to integers truncate toward zero ('1.9' -> 1; text is read as the BE
+reads it, no exponent or hex: '1e3' -> NULL); DATE/DATETIME to numbers give yyyymmdd[hhmmss];
+DATETIME(n) rounds fractional digits past n half up; CHAR/VARCHAR lengths in CAST are ignored
+(no truncation).
 """
 
 from __future__ import annotations
