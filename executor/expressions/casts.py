@@ -50,7 +50,7 @@ DATE = temporal.DATE
 _INT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}
 _NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 _INTEGER_RE = r"^[+-]?\d+$"
-_INT_TEXT_RE = r"^[+-]?(\d+|\d*\.\d+)$"
+_INT_TEXT_RE = r"^[+-]?\d+(\.\d*)?$"
 
 
 # -- classification ----------------------------------------------------------------------------
@@ -294,14 +294,14 @@ def _to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
                 return _int_in_range(exact, exact, target)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
-        # Doris's BE parser: digits, optionally a '.' and digits that are dropped ('1.9' -> 1,
-        # '.5' -> 0), surrounding whitespace; no exponent or hex ('1e3', '0x10', '1.' -> NULL)
+        # Doris's BE parser (StringParser::string_to_int): digits, then optionally a '.' and
+        # digits that are dropped ('1.9' -> 1, '3.' -> 3), surrounding whitespace; no exponent,
+        # hex or bare fraction ('1e3', '0x10', '.5' -> NULL)
         text = pc.utf8_trim_whitespace(arr)
         is_int = pc.and_(pc.match_substring_regex(text, _INT_TEXT_RE),
                          pc.less_equal(pc.utf8_length(text), MAX_PRECISION))
         whole = pc.replace_substring_regex(pc.replace_substring_regex(text, r"^\+", ""),
-                                           r"\.\d+$", "")
-        whole = pc.if_else(pc.match_substring_regex(whole, r"\d"), whole, "0")
+                                           r"\.\d*$", "")
         return _to_int(pc.if_else(is_int, whole, None).cast(pa.decimal128(MAX_PRECISION, 0)),
                        target)
     if k in TEMPORAL:
