@@ -45,6 +45,8 @@ def datetime_scale(node: exp.Expression, declared: Callable[[exp.Column], DataTy
         return t.scale if t is not None and t.kind == "DATETIME" else None
     if isinstance(node, _PASSING):
         return datetime_scale(node.this, declared)
+    if isinstance(node, exp.ConvertTimezone):  # convert_tz(t, from, to) keeps t's scale
+        return datetime_scale(node.args["timestamp"], declared)
     if isinstance(node, (exp.DateAdd, exp.DateSub, exp.TimestampAdd, exp.TimestampSub)):
         return _widened(datetime_scale(node.this, declared), node.args.get("unit"))
     if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):

@@ -42,7 +42,11 @@ def has_windows(exprs: list[exp.Expression]) -> bool:
     return any(e.find(exp.Window) is not None for e in exprs)
 
 
-def _bound(value, side: str | None) -> int | None:
+_RANGE_BOUNDS = ("WindowFrame with RANGE must use both UNBOUNDED boundary or one UNBOUNDED "
+                 "boundary and one CURRENT ROW")  # Doris 2.1's Nereids check, word for word
+
+
+def _bound(value, side: str | None, kind: str = "rows") -> int | None:
     if isinstance(value, str):
         if value.upper() == "UNBOUNDED":
             return None
@@ -51,6 +55,8 @@ def _bound(value, side: str | None) -> int | None:
     if isinstance(value, exp.Literal) and not value.is_string:
         n = int(value.this)
         return -n if (side or "").lower() == "preceding" else n
+    if kind == "range":  # RANGE INTERVAL 1 DAY PRECEDING
+        raise AnalysisError(_RANGE_BOUNDS)
     raise NotSupported(f"Window frame bound {value} is not supported yet")
 
 
@@ -60,11 +66,12 @@ def _frame(node: exp.Window, has_order: bool) -> tuple[str, int | None, int | No
         # SQL default: with ORDER BY, RANGE UNBOUNDED PRECEDING .. CURRENT ROW; else the partition.
         return ("range", None, 0) if has_order else ("rows", None, None)
     kind = (spec.args.get("kind") or "rows").lower()
-    start = _bound(spec.args.get("start"), spec.args.get("start_side"))
+    start = _bound(spec.args.get("start"), spec.args.get("start_side"), kind)
     end_raw = spec.args.get("end")
-    end = _bound(end_raw, spec.args.get("end_side")) if end_raw is not None else 0
-    if kind == "range" and (start not in (None, 0) or end not in (None, 0)):
-        raise NotSupported("RANGE frames with offsets are not supported yet")
+    end = _bound(end_raw, spec.args.get("end_side"), kind) if end_raw is not None else 0
+    if kind == "range" and (start not in (None, 0) or end not in (None, 0)
+                            or start == end == 0):
+        raise AnalysisError(_RANGE_BOUNDS)
     return kind, start, end
 
 

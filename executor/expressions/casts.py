@@ -17,8 +17,10 @@ Coercion rules (MySQL/Doris):
   (so `price * 2` is DECIMAL(p+3, s), as in Doris).
 
 CAST follows Doris's non-strict mode: text that is not a number/date gives NULL, out-of-range
-values give NULL; numbers to integers truncate toward zero ('1.9' -> 1); DATE/DATETIME to numbers
-give yyyymmdd[hhmmss]; CHAR/VARCHAR lengths in CAST are ignored (no truncation).
+values give NULL; numbers to integers truncate toward zero ('1.9' -> 1; text is read as the BE
+reads it, no exponent or hex: '1e3' -> NULL); DATE/DATETIME to numbers give yyyymmdd[hhmmss];
+DATETIME(n) rounds fractional digits past n half up; CHAR/VARCHAR lengths in CAST are ignored
+(no truncation).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ DATE = temporal.DATE
 _INT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}
 _NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 _INTEGER_RE = r"^[+-]?\d+$"
+_INT_TEXT_RE = r"^[+-]?\d+(\.\d*)?$"
 
 
 # -- classification ----------------------------------------------------------------------------
@@ -281,22 +284,26 @@ def _to_int(arr: pa.Array, target: pa.DataType) -> pa.Array:
         truncated = pc.trunc(arr).cast(make(max(t.precision - t.scale, 1), 0))
         return _int_in_range(truncated, truncated, target)
     if k == "string":
-        try:  # the common case, plain integers in range: one parse straight to the target
-            return arr.cast(target)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
-        try:  # integers, some out of the target's range: Arrow's parser, then the range check
-            exact = arr.cast(pa.int64())
-            return _int_in_range(exact, exact, target)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
+        if not pc.any(pc.match_substring(arr, "x", ignore_case=True)).as_py():
+            try:  # the common case, plain integers in range: one parse straight to the target
+                return arr.cast(target)  # (Arrow also reads '0x10', which Doris refuses)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+            try:  # integers, some out of the target's range: Arrow's parser, then the range check
+                exact = arr.cast(pa.int64())
+                return _int_in_range(exact, exact, target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+        # Doris's BE parser (StringParser::string_to_int): digits, then optionally a '.' and
+        # digits that are dropped ('1.9' -> 1, '3.' -> 3), surrounding whitespace; no exponent,
+        # hex or bare fraction ('1e3', '0x10', '.5' -> NULL)
         text = pc.utf8_trim_whitespace(arr)
-        is_int = pc.and_(pc.match_substring_regex(text, _INTEGER_RE),
+        is_int = pc.and_(pc.match_substring_regex(text, _INT_TEXT_RE),
                          pc.less_equal(pc.utf8_length(text), MAX_PRECISION))
-        digits = pc.if_else(is_int, pc.replace_substring_regex(text, r"^\+", ""), None)
-        as_int = _to_int(digits.cast(pa.decimal128(MAX_PRECISION, 0)), target)
-        as_float = _to_int(_to_float(arr, pa.float64()), target)
-        return pc.coalesce(as_int, as_float)
+        whole = pc.replace_substring_regex(pc.replace_substring_regex(text, r"^\+", ""),
+                                           r"\.\d*$", "")
+        return _to_int(pc.if_else(is_int, whole, None).cast(pa.decimal128(MAX_PRECISION, 0)),
+                       target)
     if k in TEMPORAL:
         return _to_int(temporal_to_number(arr), target)
     raise UnsupportedExpression(f"CAST from {arr.type} to {target}")
@@ -562,7 +569,19 @@ def eval_cast(node: exp.Cast, frame: Frame) -> Value:
         return value
     if node.args["to"].this == _T.INT128:
         value = _integral(value)
-    return cast_value(value, target)
+    result = cast_value(value, target)
+    if kind(target) == "datetime":
+        result = _to_scale(result, cast_type(node.args["to"]).scale)
+    return result
+
+
+def _to_scale(v: Value, scale: int) -> Value:
+    """A DATETIME(scale) CAST's result: fractional digits past the scale rounded half up, as
+    Doris rounds them from text and from a wider DATETIME ('...12.5' AS DATETIME is '...13')."""
+    if scale >= 6:
+        return v
+    return scalar_wrap(lambda arr: pc.round_temporal(arr, multiple=10 ** (6 - scale),
+                                                      unit="microsecond"))(v)
 
 
 def _integral(v: Value) -> Value:

@@ -2,7 +2,7 @@
 from_base64, url_encode / url_decode / parse_url, sha1 / sha2 / crc32 / murmur_hash3_32,
 initcap, char, elt, field, find_in_set, e(), uuid(), width_bucket.
 
-Where Arrow has a kernel it is used (initcap: utf8_title; elt: choose; field and width_bucket:
+Where Arrow has a kernel it is used (elt: choose; field and width_bucket:
 comparisons); the rest run once per distinct value (`vectors.map_distinct*`), never per row.
 """
 
@@ -177,13 +177,14 @@ def eval_parse_url(node: exp.Expression, frame: Frame) -> Value:
                             lambda part: lambda url: _parse_url(url, part), STRING)
 
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 def eval_initcap(node: exp.Expression, frame: Frame) -> Value:
-    """Each word's first character upper case, the rest lower: words are runs of letters and
-    digits (Doris: 'HELLO123HELlo' -> 'Hello123hello', where Arrow's title case starts a word
-    after every digit)."""
+    """Each word's first character upper case, the rest lower: words are runs of ASCII letters
+    and digits (Doris: 'HELLO123HELlo' -> 'Hello123hello', where Arrow's title case starts a word
+    after every digit). Doris 2.1 maps bytes: other characters separate words and keep their
+    case ('ÉCOLE ça' -> 'ÉCole çA')."""
     return map_distinct(cast_value(frame.eval(call_args(node)[0]), STRING),
                         lambda s: _WORD.sub(lambda m: m.group(0)[:1].upper()
                                             + m.group(0)[1:].lower(), s), STRING)

@@ -15,15 +15,15 @@ import functools
 
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Callable, Union
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pyarrow as pa
 from sqlglot import exp
 
 from executor.expressions.decimal_int64 import Unscaled
 from executor.expressions.errors import ExpressionError, UnknownColumnError
+from executor.expressions.time_zones import UnknownTimeZone, arrow_zone, tz_of
 
 Value = Union[pa.Array, pa.Scalar]
 
@@ -37,34 +37,19 @@ class EvalContext:
     div_precision_increment: int = 4
     cancel: threading.Event | None = None  # the session's KILL / query_timeout event (sleep())
     block_encryption_mode: str = ""  # aes_/sm4_encrypt's mode when the call names none
-    zone: ZoneInfo = field(init=False, repr=False)
+    zone: tzinfo = field(init=False, repr=False)
+    zone_key: str = field(init=False, repr=False)  # IANA name or `+hh:mm`, as Arrow reads it
 
     def __post_init__(self) -> None:
         try:
-            self.zone = ZoneInfo(_zone_name(self.time_zone))
-        except (ZoneInfoNotFoundError, ValueError) as e:
-            raise ExpressionError(f"Unknown or incorrect time zone: '{self.time_zone}'") from e
+            self.zone_key = arrow_zone(self.time_zone)
+        except UnknownTimeZone as e:
+            raise ExpressionError(str(e)) from e
+        self.zone = tz_of(self.zone_key)
         if self.now is None:
             self.now = datetime.now(self.zone).replace(tzinfo=None)
         elif self.now.tzinfo is not None:
             self.now = self.now.astimezone(self.zone).replace(tzinfo=None)
-
-
-def _zone_name(name: str) -> str:
-    """Map MySQL spellings ('+08:00', 'SYSTEM', 'CST') onto IANA names."""
-    upper = name.upper()
-    if upper in ("SYSTEM", "CST"):
-        return "Asia/Shanghai"  # Doris treats CST as China Standard Time
-    if upper == "UTC" or upper == "Z":
-        return "UTC"
-    if name[:1] in "+-" and ":" in name:
-        hours, minutes = name[1:].split(":", 1)
-        if int(minutes) != 0:
-            raise ValueError(name)
-        # Etc/GMT zones have inverted signs.
-        sign = "-" if name[0] == "+" else "+"
-        return "UTC" if int(hours) == 0 else f"Etc/GMT{sign}{int(hours)}"
-    return name
 
 
 class Frame:

@@ -37,6 +37,7 @@ from executor.expressions import temporal
 from executor.expressions.casts import TEMPORAL, cast_value, kind
 from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError, UnsupportedExpression
+from executor.expressions.time_zones import convert_tz_zone
 from executor.expressions.temporal import DATE, TIMESTAMP, US_PER_DAY, US_PER_SECOND, Parts
 from executor.expressions.vectors import (from_numpy, map_distinct, map_distinct_params, null_of,
                                           on_arrays, to_numpy, valid_mask)
@@ -502,11 +503,10 @@ def fn_unix_timestamp(node: exp.Anonymous, frame: Frame) -> Value:
         value = cast_value(to_temporal(args[0]), TIMESTAMP)
     else:
         value = str_to_date(args[0], cast_value(args[1], pa.string()), TIMESTAMP, frame)
-    zone = frame.ctx.zone.key
+    zone = frame.ctx.zone_key
 
     def kernel(arr: pa.Array) -> pa.Array:
-        utc = pc.assume_timezone(arr, timezone=zone, ambiguous="earliest",
-                                 nonexistent="earliest")
+        utc = local_to_utc(arr, zone)
         seconds = pc.floor(pc.divide(utc.cast(pa.int64()).cast(pa.float64()), 1e6))
         in_range = pc.and_(pc.greater_equal(seconds, 0.0), pc.less(seconds, 2.0 ** 31))
         return pc.if_else(in_range, seconds, 0.0).cast(pa.int32())
@@ -518,7 +518,7 @@ def eval_unix_to_time(node: exp.UnixToTime, frame: Frame) -> Value:
     fmt_node = node.args.get("format")
     fmt = _map_format(frame.eval(fmt_node)) if fmt_node is not None \
         else pa.scalar("%Y-%m-%d %H:%i:%s")
-    zone = frame.ctx.zone.key
+    zone = frame.ctx.zone_key
     max_seconds = int((temporal.MAX_DAY + 1) * 86_400 - 1)
 
     def kernel(arr: pa.Array) -> pa.Array:
@@ -530,32 +530,40 @@ def eval_unix_to_time(node: exp.UnixToTime, frame: Frame) -> Value:
     return _format(local, fmt, frame)
 
 
-def _known_zone(zone: pa.Scalar) -> bool:
-    """A time zone Arrow knows (a name or an offset); Doris's CONVERT_TZ gives NULL for any
-    other, and for NULL."""
-    if not zone.is_valid:
-        return False
-    try:
-        pc.assume_timezone(pa.array([0], pa.timestamp("us")), timezone=str(zone.as_py()))
-    except (pa.ArrowInvalid, ValueError):
-        return False
-    return True
+def local_to_utc(arr: pa.Array, zone: str) -> pa.Array:
+    """Local times in `zone` as UTC instants (timestamp[us, UTC]) the way cctz resolves them
+    for Doris's BE: a repeated hour takes the earlier offset, a skipped one ('2024-03-10 02:30'
+    in New York) the offset in force before the change (07:30 UTC, not the gap's edge)."""
+    earliest = pc.assume_timezone(arr, timezone=zone, ambiguous="earliest",
+                                  nonexistent="earliest")
+    back = pc.local_timestamp(earliest.cast(pa.timestamp("us", zone))).cast(pa.int64())
+    micros = arr.cast(pa.int64())
+    offset = pc.subtract(back, earliest.cast(pa.int64()))  # the offset before the change
+    skipped = pc.not_equal(back, micros)
+    utc = pc.if_else(skipped, pc.subtract(micros, offset), earliest.cast(pa.int64()))
+    return utc.cast(pa.timestamp("us", "UTC"))
+
+
+def _zone_of(zone: pa.Scalar) -> str | None:
+    """The zone a constant CONVERT_TZ argument names; None (the call gives NULL) for an unknown
+    zone and for NULL."""
+    return convert_tz_zone(str(zone.as_py())) if zone.is_valid else None
 
 
 def eval_convert_tz(node: exp.ConvertTimezone, frame: Frame) -> Value:
     value = cast_value(to_temporal(frame.eval(node.args["timestamp"])), TIMESTAMP)
     source = node.args.get("source_tz")
-    source_tz = frame.eval(source) if source is not None else pa.scalar(frame.ctx.zone.key)
+    source_tz = frame.eval(source) if source is not None else pa.scalar(frame.ctx.zone_key)
     target_tz = frame.eval(node.args["target_tz"])
     if not isinstance(source_tz, pa.Scalar) or not isinstance(target_tz, pa.Scalar):
         raise UnsupportedExpression("CONVERT_TZ", "time zones must be constants")
-    if not (_known_zone(source_tz) and _known_zone(target_tz)):
+    source, target = _zone_of(source_tz), _zone_of(target_tz)
+    if source is None or target is None:
         return null_of(TIMESTAMP) if isinstance(value, pa.Scalar) else pa.nulls(frame.n, TIMESTAMP)
 
     def kernel(arr: pa.Array) -> pa.Array:
-        utc = pc.assume_timezone(arr, timezone=source_tz.as_py(), ambiguous="earliest",
-                                 nonexistent="earliest")
-        return pc.local_timestamp(utc.cast(pa.timestamp("us", target_tz.as_py()))).cast(TIMESTAMP)
+        utc = local_to_utc(arr, source)
+        return pc.local_timestamp(utc.cast(pa.timestamp("us", target))).cast(TIMESTAMP)
     return on_arrays(kernel, value, n=frame.n)
 
 

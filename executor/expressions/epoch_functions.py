@@ -35,7 +35,7 @@ def _from_epoch(name: str):
 
     def handler(node: exp.Expression, frame: Frame) -> Value:
         value = one_arg(node, frame, name)
-        zone = frame.ctx.zone.key
+        zone = frame.ctx.zone_key
 
         def kernel(arr: pa.Array) -> pa.Array:
             ints = to_numpy(cast_value(arr, pa.int64()), 0).astype(np.int64)

@@ -64,6 +64,11 @@ def eval_concat_ws(node: exp.ConcatWs, frame: Frame) -> Value:
     values = [frame.eval(e) for e in node.expressions]
     if len(values) == 2 and pa.types.is_list(values[1].type):  # concat_ws(sep, ['d', 'is'])
         return on_arrays(_join_list, values[1], text(values[0]), n=frame.n)
+    if len(values) > 2 and all(pa.types.is_list(v.type) for v in values[1:]):
+        # concat_ws(sep, ['a', NULL], ['b']): the arrays' non-NULL elements in turn, 'a,b';
+        # an array with none (empty, all NULL or NULL) adds no separator
+        values = [values[0]] + [on_arrays(_joined_or_null, v, text(values[0]), n=frame.n)
+                                for v in values[1:]]
     sep, *args = [text(v) for v in values]
     if not args:
         return _empty_like(sep)
@@ -78,6 +83,15 @@ def eval_concat_ws(node: exp.ConcatWs, frame: Frame) -> Value:
         all_null = pc.and_(all_null, pc.is_null(arg))
     args[0] = pc.if_else(all_null, "", args[0])
     return pc.binary_join_element_wise(*args, sep, null_handling="skip")
+
+
+def _joined_or_null(arr: pa.Array, sep: pa.Array) -> pa.Array:
+    """`_join_list`, NULL where the array has no non-NULL element."""
+    strings = arr.cast(pa.list_(STRING))
+    flat = pc.list_flatten(strings)
+    parents = np.asarray(pc.list_parent_indices(strings).to_numpy(), np.int64)
+    counts = np.bincount(parents[to_numpy(pc.is_valid(flat), False)], minlength=len(arr))
+    return pc.if_else(pa.array(counts > 0), _join_list(arr, sep), pa.scalar(None, STRING))
 
 
 def _join_list(arr: pa.Array, sep: pa.Array) -> pa.Array:
@@ -159,11 +173,13 @@ def eval_substring_index(node: exp.SubstringIndex, frame: Frame) -> Value:
 
 # -- case, length, trimming ------------------------------------------------------------------
 def eval_upper(node: exp.Upper, frame: Frame) -> Value:
-    return pc.utf8_upper(text(frame.eval(node.this)))
+    """ASCII letters only, as Doris 2.1's upper ('straße é' -> 'STRAßE é'; its BE maps bytes)."""
+    return pc.ascii_upper(text(frame.eval(node.this)))
 
 
 def eval_lower(node: exp.Lower, frame: Frame) -> Value:
-    return pc.utf8_lower(text(frame.eval(node.this)))
+    """ASCII letters only, as Doris 2.1's lower ('ÉCOLE' -> 'École')."""
+    return pc.ascii_lower(text(frame.eval(node.this)))
 
 
 def eval_length(node: exp.Length, frame: Frame) -> Value:

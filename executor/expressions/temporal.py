@@ -434,18 +434,29 @@ def format_has_time(fmt: str) -> bool:
 
 
 def parse_with_format(strings: pa.Array, fmt: str) -> pa.Array:
-    """MySQL STR_TO_DATE: match `fmt` at the start of each string (trailing text is ignored)."""
+    """MySQL STR_TO_DATE: match `fmt` at the start of each string (trailing text is ignored).
+    Text that ends within the time part leaves the rest of the format unused, as Doris's BE
+    stops at the input's end ('2024-12-28' read with '%Y-%m-%d %H:%i:%s' is midnight,
+    '... 10:11:12' with '...%s.%f' has no fraction)."""
     for short, long in _EXPAND.items():
         fmt = fmt.replace("%" + short, long)
-    regex = [r"^\s*"]
+    pieces: list[str] = []
     groups: dict[str, str] = {}
-    for i, (kind, value) in enumerate(tokenize_format(fmt)):
+    tokens = tokenize_format(fmt)
+    for i, (kind, value) in enumerate(tokens):
         if kind == "text":
-            regex.append(r"\s*" if value.isspace() else re.escape(value))
+            pieces.append(r"\s*" if value.isspace() else re.escape(value))
         else:
             name = f"g{i}"
             groups[value] = name
-            regex.append(f"(?P<{name}>{_PARSE_PATTERNS[value]})")
+            pieces.append(f"(?P<{name}>{_PARSE_PATTERNS[value]})")
+    # the tokens after the last date specifier may each be where the text ends
+    last_date = max((i for i, (kind, value) in enumerate(tokens)
+                     if kind == "spec" and value not in TIME_SPECS), default=len(tokens) - 1)
+    tail = ""
+    for piece in reversed(pieces[last_date + 1:]):
+        tail = f"(?:{piece}{tail})?"
+    regex = [r"^\s*", *pieces[:last_date + 1], tail]
     if len(strings) == 0:
         return pa.array([], type=TIMESTAMP)
     if not groups:
@@ -487,7 +498,9 @@ def parse_with_format(strings: pa.Array, fmt: str) -> pa.Array:
     hour = number("H", "k")
     if any(k in groups for k in "hIl"):
         hour12 = number("h", "I", "l")
-        valid &= (hour12 >= 1) & (hour12 <= 12)
+        letter = next(k for k in "hIl" if k in groups)
+        read = to_numpy(pc.not_equal(extracted.field(groups[letter]), ""), False)
+        valid &= ~read | ((hour12 >= 1) & (hour12 <= 12))  # unread: the text ended before
         hour = hour12 % 12
     if "p" in groups:
         pm = to_numpy(pc.equal(pc.utf8_upper(extracted.field(groups["p"]).fill_null("AM")), "PM"),

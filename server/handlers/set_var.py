@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from catalog.errors import DorisError
 from catalog.global_variables import persist_global_variable
+from executor.expressions.time_zones import UnknownTimeZone, standardize
 from server.handlers.context import StatementContext
 from server.results import OkResult
 from server.system_variables import UnknownVariable, VariableScopeError
@@ -64,6 +65,8 @@ def set_statement(stmt: exp.Set, ctx: StatementContext) -> OkResult:
         if isinstance(left, exp.SessionParameter) and left.args.get("kind"):
             scope = str(left.args["kind"]).upper()  # SET @@global.x = ...
         value = _value(assignment.right, ctx)
+        if name == "time_zone" and isinstance(value, str):
+            value = _time_zone(value)
         try:
             variables.set_scoped(name, value, "GLOBAL" if scope == "GLOBAL" else None)
             if scope == "GLOBAL":  # kept across restarts, as Doris's edit log keeps it
@@ -74,6 +77,14 @@ def set_statement(stmt: exp.Set, ctx: StatementContext) -> OkResult:
             raise VariableScopeError(
                 1231, f"Variable '{name}' can't be set to the value of '{value}'") from None
     return OkResult()
+
+
+def _time_zone(value: str) -> str:
+    """The stored form of a time zone (`+5:00` -> `+05:00`); Doris's 1298 for a bad one."""
+    try:
+        return standardize(value)
+    except UnknownTimeZone as e:
+        raise VariableScopeError(1298, str(e)) from None
 
 
 def _charset(name: str) -> str:
