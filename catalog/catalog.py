@@ -26,6 +26,7 @@ from catalog import colocation
 from catalog import delete_history
 from catalog.cluster import ClusterMixin
 from catalog.create_table import new_table, plan_partitions, replication_num
+from catalog.debug_points import debug_point
 from catalog.dynamic_partition import prepare_create
 from catalog.rollup import analyze_rollup
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
@@ -229,6 +230,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         fsync, or the OS, makes it durable; a kill -9 of the server keeps it)."""
         with self.lock:
             self.journal.append_many([(op, data)], sync=sync)
+            debug_point("journal.before_apply." + op)
             if op not in _NOT_DDL:
                 self.ddl_epoch += 1
             _APPLY[op](self, data)
@@ -250,6 +252,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             self._unapplied += len(entries)
         try:
             self.journal.append_many(entries, hand_off_slot=True)
+            debug_point("publish.before_apply")
         except BaseException:
             with self.lock:
                 self._unapplied -= len(entries)
@@ -260,6 +263,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 _APPLY[op](self, data)
             self.data_epoch += 1
             self._maybe_checkpoint()
+        debug_point("publish.after_apply")
 
     def label_txn(self, db_name: str, label: str) -> int | None:
         """The transaction that used `label` in the database, if one did."""

@@ -25,6 +25,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
+from catalog.debug_points import armed, debug_point
 from storage import cpu_slots
 from storage.durable import fsync_path
 
@@ -105,8 +106,14 @@ class Journal:
                 body = json.dumps({"seq": self.seq, "op": op, "data": data},
                                   separators=(",", ":")).encode()
                 frames.append(_HEADER.pack(len(body), zlib.crc32(body)) + body)
-            self._file.write(b"".join(frames))
+            data = b"".join(frames)
+            if armed("journal.torn_append"):  # a crash in the middle of the write
+                self._file.write(data[:len(data) // 2])
+                self._file.flush()
+                debug_point("journal.torn_append")
+            self._file.write(data)
             self._file.flush()
+            debug_point("journal.before_fsync")
             if sync:
                 os.fsync(self._file.fileno())
             self.entries_since_image += len(entries)
@@ -121,8 +128,10 @@ class Journal:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
+            debug_point("checkpoint.before_rename")
             os.replace(tmp, self.image_path)
             fsync_path(self.dir)
+            debug_point("checkpoint.before_truncate")
             if self._file is not None:
                 self._file.close()
                 self._file = None

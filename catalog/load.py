@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from catalog import auto_increment
 from catalog.catalog import Catalog
+from catalog.debug_points import debug_point
 from catalog.errors import AnalysisError, DataQualityError
 from catalog.hidden_columns import fill_hidden
 from catalog.model import OlapTable
@@ -191,6 +192,7 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
     the others find theirs done when they get the lock. With many concurrent writers the lock
     changes hands once per batch instead of once per load."""
     try:
+        debug_point("load.before_publish")  # the load's files written, nothing journaled
         with catalog.lock:
             table = catalog.get_table(prepared.db, prepared.table)
         queue = _publish_queues[table.table_id]
