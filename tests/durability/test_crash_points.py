@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import shutil
-import threading
+import time
 import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pymysql
 import pytest
+
+from test_kill9_write_paths import _table_state as table_state
 
 DDL = """
 CREATE TABLE m (k INT NOT NULL, v INT)
@@ -44,15 +46,6 @@ class Model:
     def state(self) -> tuple:
         return (["k", "v", *self.columns], sorted((k, *v) for k, v in self.rows.items()),
                 self.partitions)
-
-
-def table_state(conn) -> tuple:
-    with conn.cursor() as cur:
-        cur.execute("SELECT * FROM m ORDER BY k")
-        names = [d[0] for d in cur.description]
-        rows = [tuple(r) for r in cur.fetchall()]
-        cur.execute("SHOW PARTITIONS FROM m")
-        return names, rows, len(cur.fetchall())
 
 
 def stream_load(srv, columns: list[str], rows: list[tuple]) -> None:
@@ -110,32 +103,24 @@ STATEMENTS = {
 # it). A point after the journal write is "after" even before the fsync: SIGKILL keeps what
 # the process wrote to the OS (a machine crash would not; the statement was not acknowledged)
 CASES = [
-    ("load.before_publish", "insert", "before"),
+    ("load.before_publish", "insert", "before"),  # rows in a load file, nothing journaled
     ("load.before_publish", "stream_load", "before"),
-    ("load.before_publish", "delete", "before"),
-    ("journal.torn_append", "insert", "before"),
-    ("journal.torn_append", "stream_load", "before"),
+    ("load.before_publish", "delete", "before"),  # the sign rows written
+    ("journal.torn_append", "insert", "before"),  # half a frame at the end of the log
     ("journal.torn_append", "delete", "before"),
-    ("journal.torn_append", "add_partition", "before"),
     ("journal.torn_append", "drop_partition", "before"),
     ("journal.torn_append", "truncate", "before"),
     ("journal.torn_append", "add_column", "before"),
     ("journal.before_fsync", "insert", "after"),
-    ("publish.before_apply", "insert", "after"),
-    ("publish.before_apply", "stream_load", "after"),
+    ("publish.before_apply", "stream_load", "after"),  # durable, not visible, not answered
     ("publish.before_apply", "delete", "after"),
-    ("publish.after_apply", "insert", "after"),
-    ("publish.after_apply", "stream_load", "after"),
-    ("publish.after_apply", "delete", "after"),
-    ("journal.before_apply.add_partitions", "add_partition", "after"),
-    ("journal.before_apply.drop_partitions", "drop_partition", "after"),
-    ("drop_tablets.partial", "drop_partition", "after"),
+    ("publish.after_apply", "insert", "after"),  # visible, not answered
+    ("journal.before_apply.add_partitions", "add_partition", "after"),  # no tablets yet
+    ("journal.before_apply.drop_partitions", "drop_partition", "after"),  # files still there
     ("journal.before_apply.truncate", "truncate", "after"),
-    ("drop_tablets.partial", "truncate", "after"),
-    ("journal.before_apply.schema_change", "add_column", "after"),
+    ("drop_tablets.partial", "truncate", "after"),  # one old tablet's files gone
     ("journal.before_apply.schema_change", "drop_column", "after"),
-    ("tablet_schemas.partial", "add_column", "after"),
-    ("tablet_schemas.partial", "drop_column", "after"),
+    ("tablet_schemas.partial", "add_column", "after"),  # one tablet on the new schema
 ]
 
 
@@ -235,3 +220,65 @@ def test_crash_point(seeded, server_factory, tmp_path, monkeypatch, point, state
     conn = srv.connect("w")
     assert table_state(conn) == want.state()
     conn.close()
+
+
+# -- crash points of background work, while statements run -------------------------------------
+CONCURRENT_CONF = ("cumulative_compaction_skip_window_seconds = 0\n"
+                   "cumulative_compaction_min_deltas = 2\n"
+                   "generate_compaction_tasks_min_interval_ms = 5\n"
+                   "cumulative_compaction_rounds_for_each_base_compaction_round = 1\n"
+                   "edit_log_roll_num = 7\n")
+
+
+def next_write(rng: random.Random, m: Model):
+    """A random INSERT, Stream Load or DELETE of the prepared table: (run it, model after)."""
+    roll = rng.random()
+    if roll < 0.2 and m.rows:
+        k = rng.choice(sorted(m.rows))
+        return _sql(f"DELETE FROM m WHERE k = {k}"), \
+            _with(m, rows={x: v for x, v in m.rows.items() if x != k})
+    rows = {k: (rng.randrange(1000), rng.randrange(1000)) for k in rng.sample(range(2000), 6)}
+    after = _with(m, rows={**m.rows, **rows})
+    if roll < 0.5:
+        return (lambda srv, conn: stream_load(srv, ["k", "v", "c0"],
+                                              [(k, *v) for k, v in rows.items()])), after
+    return _sql("INSERT INTO m (k, v, c0) VALUES "
+                + ", ".join(f"({k}, {v[0]}, {v[1]})" for k, v in rows.items())), after
+
+
+@pytest.mark.parametrize("point", [
+    "compaction.after_merge@3",  # the output written, not journaled
+    "journal.before_apply.compact@3",  # journaled, the tablet not swapped
+    "compaction.after_swap@3",
+    "checkpoint.before_rename@2",  # the image written to its temporary name
+    "checkpoint.before_truncate@2",  # the image in place, the log not yet emptied
+])
+def test_crash_point_in_background_work(seeded, server_factory, tmp_path, monkeypatch, point):
+    seed_dir, model = seeded
+    shutil.copytree(seed_dir, tmp_path / "data")
+    conf = tmp_path / "c.conf"
+    conf.write_text(CONCURRENT_CONF)
+    srv = server_factory("data", extra_args=("--config", str(conf)))
+    rng = random.Random(point)
+    in_flight: list[Model] = []
+
+    def writes(conn):
+        nonlocal model
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            run, after = next_write(rng, model)
+            in_flight[:] = [after]
+            run(srv, conn)
+            model, in_flight[:] = after, []
+        raise AssertionError(f"the server never reached {point}")
+
+    die_at(srv, point, monkeypatch, writes)
+    srv.start()
+    conn = srv.connect("w")
+    actual = table_state(conn)
+    conn.close()
+    assert actual in [m.state() for m in [model, *in_flight]], \
+        f"{point}: the table is neither the acknowledged state nor that state plus the write " \
+        f"in flight"
+    check_usable(srv, (in_flight[0] if in_flight and actual == in_flight[0].state()
+                       else model).copy())
