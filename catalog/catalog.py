@@ -243,11 +243,14 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         if self._unapplied == 0 and self.journal.entries_since_image >= self.edit_log_roll_num:
             self.journal.checkpoint(self.state())
 
-    def _log_outside_lock(self, entries: list[tuple[str, Any]]) -> None:
+    def _log_outside_lock(self, entries: list[tuple[str, Any]],
+                          on_durable: Callable[[], None] | None = None) -> None:
         """`_log` for publishes: the fsync happens without the catalog lock, so readers taking
         snapshots and other tables' loads do not wait for it; the entries are applied under the
         lock right after. The caller holds the table's load lock, so entries of one table are
-        applied in journal order; entries of different tables commute."""
+        applied in journal order; entries of different tables commute. `on_durable` is called
+        once the entries are durable: a failure after that (of an apply, of a checkpoint) must
+        not undo the loads, which a restart replays."""
         with self.lock:
             self._unapplied += len(entries)
         try:
@@ -257,6 +260,8 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
             with self.lock:
                 self._unapplied -= len(entries)
             raise
+        if on_durable is not None:
+            on_durable()
         with self.lock:
             self._unapplied -= len(entries)
             for op, data in entries:
@@ -474,11 +479,13 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                             for pid, tid, meta in rowsets]}
 
-    def publish_many(self, entries: list[dict]) -> None:
+    def publish_many(self, entries: list[dict],
+                     on_durable: Callable[[], None] | None = None) -> None:
         """Journal `publish` entries (one write, one fsync, without the catalog lock), then
         apply them in order: the batch of catalog/load.py:commit_load. The caller holds the
-        table's load lock and the entries' labels (reserve_label)."""
-        self._log_outside_lock([("publish", data) for data in entries])
+        table's load lock and the entries' labels (reserve_label); `on_durable`: see
+        `_log_outside_lock`."""
+        self._log_outside_lock([("publish", data) for data in entries], on_durable)
 
     def log_compaction(self, data: dict, op: str = "compact") -> None:
         """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py), or
