@@ -5,7 +5,6 @@ load's files stay, its rows are read, and a restart replays it."""
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -14,25 +13,10 @@ from catalog.catalog import Catalog
 from catalog.load import load_table
 from server.parser.create_table import parse_create_table
 from server.parser.tokens import TokenCursor
-from storage import ScanStats, StorageEngine
+from test_compaction import open_catalog, rows
 
 DDL = ("CREATE TABLE t (k INT NOT NULL, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 "
        'PROPERTIES ("replication_num" = "1")')
-
-
-def open_catalog(path: Path) -> Catalog:
-    cat = Catalog(path / "meta", StorageEngine(str(path / "storage")), backend_num=1)
-    cat.open()
-    return cat
-
-
-def rows(cat: Catalog) -> list[tuple]:
-    out = []
-    for p in cat.get_table("db", "t").partitions.values():
-        for tid in p.tablets:
-            t = cat.engine.get_tablet(tid).read(p.visible_version, ["k", "v"], [], ScanStats())
-            out += list(zip(t.column("k").to_pylist(), t.column("v").to_pylist()))
-    return sorted(out)
 
 
 def load(cat: Catalog, keys: list[int]) -> None:
