@@ -26,6 +26,7 @@ from catalog import colocation
 from catalog import delete_history
 from catalog.cluster import ClusterMixin
 from catalog.create_table import new_table, plan_partitions, replication_num
+from catalog.debug_points import debug_point
 from catalog.dynamic_partition import prepare_create
 from catalog.rollup import analyze_rollup
 from catalog.errors import (DatabaseDropNotExists, DatabaseExists, UnknownTableToDrop, DdlError, NoDatabaseSelected, TableExists,
@@ -229,6 +230,7 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         fsync, or the OS, makes it durable; a kill -9 of the server keeps it)."""
         with self.lock:
             self.journal.append_many([(op, data)], sync=sync)
+            debug_point("journal.before_apply." + op)
             if op not in _NOT_DDL:
                 self.ddl_epoch += 1
             _APPLY[op](self, data)
@@ -241,25 +243,32 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         if self._unapplied == 0 and self.journal.entries_since_image >= self.edit_log_roll_num:
             self.journal.checkpoint(self.state())
 
-    def _log_outside_lock(self, entries: list[tuple[str, Any]]) -> None:
+    def _log_outside_lock(self, entries: list[tuple[str, Any]],
+                          on_durable: Callable[[], None] | None = None) -> None:
         """`_log` for publishes: the fsync happens without the catalog lock, so readers taking
         snapshots and other tables' loads do not wait for it; the entries are applied under the
         lock right after. The caller holds the table's load lock, so entries of one table are
-        applied in journal order; entries of different tables commute."""
+        applied in journal order; entries of different tables commute. `on_durable` is called
+        once the entries are durable: a failure after that (of an apply, of a checkpoint) must
+        not undo the loads, which a restart replays."""
         with self.lock:
             self._unapplied += len(entries)
         try:
             self.journal.append_many(entries, hand_off_slot=True)
+            debug_point("publish.before_apply")
         except BaseException:
             with self.lock:
                 self._unapplied -= len(entries)
             raise
+        if on_durable is not None:
+            on_durable()
         with self.lock:
             self._unapplied -= len(entries)
             for op, data in entries:
                 _APPLY[op](self, data)
             self.data_epoch += 1
             self._maybe_checkpoint()
+        debug_point("publish.after_apply")
 
     def label_txn(self, db_name: str, label: str) -> int | None:
         """The transaction that used `label` in the database, if one did."""
@@ -470,11 +479,13 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
                 "rowsets": [{"partition": pid, "tablet": tid, "meta": meta.to_dict()}
                             for pid, tid, meta in rowsets]}
 
-    def publish_many(self, entries: list[dict]) -> None:
+    def publish_many(self, entries: list[dict],
+                     on_durable: Callable[[], None] | None = None) -> None:
         """Journal `publish` entries (one write, one fsync, without the catalog lock), then
         apply them in order: the batch of catalog/load.py:commit_load. The caller holds the
-        table's load lock and the entries' labels (reserve_label)."""
-        self._log_outside_lock([("publish", data) for data in entries])
+        table's load lock and the entries' labels (reserve_label); `on_durable`: see
+        `_log_outside_lock`."""
+        self._log_outside_lock([("publish", data) for data in entries], on_durable)
 
     def log_compaction(self, data: dict, op: str = "compact") -> None:
         """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py), or

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from catalog.debug_points import debug_point
 from catalog.model import OlapTable, TableIndex
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ def update_tablet_schemas(cat: Catalog, table: OlapTable) -> None:
             schema = table.tablet_schema(index_id)
             for tid in tablet_ids:
                 cat.engine.get_tablet(tid).set_schema(schema)
+                debug_point("tablet_schemas.partial")  # some tablets on the new schema
 
 
 def apply_add_index(cat: Catalog, data: dict) -> None:

@@ -25,6 +25,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
+from catalog.debug_points import armed, crash, debug_point
 from storage import cpu_slots
 from storage.durable import fsync_path
 
@@ -41,6 +42,7 @@ class Journal:
         self.entries_since_image = 0
         self._lock = threading.Lock()
         self._file = None
+        self._broken: OSError | None = None  # a failed append could not be cut off
 
     # -- reading at start-up --------------------------------------------------------------------
     def load_image(self) -> dict | None:
@@ -97,19 +99,49 @@ class Journal:
 
     def _append(self, entries: list[tuple[str, Any]], sync: bool) -> None:
         with self._lock:
+            if self._broken is not None:
+                raise OSError(f"the journal {self.log_path} cannot be appended to: "
+                              f"{self._broken}")
             if self._file is None:
-                self._file = open(self.log_path, "ab")
+                # unbuffered: a failed write leaves nothing in a buffer to be flushed later
+                self._file = open(self.log_path, "ab", buffering=0)
+            seq, end = self.seq, os.fstat(self._file.fileno()).st_size
             frames = []
             for op, data in entries:
                 self.seq += 1
                 body = json.dumps({"seq": self.seq, "op": op, "data": data},
                                   separators=(",", ":")).encode()
                 frames.append(_HEADER.pack(len(body), zlib.crc32(body)) + body)
-            self._file.write(b"".join(frames))
-            self._file.flush()
-            if sync:
-                os.fsync(self._file.fileno())
+            data = b"".join(frames)
+            try:
+                if armed("journal.torn_append"):  # a crash in the middle of the write
+                    self._write(data[:len(data) // 2])
+                    crash()
+                self._write(data)
+                debug_point("journal.before_fsync")
+                if sync:
+                    os.fsync(self._file.fileno())
+            except BaseException:
+                self._rewind(seq, end)
+                raise
             self.entries_since_image += len(entries)
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[self._file.write(view):]
+
+    def _rewind(self, seq: int, end: int) -> None:
+        """A failed append (a full disk, an I/O error): cut what it wrote, so that the next
+        entry follows the last good one. Left in the file, a partial frame would end the
+        replay there, and every entry acknowledged after it would be lost at the restart. A
+        log that cannot be cut takes no more entries."""
+        self.seq = seq
+        try:
+            os.ftruncate(self._file.fileno(), end)
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            self._broken = exc
 
     def checkpoint(self, catalog_state: dict) -> None:
         """Write an image of `catalog_state` (taken under the catalog lock) and reset the log."""
@@ -121,8 +153,10 @@ class Journal:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
+            debug_point("checkpoint.before_rename")
             os.replace(tmp, self.image_path)
             fsync_path(self.dir)
+            debug_point("checkpoint.before_truncate")
             if self._file is not None:
                 self._file.close()
                 self._file = None

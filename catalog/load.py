@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from catalog import auto_increment
 from catalog.catalog import Catalog
+from catalog.debug_points import debug_point
 from catalog.errors import AnalysisError, DataQualityError
 from catalog.hidden_columns import fill_hidden
 from catalog.model import OlapTable
@@ -190,11 +191,12 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
     queue order, one journal write and fsync for all, catalog/catalog.py:publish_many), and
     the others find theirs done when they get the lock. With many concurrent writers the lock
     changes hands once per batch instead of once per load."""
+    item = _QueuedPublish(prepared)
     try:
+        debug_point("load.before_publish")  # the load's files written, nothing journaled
         with catalog.lock:
             table = catalog.get_table(prepared.db, prepared.table)
         queue = _publish_queues[table.table_id]
-        item = _QueuedPublish(prepared)
         lock = _table_locks[table.table_id]
         # A caller already holding the lock (a DELETE's sign rows) serialises its own read and
         # write against every other load: it publishes its load alone. So does a load of a
@@ -217,7 +219,8 @@ def commit_load(catalog: Catalog, prepared: PreparedLoad) -> None:
         if item.error is not None:
             raise item.error
     except BaseException:
-        abort_load(catalog, prepared)
+        if not item.durable:  # a durable publish is replayed at restart: its files stay
+            abort_load(catalog, prepared)
         raise
     finally:
         prepared.leave_gate()
@@ -245,6 +248,7 @@ class _QueuedPublish:
     prepared: PreparedLoad
     done: bool = False
     error: BaseException | None = None
+    durable: bool = False  # its publish entry is in the journal: never aborted after that
 
 
 @dataclass
@@ -282,7 +286,7 @@ def _publish_batch(catalog: Catalog, batch: list[_QueuedPublish]) -> None:
                                                     p.rowsets, p.label, p.source_type))
                 taken.append(item)
         if entries:
-            catalog.publish_many(entries)
+            catalog.publish_many(entries, on_durable=lambda: _mark_durable(taken))
     except BaseException as exc:
         for item in taken:
             item.error = exc
@@ -292,6 +296,11 @@ def _publish_batch(catalog: Catalog, batch: list[_QueuedPublish]) -> None:
             catalog.release_label(item.prepared.db, item.prepared.label)
         for item in batch:
             item.done = True
+
+
+def _mark_durable(items: list[_QueuedPublish]) -> None:
+    for item in items:
+        item.durable = True
 
 
 def _check_publishable(catalog: Catalog, table: OlapTable, prepared: PreparedLoad) -> None:

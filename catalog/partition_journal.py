@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from catalog.debug_points import debug_point
 from catalog.model import OlapTable, Partition
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def _create_tablets(cat: Catalog, table: OlapTable, p: Partition) -> None:
 def _drop_tablets(cat: Catalog, p: Partition) -> None:
     for tid in p.tablets:
         cat.engine.drop_tablet(tid)
+        debug_point("drop_tablets.partial")  # a crash with some of the files gone
 
 
 def apply_add_partitions(cat: Catalog, data: dict) -> None:

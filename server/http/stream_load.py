@@ -197,6 +197,7 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
             loaded, txn_id = done.rows, done.txn_id
         else:
             prepared_load = sink.finish()
+            sink = None  # the prepared load owns the rowsets now: commit_load aborts them
             prepared_load.source_type = "BACKEND_STREAMING"
             loaded, txn_id = prepared_load.num_rows, prepared_load.txn_id
             if two_phase is not None:

@@ -28,3 +28,38 @@ def test_checkpoint(tmp_path):
     j2 = Journal(tmp_path)
     assert j2.load_image() == {"state": 1}
     assert [op for op, _ in j2.replay()] == ["b"]
+
+
+class _FailingFile:
+    """The log file of a disk that fills up in the middle of a write: half of it is written,
+    then ENOSPC."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def write(self, data):
+        self.real.write(bytes(data[:len(data) // 2]))
+        raise OSError(28, "No space left on device")
+
+    def fileno(self):
+        return self.real.fileno()
+
+
+def test_failed_append_leaves_no_partial_frame(tmp_path):
+    """An append that fails midway is cut off: the entries acknowledged after it survive."""
+    j = Journal(tmp_path)
+    j.append("a", {"x": 1})
+    real = j._file
+    j._file = _FailingFile(real)
+    try:
+        j.append("b", {"x": 2})
+    except OSError as exc:
+        assert exc.errno == 28
+    else:
+        raise AssertionError("the append did not fail")
+    j._file = real
+    j.append("c", {"x": 3})  # acknowledged after the failure
+    j.close()
+    j2 = Journal(tmp_path)
+    assert list(j2.replay()) == [("a", {"x": 1}), ("c", {"x": 3})]
+    assert j2.seq == 2
