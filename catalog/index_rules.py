@@ -26,8 +26,9 @@ from catalog.statements import IndexDef
 BF_COLUMNS = "bloom_filter_columns"
 BF_FPP = "bloom_filter_fpp"
 MIN_FPP, MAX_FPP = 0.0001, 0.05
-_BF_REFUSED = ("TINYINT", "FLOAT", "DOUBLE", "BOOLEAN", "ARRAY", "MAP", "STRUCT", "JSON")
-_BITMAP_REFUSED = ("FLOAT", "DOUBLE", "ARRAY", "MAP", "STRUCT", "JSON")
+_BF_REFUSED = ("TINYINT", "FLOAT", "DOUBLE", "BOOLEAN", "ARRAY", "MAP", "STRUCT", "JSON",
+               "VARIANT")
+_BITMAP_REFUSED = ("FLOAT", "DOUBLE", "ARRAY", "MAP", "STRUCT", "JSON", "VARIANT")
 SUPPORTED_INDEX_TYPES = ("BITMAP", "INVERTED")
 
 
