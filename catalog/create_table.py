@@ -36,7 +36,8 @@ from storage.types import DataType
 
 MAX_BUCKET_NUM_PER_PARTITION = 768  # Doris's FE config of that name, default 768
 DEFAULT_BUCKETS = 10  # BUCKETS AUTO: Doris sizes by data volume; an empty table gets this.
-_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL", "ARRAY", "MAP", "STRUCT", "JSON")
+_NO_KEY_KINDS = ("FLOAT", "DOUBLE", "STRING", "BITMAP", "HLL", "ARRAY", "MAP", "STRUCT", "JSON",
+                 "VARIANT")
 
 
 def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
@@ -72,7 +73,7 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
             if c.type.is_object:
                 raise AnalysisError(f"Key column can not set complex type:{c.name}")
             if c.type.is_json:
-                raise AnalysisError(json_key_error(c.name))
+                raise AnalysisError(json_key_error(c.name, c.type))
             if c.type.kind in _NO_KEY_KINDS:
                 raise AnalysisError(f"String Type should not be used in key column[{c.name}]")
         elif keys_type == AGG_KEYS and not c.aggregation:
@@ -83,7 +84,7 @@ def analyze_columns(stmt: CreateTableStmt) -> tuple[str, list[Column]]:
         if c.type.is_nested:
             check_nested_column(c)
         if c.type.is_json and c.has_default and c.default is not None:
-            raise AnalysisError(JSON_DEFAULT_ERROR)
+            raise AnalysisError(json_default_error(c.type))
         aggregation = c.aggregation
         if keys_type == UNIQUE_KEYS and not is_key:
             aggregation = "REPLACE"
@@ -110,8 +111,17 @@ def nested_key_error(dtype: DataType) -> str:
 JSON_DEFAULT_ERROR = "Json type column default value just support null"
 
 
-def json_key_error(name: str) -> str:
-    """Nereids ColumnDefinition.validate's text for a JSON key column."""
+def json_default_error(dtype: DataType) -> str:
+    """ColumnDefinition.validate's text for a JSON / VARIANT column's default (VARIANT's is
+    the later `Json or Variant` text, the one Doris gives for it)."""
+    return "Json or Variant type column default value just support null" if dtype.is_variant \
+        else JSON_DEFAULT_ERROR
+
+
+def json_key_error(name: str, dtype: DataType | None = None) -> str:
+    """Nereids ColumnDefinition.validate's text for a JSON / VARIANT key column."""
+    if dtype is not None and dtype.is_variant:
+        return f"Variant type should not be used in key column[{name}]."
     return f"JsonType type should not be used in key column[{name}]."
 
 
@@ -131,7 +141,7 @@ def check_nested_column(c) -> None:
                             f"support null")
 
 
-_NOT_NESTED = ("BITMAP", "HLL", "JSON")  # Type.getArraySubTypes / getMapSubTypes / ...
+_NOT_NESTED = ("BITMAP", "HLL", "JSON", "VARIANT")  # Type.getArraySubTypes / getMapSubTypes / ...
 
 
 def check_nested_type(dtype: DataType) -> None:
@@ -224,7 +234,8 @@ def analyze_distribution(stmt: CreateTableStmt, keys_type: str,
             raise AnalysisError(f"{col.type.kind.capitalize()} Type should not be used in "
                                 f"distribution column[{col.name}].")
         if col.type.is_json:
-            raise AnalysisError(f"JsonType type should not be used in distribution column"
+            word = "Variant" if col.type.is_variant else "JsonType"
+            raise AnalysisError(f"{word} type should not be used in distribution column"
                                 f"[{col.name}].")
         names.append(col.name)
     if len(set(n.lower() for n in names)) != len(names):
@@ -270,7 +281,7 @@ def analyze_partition_info(stmt: CreateTableStmt, columns: list[Column]) -> Part
             raise AnalysisError(f"Complex type column can't be partition column: {col.type.sql()}")
         if col.type.kind == "STRING":
             raise AnalysisError(f"String Type should not be used in partition column[{col.name}].")
-        if col.type.kind in ("DECIMAL", "JSON"):
+        if col.type.kind in ("DECIMAL", "JSON", "VARIANT"):
             raise AnalysisError(f"Invalid partition column type: {col.type.sql()}")
         if col.name in names:
             raise AnalysisError(f"Duplicated partition column {col.name}")

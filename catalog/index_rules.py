@@ -26,9 +26,12 @@ from catalog.statements import IndexDef
 BF_COLUMNS = "bloom_filter_columns"
 BF_FPP = "bloom_filter_fpp"
 MIN_FPP, MAX_FPP = 0.0001, 0.05
-_BF_REFUSED = ("TINYINT", "FLOAT", "DOUBLE", "BOOLEAN", "ARRAY", "MAP", "STRUCT", "JSON")
-_BITMAP_REFUSED = ("FLOAT", "DOUBLE", "ARRAY", "MAP", "STRUCT", "JSON")
-SUPPORTED_INDEX_TYPES = ("BITMAP", "INVERTED")
+_BF_REFUSED = ("TINYINT", "FLOAT", "DOUBLE", "BOOLEAN", "ARRAY", "MAP", "STRUCT", "JSON",
+               "VARIANT")
+_BITMAP_REFUSED = ("FLOAT", "DOUBLE", "ARRAY", "MAP", "STRUCT", "JSON", "VARIANT")
+SUPPORTED_INDEX_TYPES = ("BITMAP", "INVERTED", "NGRAM_BF")
+NGRAM_SIZE, NGRAM_BF_SIZE = "gram_size", "bf_size"
+_NGRAM_KINDS = ("CHAR", "VARCHAR", "STRING")
 
 
 def java_hash_set_order(names: list[str]) -> list[str]:
@@ -82,8 +85,8 @@ def check_index_def(d: IndexDef, columns: list[Column], keys_type: str) -> Colum
     """Validate one INDEX definition against the table's columns; returns its column."""
     using = d.using.upper()
     if using not in SUPPORTED_INDEX_TYPES:
-        raise AnalysisError(f"{using} index is not supported yet; only BITMAP and INVERTED "
-                            "indexes are")
+        raise AnalysisError(f"{using} index is not supported yet; only BITMAP, INVERTED and "
+                            "NGRAM_BF indexes are")
     if len(d.columns) != 1:
         raise AnalysisError(f"{using} index can only apply to a single column.")
     if not d.name:
@@ -94,6 +97,9 @@ def check_index_def(d: IndexDef, columns: list[Column], keys_type: str) -> Colum
     col = next((c for c in columns if c.name.lower() == name.lower()), None)
     if col is None:
         raise AnalysisError(f"Column does not exist in table. invalid column: {name}")
+    if using == "NGRAM_BF":
+        check_ngram_bf(col, d.properties, keys_type)
+        return col
     if col.type.kind in _BITMAP_REFUSED:
         raise AnalysisError(f"{col.type.kind} is not supported in {using} index. "
                             f"invalid index: {d.name}")
@@ -103,6 +109,35 @@ def check_index_def(d: IndexDef, columns: list[Column], keys_type: str) -> Colum
     if using == "INVERTED":
         check_parser(col, d.properties)
     return col
+
+
+def check_ngram_bf(col: Column, properties: dict[str, str], keys_type: str) -> None:
+    """Doris 2.1's IndexDef.checkColumn for NGRAM_BF: a CHAR / VARCHAR / STRING column (a
+    value column only in DUP / UNIQUE tables), exactly `gram_size` in [1, 256] and `bf_size`
+    in [64, 65535]."""
+    if col.type.kind not in _NGRAM_KINDS:
+        raise AnalysisError(f"{col.type.kind} is not supported in ngram_bf index. "
+                            f"invalid column: {col.name}")
+    if keys_type == AGG_KEYS and not col.is_key:
+        raise AnalysisError("ngram_bf index only used in columns of DUP_KEYS/UNIQUE_KEYS table "
+                            f"or key columns of AGG_KEYS table. invalid column: {col.name}")
+    if len(properties) != 2:
+        raise AnalysisError("ngram_bf index should have gram_size and bf_size properties")
+    gram, bf = (_java_int(properties.get(k)) for k in (NGRAM_SIZE, NGRAM_BF_SIZE))
+    if gram > 256 or gram < 1:
+        raise AnalysisError("gram_size should be integer and less than 256")
+    if bf > 65535 or bf < 64:
+        raise AnalysisError("bf_size should be integer and between 64 and 65535")
+
+
+def _java_int(text: str | None) -> int:
+    """Integer.parseInt, with its NumberFormatException text in Doris's message."""
+    if text is None:
+        raise AnalysisError("invalid ngram properties:Cannot parse null string: null")
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isascii() or not body.isdigit():
+        raise AnalysisError(f'invalid ngram properties:For input string: "{text}"')
+    return int(text)
 
 
 def create_table_indexes(defs: list[IndexDef], columns: list[Column],

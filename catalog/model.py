@@ -360,7 +360,11 @@ class OlapTable:
             index.index_id == self.base_index_id and self._merge_on_write(),
             {i.columns[0]: {"index_id": i.index_id, "properties": dict(i.properties)}
              for i in self.table_indexes
-             if i.index_type == "INVERTED" and i.columns[0] in names})
+             if i.index_type == "INVERTED" and i.columns[0] in names},
+            {i.columns[0]: {"gram_size": i.properties["gram_size"],
+                            "bf_size": i.properties["bf_size"]}
+             for i in self.table_indexes
+             if i.index_type == "NGRAM_BF" and i.columns[0] in names})
 
     def _merge_on_write(self) -> bool:
         """catalog/unique_model.py's property (its rollups still merge on read)."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from catalog.errors import DdlError
-from catalog.create_table import (JSON_DEFAULT_ERROR, check_nested_type, json_key_error,
+from catalog.create_table import (check_nested_type, json_default_error, json_key_error,
                                   nested_key_error)
 from catalog.index_journal import update_tablet_schemas
 from catalog.model import AGG_KEYS, UNIQUE_KEYS, Column, OlapTable, TableIndex
@@ -170,9 +170,9 @@ def _new_column(plan: _Plan, cdef: ColumnDef) -> Column:
     if cdef.type.is_nested:
         check_nested_type(cdef.type)
     if cdef.type.is_json and is_key:
-        raise DdlError(json_key_error(name))
+        raise DdlError(json_key_error(name, cdef.type))
     if cdef.type.is_json and cdef.default is not None:
-        raise DdlError(JSON_DEFAULT_ERROR)
+        raise DdlError(json_default_error(cdef.type))
     if (cdef.type.is_nested or cdef.type.is_json) and \
             agg not in (None, "REPLACE", "REPLACE_IF_NOT_NULL"):
         raise DdlError(f"Aggregate type {agg} is not compatible with primitive type "

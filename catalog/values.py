@@ -23,6 +23,7 @@ from executor.expressions import nested_casts
 from executor.expressions.array_text import parse_array_text
 from executor.expressions.casts import cast_value, widened
 from executor.expressions.json_text import parse_json_text
+from executor.expressions.variant_text import to_variant
 from executor.expressions.list_layout import build, parts
 from executor.expressions.nested_parse import parse_nested_text
 from executor.expressions.temporal import parse_datetime  # the one string -> date parser
@@ -124,7 +125,10 @@ def coerce_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, nullable: b
 def _coerce_json(array: pa.Array, dtype: DataType, column: str) -> pa.Array:
     """A JSON column's values: text parsed and normalized (json_text.py); text that is not
     JSON fails the load as a bad scalar does (a non-strict INSERT filters those rows first,
-    server/handlers/insert.py)."""
+    server/handlers/insert.py). A VARIANT column takes any value: its canonical text, text
+    that is not JSON a string value (variant_text.py)."""
+    if dtype.is_variant:
+        return to_variant(array)
     if is_json_type(array.type):
         return array
     parsed, bad = parse_json_text(array) if pa.types.is_string(array.type) else \

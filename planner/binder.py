@@ -38,6 +38,7 @@ from planner.prune_join_columns import prune_join_columns
 from planner.prune_partitions import prune_partitions
 from planner.select_rollup import select_rollups
 from planner.match_columns import annotate_matches, annotate_plan
+from planner.ngram_like import annotate_like
 from planner.cast_types import declared_cast_type
 from planner.pushdown import storage_predicates
 from planner.partition_selection import selected_partitions
@@ -447,6 +448,9 @@ def _bind_table(node: exp.Table, scope: Scope, ctx: BindContext) -> object:
                       inverted_indexes={i.columns[0]: dict(i.properties)
                                         for i in table.table_indexes
                                         if i.index_type == "INVERTED"},
+                      ngram_bf_indexes={i.columns[0]: int(i.properties["gram_size"])
+                                        for i in table.table_indexes
+                                        if i.index_type == "NGRAM_BF"},
                       match_without_index=ctx.match_without_index)
     if DELETE_SIGN in columns and not (ctx.show_hidden_columns or ctx.skip_delete_sign):
         # Doris's BindRelation adds `__DORIS_DELETE_SIGN__ = 0` over every scan of a table
@@ -771,6 +775,7 @@ def _filter_scan(node: object, conj: exp.Expression) -> object:
         scan = scan.input
     if isinstance(scan, L.OlapScan):
         annotate_matches(conj, scan)
+        annotate_like(conj, scan)
         predicates, exact = storage_predicates(conj, scan)
         scan.predicates.extend(predicates)
         return L.Filter(node, conj, pushed=exact)

@@ -56,8 +56,11 @@ class OlapScan:
     # column -> PROPERTIES of its INVERTED index (MATCH analyses with them: match_columns.py)
     inverted_indexes: dict = field(default_factory=dict)
     match_without_index: bool = True  # session variable enable_match_without_inverted_index
-    # MATCH conjuncts the segments' inverted indexes answer (storage/inverted/filter.py)
+    # MATCH conjuncts the segments' inverted indexes answer (storage/inverted/filter.py), and
+    # LIKE conjuncts their NGRAM_BF indexes narrow (planner/ngram_like.py)
     match_filters: list = field(default_factory=list)
+    # column -> gram_size of its NGRAM_BF index
+    ngram_bf_indexes: dict = field(default_factory=dict)
     # a RANGE-partitioned table's first partition column and each selected partition's
     # bounds on it: runtime filters on that column prune partitions when the query runs
     # (planner/prune_partitions.range_bounds, executor/runtime_filter.py)

@@ -141,7 +141,7 @@ def storage_predicates(conj: exp.Expression, scan) -> tuple[list, bool]:
             exact[0] = False  # the executor decides how DATETIME meets DATE
             return dt.datetime.combine(day, dt.time())
         text = _literal(lit)
-        if t is None or text is None or t.is_float:
+        if t is None or text is None or t.is_float or t.is_json:  # JSON / VARIANT: refused above
             raise DdlError("not pushable")
         is_string = isinstance(lit, exp.Literal) and lit.is_string
         if (t.is_string or t.is_temporal) != is_string:

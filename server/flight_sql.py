@@ -130,7 +130,7 @@ class _NoPayloadAuth(flight.ServerAuthHandler):
 def _arrow_schema(result: RowsResult, first: pa.Table | None) -> pa.Schema:
     fields = []
     for i, col in enumerate(result.columns):
-        if col.type is not None and col.type.kind in ("LARGEINT", "JSON"):
+        if col.type is not None and col.type.kind in ("LARGEINT", "JSON", "VARIANT"):
             t = pa.string()  # JSON: its text, a plain string column for any client
         elif first is not None:
             t = first.schema.field(i).type

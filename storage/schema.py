@@ -99,6 +99,8 @@ class TabletSchema:
     # column -> {"index_id": id, "properties": {parser, lower_case, ...}}: an INVERTED index
     # (storage/inverted/index.py) per segment
     inverted_indexes: dict[str, dict] = field(default_factory=dict)
+    # column -> {"gram_size": n, "bf_size": bytes}: an NGRAM_BF index (segment/ngram_bloom.py)
+    ngram_bf_indexes: dict[str, dict] = field(default_factory=dict)
     short_key_widths: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -108,11 +110,14 @@ class TabletSchema:
         self.inverted_indexes = {k: {"index_id": int(v["index_id"]),
                                      "properties": dict(v.get("properties", {}))}
                                  for k, v in self.inverted_indexes.items()}
+        self.ngram_bf_indexes = {k: {"gram_size": int(v["gram_size"]),
+                                     "bf_size": int(v["bf_size"])}
+                                 for k, v in self.ngram_bf_indexes.items()}
         _validate(self.columns, self.keys_type)
         names = {c.name for c in self.columns}
         seq = [self.sequence_column] if self.sequence_column else []
         for name in [*self.bloom_filter_columns, *self.bitmap_indexes, *self.inverted_indexes,
-                     *seq]:
+                     *self.ngram_bf_indexes, *seq]:
             if name not in names:
                 raise ValueError(f"Index on unknown column {name}")
         if self.merge_on_write and self.keys_type != UNIQUE_KEYS:
@@ -208,6 +213,8 @@ class TabletSchema:
                    if self.origin_names else {}),
                 **({"merge_on_write": True} if self.merge_on_write else {}),
                 **({"inverted_indexes": self.inverted_indexes} if self.inverted_indexes
+                   else {}),
+                **({"ngram_bf_indexes": self.ngram_bf_indexes} if self.ngram_bf_indexes
                    else {})}
 
     @staticmethod
@@ -219,7 +226,8 @@ class TabletSchema:
                             d.get("sequence_column"),
                             {int(k): v for k, v in d.get("origin_names", {}).items()},
                             bool(d.get("merge_on_write", False)),
-                            dict(d.get("inverted_indexes", {})))
+                            dict(d.get("inverted_indexes", {})),
+                            dict(d.get("ngram_bf_indexes", {})))
 
 
 def _validate(columns: list[TabletColumn], keys_type: str) -> None:

@@ -19,6 +19,9 @@ Arrow mapping (what a scan returns):
     JSON    -> arrow.json (Arrow's canonical JSON extension type over string): the value's
                normalized JSON text (compact, keys in inserted order); the extension type is
                what tells a JSON value from a string in results, functions and casts
+    VARIANT -> arrow.json too: the value's canonical text (keys sorted, NULL members dropped,
+               booleans 1/0: executor/expressions/variant_text.py); sub-values are extracted
+               from it when read (`v['a']`), not stored as sub-columns as Doris does
 
 Note: LARGEINT is a 128-bit integer whose extreme values have 39 digits; Arrow's decimal128 holds
 38, so the two extreme 39-digit values are rejected on load with a clear error.
@@ -37,7 +40,7 @@ OBJECT_KINDS = ("BITMAP", "HLL")
 FLOAT_KINDS = ("FLOAT", "DOUBLE")
 ALL_KINDS = (
     "BOOLEAN", *INTEGER_KINDS, *FLOAT_KINDS, "DECIMAL", "DATE", "DATETIME", *STRING_KINDS,
-    *OBJECT_KINDS, "ARRAY", "MAP", "STRUCT", "JSON",
+    *OBJECT_KINDS, "ARRAY", "MAP", "STRUCT", "JSON", "VARIANT",
 )
 NESTED_KINDS = ("ARRAY", "MAP", "STRUCT")  # Doris's complex types: no key, no zone map values
 JSON_ARROW = pa.json_()  # the Arrow type of a JSON column (storage type: string)
@@ -54,7 +57,7 @@ ALIASES = {
     "DECIMALV3": "DECIMAL", "NUMERIC": "DECIMAL", "DATE": "DATE", "DATEV2": "DATE",
     "DATETIME": "DATETIME", "DATETIMEV2": "DATETIME", "CHAR": "CHAR", "VARCHAR": "VARCHAR",
     "STRING": "STRING", "TEXT": "STRING", "BITMAP": "BITMAP", "HLL": "HLL",
-    "JSON": "JSON", "JSONB": "JSON",
+    "JSON": "JSON", "JSONB": "JSON", "VARIANT": "VARIANT",
 }
 
 _ARROW = {
@@ -63,6 +66,7 @@ _ARROW = {
     "DOUBLE": pa.float64(), "DATE": pa.date32(), "DATETIME": pa.timestamp("us"),
     "CHAR": pa.string(), "VARCHAR": pa.string(), "STRING": pa.string(),
     "BITMAP": pa.string(), "HLL": pa.string(), "JSON": JSON_ARROW,
+    "VARIANT": JSON_ARROW,
 }
 
 # Bytes a value takes in the short key (prefix) index, as seed 004 counts them.
@@ -210,12 +214,18 @@ class DataType:
 
     @property
     def is_json(self) -> bool:
-        return self.kind == "JSON"
+        """A JSON document held as its text: JSON, and VARIANT (which Doris stores as
+        sub-columns; here the canonical text, storage/types.py's note)."""
+        return self.kind in ("JSON", "VARIANT")
+
+    @property
+    def is_variant(self) -> bool:
+        return self.kind == "VARIANT"
 
     @property
     def has_zone_values(self) -> bool:
         """Zone maps keep min/max for this type (complex types and JSON keep has_null only)."""
-        return self.kind not in (*NESTED_KINDS, "JSON")
+        return self.kind not in (*NESTED_KINDS, "JSON", "VARIANT")
 
     @property
     def depth(self) -> int:
@@ -242,7 +252,7 @@ class DataType:
         """Width in the short key index; CHAR is its length, VARCHAR/STRING are variable (-1)."""
         if self.kind == "CHAR":
             return self.length
-        if self.kind in ("VARCHAR", "STRING", *NESTED_KINDS, "JSON", *OBJECT_KINDS):
+        if self.kind in ("VARCHAR", "STRING", *NESTED_KINDS, "JSON", "VARIANT", *OBJECT_KINDS):
             return -1
         return _KEY_BYTES[self.kind]
 

@@ -30,8 +30,9 @@ from executor.expressions.context import Frame, Value
 from executor.expressions.errors import ExpressionError
 from executor.expressions.list_layout import build, nonnull, parent_rows, parts
 from executor.expressions.nested_casts import build_map
+from executor.expressions.variant_text import constant_keys, variant_element
 from executor.expressions.vectors import on_arrays
-from storage.types import from_arrow
+from storage.types import from_arrow, is_json_type
 
 
 def _is_map(v: Value) -> bool:
@@ -190,11 +191,46 @@ def _map_or_array(name: str, map_impl, array_impl, arity: int = 1):
 
 
 def eval_bracket(node: exp.Bracket, frame: Frame) -> Value:
-    """`m[k]` on a MAP, else arrays.py's `arr[i]` / `arr[a:b]`."""
-    value = frame.eval(node.this)
+    """`m[k]` on a MAP, `v['a']['b']` on a VARIANT (the whole path at once, variant_text.py),
+    else arrays.py's `arr[i]` / `arr[a:b]`."""
+    base, keys = _bracket_chain(node)
+    value = frame.eval(base)
+    if is_json_type(value.type):
+        path = constant_keys([frame.eval(k) for k in keys])
+        if path is None:
+            raise ExpressionError("the path of a VARIANT sub-column must be a constant")
+        return variant_element(value, path)
+    if base is not node.this:
+        value = frame.eval(node.this)
     if _is_map(value) and not isinstance(node.expressions[0], exp.Slice):
         return on_arrays(_get, value, frame.eval(node.expressions[0]), n=frame.n)
     return arrays.bracket_of(value, node, frame)
+
+
+def _bracket_chain(node: exp.Bracket) -> tuple[exp.Expression, list[exp.Expression]]:
+    """`x[k1][k2]...` -> (x, [k1, k2, ...]), stopping at a slice or a multi-key bracket."""
+    keys: list[exp.Expression] = []
+    cur: exp.Expression = node
+    while isinstance(cur, exp.Bracket) and len(cur.expressions) == 1 \
+            and not isinstance(cur.expressions[0], exp.Slice):
+        keys.append(cur.expressions[0])
+        cur = cur.this
+    if not keys:
+        return node.this, []
+    return cur, keys[::-1]
+
+
+def _element_at(node: exp.Expression, frame: Frame) -> Value:
+    """element_at(v, 'a') on a VARIANT; on a MAP or an ARRAY as before."""
+    args = arrays._args(node)
+    if len(args) == 2:
+        value = frame.eval(args[0])
+        if is_json_type(value.type):
+            path = constant_keys([frame.eval(args[1])])
+            if path is None:
+                raise ExpressionError("the path of a VARIANT sub-column must be a constant")
+            return variant_element(value, path)
+    return _ELEMENT_AT(node, frame)
 
 
 # -- STRUCT access ---------------------------------------------------------------------------------
@@ -229,6 +265,8 @@ def eval_struct_element(node: exp.Anonymous, frame: Frame) -> Value:
                                                 pa.scalar(None, child.type))
 
 
+_ELEMENT_AT = _map_or_array("element_at", _get, arrays._element_at, 2)
+
 HANDLERS = {
     exp.VarMap: eval_map, exp.Struct: eval_struct, exp.Bracket: eval_bracket,
     exp.MapKeys: _map_call("map_keys", _column(0)),
@@ -240,7 +278,7 @@ FUNCTIONS = {
     "NAMED_STRUCT": eval_named_struct, "STRUCT_ELEMENT": eval_struct_element,
     "MAP_VALUES": _map_call("map_values", _column(1)),
     "MAP_CONTAINS_VALUE": _map_call("map_contains_value", _contains(1), 2),
-    "ELEMENT_AT": _map_or_array("element_at", _get, arrays._element_at, 2),
+    "ELEMENT_AT": _element_at,
     "SIZE": _map_or_array("size", _size, arrays._size),
     "CARDINALITY": _map_or_array("cardinality", _size, arrays._size),
 }

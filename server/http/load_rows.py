@@ -22,9 +22,11 @@ from catalog.partitions import partition_index
 from executor.expressions import EvalContext, evaluate, evaluate_predicate
 from executor.expressions.array_text import lost_elements
 from executor.expressions.casts import cast_value
+from executor.expressions.variant_text import to_variant
 from server.http.load_options import StreamLoadOptions
 from server.http.load_source import SourceRows
 from server.http.merge_type import with_delete_sign, with_sequence_source
+from storage.types import as_json, json_storage
 
 _MAX_ERRORS_KEPT = 100
 
@@ -91,7 +93,8 @@ def convert_columns(table, batch: pa.Table, opts: StreamLoadOptions, rejects: Re
             continue
         src = batch.column(name).combine_chunks()
         target = col.type.arrow()
-        value = src if src.type == target else cast_value(src, target)
+        value = to_variant(src) if col.type.is_variant else \
+            src if src.type == target else cast_value(src, target)
         failed = pc.and_(pc.is_valid(src), pc.is_null(value))
         if col.type.is_array and len(src):  # strict mode also filters a lost element
             failed = pc.or_(failed, pa.array(lost_elements(src, value) & _mask(src)))
@@ -110,7 +113,8 @@ def convert_columns(table, batch: pa.Table, opts: StreamLoadOptions, rejects: Re
         if not col.nullable:
             rejects.add(pc.is_null(value), lambda i, c=col.name: (
                 f"null value for not null column, column={c}"), batch)
-            value = pc.fill_null(value, pa.scalar(_zero(col.type.arrow()), target))
+            value = as_json(pc.fill_null(json_storage(value), "null")) if col.type.is_json \
+                else pc.fill_null(value, pa.scalar(_zero(col.type.arrow()), target))
         out[col.name] = value
     return out
 
@@ -123,8 +127,6 @@ def _zero(t: pa.DataType) -> object:
     """A placeholder for rejected rows' NULLs in NOT NULL columns (those rows are dropped)."""
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return ""
-    if isinstance(t, pa.BaseExtensionType):  # JSON: its text
-        return "null"
     if pa.types.is_list(t) or pa.types.is_map(t):
         return []
     if pa.types.is_struct(t):

@@ -31,6 +31,7 @@ _MYSQL_TYPE = {
     "VARCHAR": ColumnType.VAR_STRING, "STRING": ColumnType.VAR_STRING,
     "ARRAY": ColumnType.STRING, "MAP": ColumnType.STRING, "STRUCT": ColumnType.STRING,
     "JSON": ColumnType.JSON,  # PrimitiveType.toMysqlType: JSONB; the complex types STRING
+    "VARIANT": ColumnType.STRING,
 }
 _LENGTH = {"BOOLEAN": 1, "TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "LARGEINT": 40,
            "FLOAT": 12, "DOUBLE": 22, "DATE": 10}

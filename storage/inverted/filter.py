@@ -70,7 +70,8 @@ def segment_rows(reader: SegmentReader, io: SegmentIO,
     allowed = {column: (index_id, side) for column, index_id, side in indexes.inverted}
     answer: BitMap | None = None
     for f in matches:
-        if f.column not in allowed or f.column not in reader.columns:
+        if not isinstance(f, MatchFilter) or f.column not in allowed \
+                or f.column not in reader.columns:
             continue
         found = reader.inverted_index(f.column, *allowed[f.column])
         if found is None:

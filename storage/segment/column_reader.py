@@ -98,6 +98,7 @@ class ColumnReader:
         self._zone_maps: zone_map.ZoneMaps | None = None
         self._segment_zone_map: zone_map.ZoneMaps | None = None
         self._bloom_filters: bloom_filter.BloomFilters | None = None
+        self._ngram_filters: bloom_filter.BloomFilters | None = None
         self._bitmap_index: bitmap_index.BitmapIndex | None = None
         self._inverted_index = None
 
@@ -154,6 +155,22 @@ class ColumnReader:
                                       **io.where(self.name))
             self._bloom_filters = filters
         return self._bloom_filters
+
+    def ngram_filters(self, io: SegmentIO) -> bloom_filter.BloomFilters | None:
+        """The NGRAM_BF index's page filters (segment/ngram_bloom.py), or None without one."""
+        meta = self.meta.get("ngram_bf")
+        if meta is None:
+            return None
+        if self._ngram_filters is not None:
+            io.stats.cached_pages_num += 1
+        else:
+            body = io.read_page(meta["page"], page.BLOOM_FILTER, self.name).body
+            filters = self._guard(io, lambda: bloom_filter.decode(body))
+            if len(filters) != self.num_pages:
+                raise CorruptionError("ngram bloom filter entries differ from the page count",
+                                      **io.where(self.name))
+            self._ngram_filters = filters
+        return self._ngram_filters
 
     def inverted_index(self):
         """The in-file inverted index (storage/inverted/index.py), kept on the reader."""

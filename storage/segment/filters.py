@@ -24,7 +24,7 @@ from pyroaring import BitMap
 
 from storage.errors import CorruptionError
 from storage.predicate import PreparedPredicate
-from storage.segment import bitmap_index, murmur
+from storage.segment import bitmap_index, murmur, ngram_bloom
 from storage.segment.column_reader import SegmentIO
 from storage.segment.row_ranges import RowRanges
 
@@ -94,6 +94,33 @@ def bloom_filter_ranges(reader: SegmentReader, io: SegmentIO, prepared: list[Pre
         alive = ranges.count_within(starts[dropped], ends[dropped]) > 0
         io.stats.pages_bloom_filter_filtered += int(alive.sum())
         ranges = ranges.intersect(col.page_ranges(io, keep))
+    io.stats.rows_bloom_filter_filtered += before - ranges.count
+    return ranges
+
+
+def ngram_ranges(reader: SegmentReader, io: SegmentIO, active: tuple,
+                 ranges: RowRanges) -> RowRanges:
+    """The ranges left after the NGRAM_BF filters of the active `NgramFilter`s (`col LIKE
+    'pattern'`, segment/ngram_bloom.py); pages and rows dropped count as bloom filter ones, as
+    Doris counts its ngram bloom filter index."""
+    before = ranges.count
+    for f in active:
+        if ranges.is_empty:
+            break
+        if not isinstance(f, ngram_bloom.NgramFilter) or f.column not in reader.columns:
+            continue
+        col = reader.columns[f.column]
+        found = col.ngram_filters(io)
+        if found is None:
+            continue
+        keep = ngram_bloom.pages_kept(found, f.pattern, int(col.meta["ngram_bf"]["gram_size"]))
+        if keep.all():
+            continue
+        starts, ends = col.page_bounds(io)
+        dropped = np.flatnonzero(~keep)
+        io.stats.pages_bloom_filter_filtered += int(
+            (ranges.count_within(starts[dropped], ends[dropped]) > 0).sum())
+        ranges = ranges.intersect(col.page_ranges(io, keep)) if keep.any() else RowRanges.empty()
     io.stats.rows_bloom_filter_filtered += before - ranges.count
     return ranges
 

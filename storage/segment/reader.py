@@ -147,6 +147,7 @@ class SegmentReader:
             # bloom filters before page zone maps: on a selective equality they usually rule
             # out the whole segment, and the page zone maps are then not looked at
             ranges = filters.bloom_filter_ranges(self, io, prepared, ranges, indexes)
+            ranges = filters.ngram_ranges(self, io, inverted_filter.active(), ranges)
             if ranges.is_empty:
                 return self.empty(columns)
             ranges = self._zone_map_ranges(io, prepared, ranges)

@@ -26,8 +26,8 @@ from storage.arrays import contiguous
 from storage.durable import fsync
 from storage.inverted import index as inverted_index
 from storage.schema import TabletSchema
-from storage.segment import (bitmap_index, bloom_filter, encoding, footer, murmur, ordinal, page,
-                             short_key, zone_map)
+from storage.segment import (bitmap_index, bloom_filter, encoding, footer, murmur, ngram_bloom,
+                             ordinal, page, short_key, zone_map)
 from storage.types import DataType, json_storage
 
 DEFAULT_PAGE_SIZE = 64 * 1024
@@ -84,6 +84,9 @@ def write_segment(path: str, table: pa.Table, schema: TabletSchema,
             if c.name in schema.bitmap_indexes:
                 meta["bitmap_index"] = bitmap_index.write(arr, c.type, options.page_size,
                                                           options.compress, out.write)
+            ngram = schema.ngram_bf_indexes.get(c.name)
+            if ngram is not None:
+                meta["ngram_bf"] = _write_ngram_bf(out, arr, c.type, options, ngram)
             inverted = schema.inverted_indexes.get(c.name)
             if inverted is not None:
                 meta["inverted_index"] = inverted_index.write(
@@ -163,6 +166,14 @@ def _write_bloom_filter(out: _File, arr: pa.Array, dtype: DataType, options: Seg
     body = bloom_filter.encode(filters, has_null)
     return list(out.write(page.frame(page.BLOOM_FILTER, 0, 0, len(filters), body,
                                      options.compress)))
+
+
+def _write_ngram_bf(out: _File, arr: pa.Array, dtype: DataType, options: SegmentOptions,
+                    ngram: dict) -> dict:
+    starts, ends = page_bounds(arr, dtype, options.page_size)
+    body = ngram_bloom.compute(arr, starts, ends, ngram["gram_size"], ngram["bf_size"])
+    pointer = out.write(page.frame(page.BLOOM_FILTER, 0, 0, len(starts), body, options.compress))
+    return {"gram_size": ngram["gram_size"], "bf_size": ngram["bf_size"], "page": list(pointer)}
 
 
 def _write_short_key(out: _File, table: pa.Table, schema: TabletSchema,
