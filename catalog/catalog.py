@@ -46,6 +46,7 @@ from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog import row_policy
 from catalog.views import APPLY as VIEW_APPLY
+from catalog.mtmv import APPLY as MTMV_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
 from catalog.database_alter import APPLY as DATABASE_ALTER_APPLY, check_replica_quota
 from catalog.information_schema import table_totals
@@ -108,6 +109,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         # Bumped by every journaled change once applied, loads and compactions included: what
         # planner statistics kept across statements are keyed on (planner/statistics.py).
         self.data_epoch = 0
+        # called with the ids of the tables a batch of publishes loaded, after it is applied
+        # (async materialized views refreshed ON COMMIT: server/mtmv_tasks.py)
+        self.publish_listeners: list[Callable[[set[int]], None]] = []
         # INSERTs since the SHOW LOAD records were last counted (load_jobs.py)
         self.inserts_since_trim = 0
 
@@ -475,6 +479,13 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         apply them in order: the batch of catalog/load.py:commit_load. The caller holds the
         table's load lock and the entries' labels (reserve_label)."""
         self._log_outside_lock([("publish", data) for data in entries])
+        if self.publish_listeners:  # ON COMMIT materialized views (server/mtmv_tasks.py)
+            with self.lock:
+                ids = {t.table_id for t in (self.dbs[e["db"]].tables.get(e["table"])
+                                            for e in entries if e["db"] in self.dbs)
+                       if t is not None}
+            for listener in list(self.publish_listeners):
+                listener(ids)
 
     def log_compaction(self, data: dict, op: str = "compact") -> None:
         """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py), or
@@ -617,4 +628,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **ENABLE_FEATURE_APPLY,  # ENABLE FEATURE: hidden columns added (catalog/enable_feature.py)
     **precommit.APPLY,  # two-phase Stream Loads pre-committed (catalog/precommit.py)
     **recycle_ops.APPLY,  # RECOVER DATABASE/TABLE/PARTITION, recycle bin erasure
+    **MTMV_APPLY,  # async materialized views: definition, job state, refreshes (catalog/mtmv.py)
 }
