@@ -188,10 +188,17 @@ TASKS_COLUMNS = ["TaskId", "JobId", "JobName", "MvId", "MvName", "MvDatabaseId",
                  "NeedRefreshPartitions", "CompletedPartitions", "Progress", "LastQueryId"]
 
 
+_views_seen: list = [-1, []]  # (ddl_epoch, every view): tables change only with ddl_epoch
+
+
 def views(cat: Catalog, db_name: str | None = None) -> list[tuple]:
-    """(database, table) of every async view (of one database); caller holds the lock."""
-    return [(db, t) for db in cat.dbs.values() if db_name is None or db.name == db_name
-            for t in db.tables.values() if is_mtmv(t)]
+    """(database, table) of every async view (of one database); caller holds the lock. The
+    list of all views is kept while Catalog.ddl_epoch holds (every query asks for it)."""
+    if _views_seen[0] != (id(cat), cat.ddl_epoch):
+        _views_seen[:] = [(id(cat), cat.ddl_epoch),
+                          [(db, t) for db in cat.dbs.values() for t in db.tables.values()
+                           if is_mtmv(t)]]
+    return [(db, t) for db, t in _views_seen[1] if db_name is None or db.name == db_name]
 
 
 def mv_infos_rows(cat: Catalog, db_name: str) -> list[tuple]:

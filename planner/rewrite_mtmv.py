@@ -76,6 +76,8 @@ def rewrite(query: exp.Expression, cat, db: str | None) -> Outcome:
     if not isinstance(query, exp.Select) or db is None:
         return out
     with cat.lock:
+        if not mtmv.views(cat):
+            return out
         try:
             q = _shape(query, cat, db)
         except NoMatch:

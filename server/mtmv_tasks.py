@@ -144,7 +144,10 @@ class MTMVTasks:
                 rec = dict(table.mtmv)
                 task_id = self.catalog._alloc_id()  # noqa: SLF001
                 fresh = mtmv.is_sync(self.catalog, table)
-                versions = mtmv.snapshot(self.catalog, rec["base_tables"])
+                # the query's tables now (one dropped and made again has a new id)
+                base = mtmv.base_tables_of(self.catalog, rec["db"],
+                                           sqlglot.parse_one(rec["query"], read="doris"))
+                versions = mtmv.snapshot(self.catalog, base)
             now = time.time()
             task = {"id": task_id, "status": "RUNNING", "create": now, "start": now,
                     "context": json.dumps({"triggerMode": trigger_mode, "partitions": [],
@@ -159,8 +162,8 @@ class MTMVTasks:
                     self._overwrite(db, name, rec, view_id, task_id)
                     task.update(status="SUCCESS", mode="COMPLETE", progress="100.00% (1/1)",
                                 need=json.dumps([name]), completed=json.dumps([name]))
-                    fields = {"snapshot": versions, "last_refresh_time": time.time(),
-                              "refresh_state": "SUCCESS"}
+                    fields = {"snapshot": versions, "base_tables": base,
+                              "last_refresh_time": time.time(), "refresh_state": "SUCCESS"}
                 except TaskCanceled:
                     task.update(status="CANCELED", mode="COMPLETE", progress="0.00% (0/1)")
                 except DorisError as e:
