@@ -34,3 +34,23 @@ def test_privileges(server, fresh_db):
         with pytest.raises(pymysql.err.OperationalError, match="denied"):
             query(user, sql)
     query(root, f"DROP USER mv_reader_{fresh_db}")
+
+
+def test_stream_load_into_a_view_is_refused(server, fresh_db):
+    import base64
+    import json
+    import urllib.request
+    conn = server.connect(fresh_db)
+    query(conn, "CREATE TABLE t (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 "
+                "PROPERTIES ('replication_num' = '1')")
+    query(conn, "CREATE MATERIALIZED VIEW mv BUILD DEFERRED DISTRIBUTED BY RANDOM BUCKETS 1 "
+                "PROPERTIES ('replication_num' = '1') AS SELECT k FROM t")
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{server.http_port}/api/{fresh_db}/mv/_stream_load", data=b"1\n",
+        method="PUT", headers={"Authorization": "Basic " + base64.b64encode(b"root:").decode()})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        reply = json.loads(resp.read())
+    assert reply["Status"] == "Fail"
+    assert "Not allowed to perform current operation on async materialized view" in \
+        reply["Message"]
+    assert query(conn, "SELECT COUNT(*) FROM mv") == [(0,)]
