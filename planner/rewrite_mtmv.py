@@ -134,7 +134,8 @@ def _shape(select: exp.Select, cat, db: str) -> _Shape:
     conditions: list[exp.Expression] = []
     for join in select.args.get("joins") or []:
         if join.side or (join.kind or "").upper() not in ("", "INNER", "CROSS") \
-                or join.args.get("using") or not isinstance(join.this, exp.Table):
+                or join.args.get("using") or join.args.get("method") \
+                or not isinstance(join.this, exp.Table):  # NATURAL: conditions implied
             raise NoMatch("The graph logic between query and view is not consistent")
         relations.append(join.this)
         if join.args.get("on") is not None:
