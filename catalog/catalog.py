@@ -47,6 +47,7 @@ from catalog import rollup_job, rollup_job_journal
 from catalog.column_stats import APPLY as COLUMN_STATS_APPLY
 from catalog import row_policy
 from catalog.views import APPLY as VIEW_APPLY
+from catalog.mtmv import APPLY as MTMV_APPLY
 from catalog.rename import APPLY as RENAME_APPLY
 from catalog.database_alter import APPLY as DATABASE_ALTER_APPLY, check_replica_quota
 from catalog.information_schema import table_totals
@@ -109,6 +110,9 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         # Bumped by every journaled change once applied, loads and compactions included: what
         # planner statistics kept across statements are keyed on (planner/statistics.py).
         self.data_epoch = 0
+        # called with the ids of the tables a batch of publishes loaded, after it is applied
+        # (async materialized views refreshed ON COMMIT: server/mtmv_tasks.py)
+        self.publish_listeners: list[Callable[[set[int]], None]] = []
         # INSERTs since the SHOW LOAD records were last counted (load_jobs.py)
         self.inserts_since_trim = 0
 
@@ -486,6 +490,13 @@ class Catalog(ClusterMixin):  # ClusterMixin (catalog/cluster.py): backends, pla
         table's load lock and the entries' labels (reserve_label); `on_durable`: see
         `_log_outside_lock`."""
         self._log_outside_lock([("publish", data) for data in entries], on_durable)
+        if self.publish_listeners:  # ON COMMIT materialized views (server/mtmv_tasks.py)
+            with self.lock:
+                ids = {t.table_id for t in (self.dbs[e["db"]].tables.get(e["table"])
+                                            for e in entries if e["db"] in self.dbs)
+                       if t is not None}
+            for listener in list(self.publish_listeners):
+                listener(ids)
 
     def log_compaction(self, data: dict, op: str = "compact") -> None:
         """Journal and apply a compacted rowset replacing its inputs (catalog/compaction.py), or
@@ -628,4 +639,5 @@ _APPLY: dict[str, Callable[[Catalog, Any], None]] = {
     **ENABLE_FEATURE_APPLY,  # ENABLE FEATURE: hidden columns added (catalog/enable_feature.py)
     **precommit.APPLY,  # two-phase Stream Loads pre-committed (catalog/precommit.py)
     **recycle_ops.APPLY,  # RECOVER DATABASE/TABLE/PARTITION, recycle bin erasure
+    **MTMV_APPLY,  # async materialized views: definition, job state, refreshes (catalog/mtmv.py)
 }

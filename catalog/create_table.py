@@ -358,6 +358,7 @@ def new_table(stmt: CreateTableStmt, table_id: int, base_index_id: int) -> OlapT
     table = OlapTable(table_id, stmt.name, columns, keys_type, partition_info, distribution,
                       dict(stmt.properties), stmt.comment, base_index_id,
                       create_time=time.time())
+    table.mtmv = stmt.mtmv
     table.indexes[base_index_id] = MaterializedIndexMeta(
         base_index_id, stmt.name, [c.name for c in columns], keys_type)
     analyze_merge_on_write(table.properties, keys_type)  # unique_model.py

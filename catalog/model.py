@@ -266,6 +266,9 @@ class OlapTable:
     # the next id of its AUTO_INCREMENT column, 0 until the first load takes one
     # (catalog/auto_increment.py; journaled with every publish into the table)
     auto_increment_next: int = 0
+    # an asynchronous materialized view's definition, job and refresh record (catalog/mtmv.py);
+    # None for a plain table
+    mtmv: dict | None = None
 
     # -- lookups -------------------------------------------------------------------------------
     def column(self, name: str) -> Column | None:
@@ -399,7 +402,8 @@ class OlapTable:
                                             self.origin_column_names.items()}}
                    if self.next_column_uid else {}),
                 **({"auto_increment_next": self.auto_increment_next}
-                   if self.auto_increment_next else {})}
+                   if self.auto_increment_next else {}),
+                **({"mtmv": self.mtmv} if self.mtmv is not None else {})}
 
     @staticmethod
     def from_dict(d: dict) -> OlapTable:
@@ -417,6 +421,7 @@ class OlapTable:
         t.origin_column_names = {int(k): v for k, v in d.get("origin_column_names", {}).items()}
         t.hidden_columns = [Column.from_dict(c) for c in d.get("hidden_columns", [])]
         t.auto_increment_next = int(d.get("auto_increment_next", 0))
+        t.mtmv = d.get("mtmv")
         return t
 
 

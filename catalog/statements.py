@@ -80,6 +80,7 @@ class CreateTableStmt:
     query: str | None = None  # CREATE TABLE ... AS <query>: its text (columns come from it)
     like: tuple[str | None, str] | None = None  # CREATE TABLE t2 LIKE [db.]t1: (db, table)
     like_rollups: list[str] | None = None       # ... WITH ROLLUP [(r1, ...)]: [] = all
+    mtmv: dict | None = None  # an asynchronous materialized view's record (catalog/mtmv.py)
 
 
 @dataclass

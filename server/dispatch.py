@@ -26,6 +26,7 @@ from server.handlers.load import LOAD_HANDLERS
 from server.handlers.temp_partitions import HANDLERS as TEMP_PARTITION_HANDLERS
 from server.handlers.enable_feature import HANDLERS as ENABLE_FEATURE_HANDLERS
 from server.handlers.clients import CLIENT_HANDLERS
+from server.handlers.async_mv import ASYNC_MV_HANDLERS
 from server.handlers.rollup import ROLLUP_HANDLERS
 from server.handlers.schema_change import SCHEMA_CHANGE_HANDLERS
 from server.handlers import outfile, update
@@ -110,6 +111,7 @@ HANDLERS: dict[type, Callable[[object, StatementContext], OkResult | RowsResult]
     **LOAD_HANDLERS,  # resources, Spark Load (LOAD LABEL, SHOW LOAD, CANCEL LOAD)
     **TEMP_PARTITION_HANDLERS,  # temporary partitions, REPLACE PARTITION / WITH TABLE
     **CLIENT_HANDLERS,  # SET TRANSACTION, catalogs (server/handlers/clients.py)
+    **ASYNC_MV_HANDLERS,  # async materialized views (MTMV): DDL, REFRESH, jobs, tasks
     **ROLLUP_HANDLERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, materialized views
     **SCHEMA_CHANGE_HANDLERS,  # ALTER TABLE ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY
     **ENABLE_FEATURE_HANDLERS,  # ALTER TABLE ENABLE FEATURE (hidden columns)

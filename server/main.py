@@ -26,6 +26,8 @@ from mysql_mimic.stream import ConnectionClosed
 
 from catalog.catalog import Catalog
 from catalog.dynamic_scheduler import DynamicPartitionScheduler
+from server.handlers import async_mv
+from server.mtmv_tasks import MTMVTasks
 from catalog.fe_config import FeConfig
 from catalog.compaction_scheduler import CompactionScheduler, SchedulerConfig
 from catalog.group_commit import GroupCommitManager
@@ -96,6 +98,7 @@ class Services:
     stream_loads: StreamLoadRecords | None = None  # SHOW STREAM LOAD
     prepared_txns: PreparedTxns | None = None  # pre-committed two-phase Stream Loads
     recycle_bin: RecycleBinDaemon | None = None  # erases what expires in the recycle bin
+    mtmv: object = None  # async materialized views' refresh tasks (server/mtmv_tasks.py)
 
 
 PAGE_CACHE_SHARE = 20  # Doris's storage_page_cache_limit default: 20% of mem_limit
@@ -158,6 +161,8 @@ def open_services(cfg: Config) -> Services:
                                 "max_segment_size": cfg.max_segment_size},
         lambda: str(services.global_variables.get("time_zone")))
     services.load_manager.recover()
+    services.mtmv = MTMVTasks(services)
+    async_mv.register(catalog)  # mv_infos(), jobs(), tasks()
     cancel_interrupted(catalog, datetime.now().strftime("%Y-%m-%d %H:%M:%S"))  # EXPORT jobs
     return services
 
@@ -249,6 +254,7 @@ async def serve(cfg: Config, host: str) -> None:
     services.recycle_bin.start()
     resume_jobs(services.catalog)  # ADD ROLLUP jobs a restart interrupted
     insert_overwrite.drop_leftovers(services.catalog)  # INSERT OVERWRITEs a crash interrupted
+    services.mtmv.start()  # async materialized views: schedules, ON COMMIT (after the above)
     log.info("minidoris ready on %s:%d (data dir %s)", host, cfg.query_port, cfg.data_dir)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -260,6 +266,7 @@ async def serve(cfg: Config, host: str) -> None:
     if http is not None:
         await http.stop()
     services.dynamic_scheduler.shutdown()
+    services.mtmv.shutdown()
     services.tablet_scheduler.stop()
     services.recycle_bin.stop()
     services.compaction.stop()

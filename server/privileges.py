@@ -39,6 +39,9 @@ from typing import Callable
 
 from sqlglot import exp
 
+from catalog.mtmv_statements import (AlterMTMVStmt, CancelMTMVTaskStmt, CreateMTMVStmt,
+                                     DropMTMVStmt, MTMVJobStmt, RefreshMTMVStmt,
+                                     ShowCreateMTMVStmt)
 from catalog.system_dbs import system_db
 from catalog.access import Access
 from catalog.auth import AccessDenied
@@ -385,6 +388,13 @@ def _create_mv(stmt, ctx, access: Access) -> None:
         access.require_tbl(db, base.name, "ALTER")
 
 
+def _create_mtmv(stmt, ctx, access: Access) -> None:
+    """CREATE MATERIALIZED VIEW (async): CREATE on the view, SELECT on what its query reads."""
+    from server.parser.statement import parse_sqlglot
+    _table_priv("CREATE")(stmt, ctx, access)
+    _select(parse_sqlglot(stmt.query), ctx, access)
+
+
 def _load(stmt, ctx, access: Access) -> None:
     """LOAD LABEL (Spark / Broker Load): LOAD on every target table."""
     db = _db(stmt.db, ctx)
@@ -443,6 +453,11 @@ CHECKS: dict[type, Callable[[object, StatementContext, Access], None]] = {
     # statements of the rollup, temporary partition, Spark Load and catalog work
     AddRollupStmt: _table_priv("ALTER"), DropRollupStmt: _table_priv("ALTER"),
     CancelAlterTableStmt: _table_priv("ALTER"), CreateMaterializedViewStmt: _create_mv,
+    # async materialized views (server/handlers/async_mv.py)
+    CreateMTMVStmt: _create_mtmv, DropMTMVStmt: _table_priv("DROP"),
+    RefreshMTMVStmt: _table_priv("ALTER"), AlterMTMVStmt: _table_priv("ALTER"),
+    MTMVJobStmt: _table_priv("ALTER"), CancelMTMVTaskStmt: _table_priv("ALTER"),
+    ShowCreateMTMVStmt: _table_priv("SHOW", "SHOW CREATE MATERIALIZED VIEW"),
     SchemaChangeStmt: _table_priv("ALTER"), EnableFeatureStmt: _table_priv("ALTER"),
     AddTempPartitionStmt: _add_temp_partition, DropTempPartitionStmt: _table_priv("ALTER"),
     ReplacePartitionStmt: _table_priv("ALTER"), ReplaceTableStmt: _table_priv("ALTER"),

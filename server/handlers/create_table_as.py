@@ -9,6 +9,7 @@ in one transaction; if the load fails, the new table is dropped again.
 
 from __future__ import annotations
 
+import pyarrow as pa
 import sqlglot
 
 from catalog.errors import DorisError
@@ -24,13 +25,7 @@ CTAS_BUCKETS = 10
 def create_table_as(stmt: CreateTableStmt, ctx: StatementContext, create) -> object:
     query = sqlglot.parse_one(stmt.query, read="doris")
     data, infos = run_query(query, ctx)
-    columns = []
-    for info, field in zip(infos, data.schema):
-        dtype = info.type if info.type is not None and info.type.arrow() == field.type \
-            else from_arrow(field.type)
-        if dtype.kind == "STRING":
-            dtype = DataType("VARCHAR", length=65533)
-        columns.append(ColumnDef(info.name, dtype, nullable=True))
+    columns = result_columns(infos, data.schema)
     stmt.columns = columns
     if stmt.distribution_kind is None:
         stmt.distribution_kind, stmt.distribution_columns = "HASH", [columns[0].name]
@@ -46,3 +41,16 @@ def create_table_as(stmt: CreateTableStmt, ctx: StatementContext, create) -> obj
     except DorisError:
         ctx.catalog.drop_table(db, stmt.name, if_exists=True, force=True)  # as Doris: FORCE
         raise
+
+
+def result_columns(infos: list, schema: pa.Schema) -> list[ColumnDef]:
+    """A query's result columns as a table's (CTAS and async materialized views): their
+    types, text as VARCHAR(65533), all nullable."""
+    columns = []
+    for info, field in zip(infos, schema):
+        dtype = info.type if info.type is not None and info.type.arrow() == field.type \
+            else from_arrow(field.type)
+        if dtype.kind == "STRING":
+            dtype = DataType("VARCHAR", length=65533)
+        columns.append(ColumnDef(info.name, dtype, nullable=True))
+    return columns

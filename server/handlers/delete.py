@@ -11,10 +11,12 @@ from catalog.delete_sign import delete_by_sign
 from catalog.storage_statements import DeleteStmt
 from server.handlers.context import StatementContext
 from server.handlers.delete_using import delete_selected, needs_query
+from server.handlers.insert import check_target
 from server.results import OkResult
 
 
 def delete(stmt: DeleteStmt, ctx: StatementContext) -> OkResult:
+    check_target(ctx, stmt.db or ctx.db, stmt.table)
     if needs_query(stmt):  # USING, or a WHERE that is not delete conditions
         return delete_selected(stmt, ctx)
     signed = delete_by_sign(ctx.catalog, ctx.db, stmt, ctx.now.replace(tzinfo=None))

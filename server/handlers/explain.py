@@ -15,6 +15,7 @@ from planner.naming import NameGen
 from planner.short_circuit import PointPlan, plan_point, shows_short_circuit
 from planner import statistics
 from server.handlers.context import StatementContext
+from server.handlers.mv_rewrite import mv_rewrite
 from server.handlers.session_values import inline_session_values
 from catalog.alias_functions import expand as expand_alias_functions
 from server.parser.literals import split_literals
@@ -47,6 +48,8 @@ def fragment_context(ctx: StatementContext) -> FragmentContext:
 
 def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     query = inline_session_values(expand_alias_functions(stmt.query, ctx.catalog, ctx.db), ctx)
+    rewritten = mv_rewrite(query, ctx)
+    query = rewritten.tree if rewritten.tree is not None else query
     with statistics.memoized(ctx.catalog.data_epoch):  # each scan's statistics summed once
         plan, columns = bind_statement(query, BindContext(
             ctx.catalog, ctx.db, NameGen(), variables=ctx.session.variables.info_rows,
@@ -60,7 +63,8 @@ def explain(stmt: ExplainStmt, ctx: StatementContext) -> RowsResult:
     if stmt.level == "GRAPH":
         lines = render_graph(fragments)
     else:
-        lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary
+        lines = render(fragments, verbose=stmt.level == "VERBOSE") + summary + \
+            rewritten.summary()
     return text_columns(["Explain String"], [(line,) for line in lines])
 
 

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from catalog import insert_overwrite
+from catalog.mtmv import check_writable
 from catalog.errors import AnalysisError, DataQualityError, NotSupported
 from catalog.hidden_columns import check_sequence_given
 from catalog.load import load_batches
@@ -134,6 +135,7 @@ def insert(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
         table_expr = target
         names = None
     db = table_expr.db or ctx.db
+    check_target(ctx, db, table_expr.name)
     names = _target_columns(ctx, db, table_expr.name, names)
     partition_ids = _target_partitions(ctx, db, table_expr)
     source = stmt.expression
@@ -159,6 +161,7 @@ def _insert_overwrite(stmt: exp.Insert, ctx: StatementContext) -> OkResult:
     table_expr = target.this if isinstance(target, exp.Schema) else target
     names = [c.name for c in target.expressions] if isinstance(target, exp.Schema) else None
     db = table_expr.db or ctx.db
+    check_target(ctx, db, table_expr.name)
     names = _target_columns(ctx, db, table_expr.name, names)
     spec = names_of(table_expr)
     auto_detect = spec is not None and _is_star(table_expr)
@@ -218,12 +221,21 @@ def _target_partitions(ctx: StatementContext, db: str | None, table: exp.Table) 
 def fast_insert(stmt: FastInsert, ctx: StatementContext) -> OkResult:
     """The literal-tuples fast path (`server/parser/fast_values.py`)."""
     db = stmt.db or ctx.db
+    check_target(ctx, db, stmt.table)
     names = _target_columns(ctx, db, stmt.table, stmt.columns)
     if len(stmt.values) != len(names):
         raise AnalysisError("Column count doesn't match value count")
     data = pa.Table.from_arrays([v if isinstance(v, pa.Array) else _column_array(v)
                                  for v in stmt.values], names=names)
     return _load(ctx, db, stmt.table, data, stmt.label, group_commit=True)
+
+
+def check_target(ctx: StatementContext, db: str | None, table: str) -> None:
+    """An async materialized view is written only by its refresh (Doris's
+    MTMVUtil.allowModifyMTMVData: unless allow_modify_materialized_view_data is set)."""
+    if not (ctx.session is not None
+            and ctx.session.variables.get("allow_modify_materialized_view_data")):
+        check_writable(ctx.catalog, db, table)
 
 
 def _target_columns(ctx: StatementContext, db: str | None, table: str,

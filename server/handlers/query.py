@@ -24,6 +24,7 @@ from planner.naming import NameGen
 from planner.views import view_query
 from server.handlers import plan_cache, profile
 from server.handlers.context import StatementContext
+from server.handlers.mv_rewrite import mv_rewrite
 from server.handlers.profile import new_query_id
 from server.handlers.explain import fragment_context, hidden_column_flags
 from server.handlers.session_values import inline_session_values
@@ -66,6 +67,10 @@ def _plan(stmt, ctx: StatementContext, db: str | None = None,
     if reuse_key is not None:
         plan_cache.stats["misses"] += 1
     stmt = inline_session_values(expand_alias_functions(stmt, ctx.catalog, db or ctx.db), ctx)
+    if db is None:
+        rewritten = mv_rewrite(stmt, ctx)
+        if rewritten.tree is not None:  # its answer depends on the view's freshness: not kept
+            stmt, reuse_key = rewritten.tree, None
     profiling = profile.enabled(ctx)
     try:
         with statistics.memoized(ctx.catalog.data_epoch):

@@ -83,13 +83,17 @@ def _sort_key(types, p):
 
 
 def show_create_table_sql(table: OlapTable) -> str:
-    out = [f"CREATE TABLE `{table.name}` ("]
+    """An async materialized view shows as Doris 2.1 shows it: CREATE MATERIALIZED VIEW ...
+    ENGINE=MATERIALIZED_VIEW, its keys only when its CREATE named them."""
+    mv = table.mtmv is not None
+    out = [f"CREATE {'MATERIALIZED VIEW' if mv else 'TABLE'} `{table.name}` ("]
     out.append(",\n".join(["  " + _column_sql(c, table.keys_type) for c in table.columns]
                            + ["  " + index_sql(i) for i in table.table_indexes]))
-    out.append(") ENGINE=OLAP")
+    out.append(f") ENGINE={'MATERIALIZED_VIEW' if mv else 'OLAP'}")
     keys = ", ".join(f"`{c.name}`" for c in table.key_columns)
-    out.append(f"{KEYS_SQL[table.keys_type]}({keys})")
-    out.append(f"COMMENT '{table.comment or 'OLAP'}'")
+    if not mv or table.mtmv.get("keys"):
+        out.append(f"{KEYS_SQL[table.keys_type]}({keys})")
+    out.append(f"COMMENT '{table.comment or ('MATERIALIZED_VIEW' if mv else 'OLAP')}'")
     out.extend(_partition_sql(table))
     dist = table.distribution
     buckets = "AUTO" if dist.auto_buckets else str(dist.buckets)

@@ -38,6 +38,7 @@ from datetime import datetime
 
 import pyarrow as pa
 
+from catalog.mtmv import check_writable
 from catalog.errors import AnalysisError, DorisError, LabelAlreadyUsed, MemLimitExceeded
 from catalog.load import commit_load
 from catalog.load_sink import OlapTableSink
@@ -139,6 +140,7 @@ def _load(catalog, errors: ErrorLogStore, db: str, table_name: str, opts: Stream
     with catalog.lock:
         table = catalog.get_table(db, table_name)
         db = catalog.get_db(db).name
+    check_writable(catalog, db, table_name)  # an async materialized view (catalog/mtmv.py)
     used = catalog.label_txn(db, opts.label)
     if used is not None:
         raise LabelAlreadyUsed(opts.label, used)

@@ -27,6 +27,7 @@ from server.parser.create_table import parse_create_table
 from server.parser.load import OWN_PARSERS as LOAD_PARSERS
 from server.parser.clients import CLIENT_PARSERS, resolve_catalogs
 from server.parser.storage import OWN_PARSERS as STORAGE_PARSERS
+from server.parser.async_mv import OWN_PARSERS as ASYNC_MV_PARSERS
 from server.parser.rollup import OWN_PARSERS as ROLLUP_PARSERS
 from server.parser.pipes import PIPES_AS_CONCAT, DorisPipes
 from server.parser.recycle_bin import OWN_PARSERS as RECYCLE_BIN_PARSERS
@@ -277,6 +278,7 @@ _OWN_PARSERS = (
                        # SHOW QUERY PROFILE
     *AUTH_PARSERS,  # users, roles, passwords, GRANT/REVOKE, SHOW GRANTS/ROLES/PROPERTY
     *LOAD_PARSERS,  # CREATE/DROP/SHOW RESOURCE(S), LOAD LABEL, SHOW LOAD, CANCEL LOAD
+    *ASYNC_MV_PARSERS,  # asynchronous materialized views (None: the synchronous form)
     *ROLLUP_PARSERS,  # ADD/DROP ROLLUP, SHOW/CANCEL ALTER TABLE, CREATE/DROP MATERIALIZED VIEW
     *SCHEMA_CHANGE_PARSERS,  # ADD/DROP/MODIFY/RENAME COLUMN, ORDER BY, SHOW/CANCEL ... COLUMN
     *ANALYZE_PARSERS,  # ANALYZE TABLE, SHOW COLUMN/TABLE STATS, DROP STATS
