@@ -16,6 +16,7 @@ import base64
 import json
 import random
 import shutil
+import subprocess
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -179,8 +180,12 @@ def die_at(srv, point: str, monkeypatch, action, background: bool = False) -> No
     try:
         conn = srv.connect("w")
     except (pymysql.MySQLError, OSError):
-        if not background or srv.proc.poll() is None:
+        if not background:
             raise
+        try:  # dying: the connection was refused or reset an instant before the exit
+            srv.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"no connection, and the server did not die at {point}")
         conn = None
     if conn is not None:
         with pytest.raises((pymysql.MySQLError, OSError)):  # OSError: Stream Load's connection
