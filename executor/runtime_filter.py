@@ -48,6 +48,8 @@ SET_DENSITY = 2  # the exact set only when it holds at most 1/2 of the integers 
 
 
 def _predicates(column: str, values: pa.ChunkedArray) -> list[ColumnPredicate]:
+    if pa.types.is_nested(values.type) or isinstance(values.type, pa.BaseExtensionType):
+        return []  # ARRAY keys join on their text (operators/join.py); JSON, MAP: refused there
     if len(values) > MAX_DISTINCT_BUILD:
         # Sorting a huge build side's keys costs more than a set could save: min/max only.
         bounds = pc.min_max(values)

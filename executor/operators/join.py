@@ -22,10 +22,12 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from executor.expressions.casts import cast_value
+from executor.expressions.errors import ExpressionError, JsonComparison
 from executor.operators import join_payload
 from executor.operators.filter import run_filter
 from executor.operators.join_size import check_join_output
 from executor.operators.lookup_join import lookup_join
+from storage.types import is_json_type
 
 
 def _coerced_keys(left: pa.Table, right: pa.Table, node):
@@ -35,6 +37,12 @@ def _coerced_keys(left: pa.Table, right: pa.Table, node):
     lkeys, rkeys, added = list(node.left_keys), list(node.right_keys), []
     for i, (lk, rk) in enumerate(zip(node.left_keys, node.right_keys)):
         lt, rt = left.schema.field(lk).type, right.schema.field(rk).type
+        if _comparable_as_text(lt, rt, lk, rk):  # ARRAY keys: equal exactly when their text is
+            lkeys[i], rkeys[i] = f"__jkcl{i}", f"__jkcr{i}"
+            left = left.append_column(lkeys[i], _as_text(left.column(lk)))
+            right = right.append_column(rkeys[i], _as_text(right.column(rk)))
+            added += [lkeys[i], rkeys[i]]
+            continue
         if lt == rt:
             continue
         common = common_type(lt, rt)
@@ -50,6 +58,28 @@ def _coerced_keys(left: pa.Table, right: pa.Table, node):
         return left, right, node, added
     output = None if node.output is None else list(node.output) + added
     return left, right, replace(node, left_keys=lkeys, right_keys=rkeys, output=output), added
+
+
+def _comparable_as_text(lt: pa.DataType, rt: pa.DataType, lk: str, rk: str) -> bool:
+    """Whether a key pair of nested types joins on its text: ARRAYs do (Doris 2.1 compares
+    them); MAP, STRUCT and JSON keys are refused as Nereids' ComparisonPredicate refuses them
+    at analysis."""
+    def label(name: str) -> str:
+        return name.rsplit("#", 1)[0].rsplit(".", 1)[-1]
+    if any(is_json_type(t) for t in (lt, rt)):
+        raise JsonComparison(f"({label(lk)} = {label(rk)})")
+    if any(pa.types.is_map(t) or pa.types.is_struct(t) for t in (lt, rt)):
+        raise ExpressionError("comparison predicate could not contains complex type: "
+                              f"({label(lk)} = {label(rk)})")
+    lists = [pa.types.is_list(t) or pa.types.is_large_list(t) for t in (lt, rt)]
+    if any(lists) and not all(lists):
+        raise ExpressionError(f"can not cast from origin type {'ARRAY' if lists[0] else 'a scalar'}"
+                              f" to target type={'a scalar' if lists[0] else 'ARRAY'}")
+    return all(lists)
+
+
+def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pa.chunked_array([cast_value(c, pa.string()) for c in column.chunks], pa.string())
 
 
 def cast_key(column: pa.ChunkedArray, t: pa.DataType) -> pa.ChunkedArray:
