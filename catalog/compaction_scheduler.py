@@ -1,7 +1,7 @@
 """The compaction producer and its consumer pool with permits (seed 002 §2).
 
     producer thread, one round every generate_compaction_tasks_min_interval_ms (and at least
-    PRODUCER_DUTY_FACTOR x its last round's duration apart: a round is Python over every tablet):
+    PRODUCER_DUTY_FACTOR x its last round's CPU time apart: a round is Python over every tablet):
       every (cumulative_compaction_rounds_for_each_base_compaction_round + 1)-th round makes
       base tasks, the others cumulative tasks; per disk (a simulated backend: a tablet's first
       replica) that runs fewer than compaction_task_num_per_disk tasks, among tablets not
@@ -55,8 +55,11 @@ IDLE_WAIT_SECONDS = 2.0  # seed 002: a round with every disk full sleeps until a
 FULL_ROUND_SECONDS = 1.0  # with nothing changed, a round at least this often
 SCORE_REFRESH_SECONDS = 0.5  # a tablet's cached score is kept this long while loads change it
 # A round walks every tablet in Python (thousands with hundreds of daily partitions), so the
-# producer waits at least this many times its last round's duration before the next: at most
-# a tenth of the process's time goes to producing, whatever the tablet count.
+# producer waits at least this many times its last round's CPU time before the next: at most
+# a tenth of the process's time goes to producing, whatever the tablet count. CPU time, not wall
+# time: under 32 clients a round of a few milliseconds of Python took 100-300 ms waiting for the
+# GIL, the producer then slept seconds, and a table loaded 200 times a second reached the
+# version limit (-235) with compaction idle.
 PRODUCER_DUTY_FACTOR = 9
 
 
@@ -133,13 +136,14 @@ class CompactionScheduler:
                 self._stop.wait(self.config.min_interval_ms / 1000)
                 continue
             seen, last_round = Tablet.changes, time.monotonic()
+            cpu_began = time.thread_time()
             produced, full = 0, False
             if not self.disabled():
                 try:
                     produced, full = self.produce_round()
                 except Exception:  # a daemon's boundary: log and keep producing (as Doris's)
                     log.exception("compaction producer round failed")
-            spent = time.monotonic() - last_round
+            spent = time.thread_time() - cpu_began  # its CPU, not its waits for the GIL
             if full and not produced:
                 with self._lock:
                     self._lock.wait(IDLE_WAIT_SECONDS)
@@ -236,7 +240,7 @@ class CompactionScheduler:
             try:
                 if taken and self.permits.acquire(permits, self._stop):
                     try:
-                        with cpu_slots.slot():  # in line with statements
+                        with cpu_slots.slot(cpu_slots.COMPACTION):
                             done += run_slice_compaction(self.cat, taken)
                     finally:
                         self.permits.release(permits)
@@ -298,7 +302,7 @@ class CompactionScheduler:
 
     def _execute(self, task: CompactionTask, permits: int) -> None:
         try:
-            with cpu_slots.slot():  # in line with statements (storage/cpu_slots.py)
+            with cpu_slots.slot(cpu_slots.COMPACTION):  # storage/cpu_slots.py
                 execute_task(self.cat, task)
         except (CompactionError, OSError, ValueError, RuntimeError) as exc:
             log.warning("%s compaction of tablet %d failed: %s", task.kind, task.ref.tablet_id,

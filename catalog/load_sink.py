@@ -150,7 +150,7 @@ class OlapTableSink:
         """mem_limit: over it, flush every memtable of this load and shrink the page cache
         first; still over it, fail the load (MEM_LIMIT_EXCEEDED) rather than the process."""
         memory = self.engine.process_memory
-        if memory.exceeded() is None:
+        if memory.exceeded_recently() is None:
             return
         self._flush_all([w for w in self._writers.values() if w.memtable.nbytes])
         message = wait_for_memory(self.engine)

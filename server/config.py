@@ -64,6 +64,9 @@ class Config:
     user_files_secure_path: str = ""
     # statements running their Python at once (storage/cpu_slots.py); 0 = the cores, -1 = no limit
     pipeline_executor_size: int = 0
+    # auto: while statements queue for CPU slots, the Python threads share one core
+    # (storage/gil_affinity.py); none: threads run where the OS puts them
+    python_cpu_affinity: str = "auto"
     # Accounts (catalog/auth.py): root's password as MySQL's double SHA-1 ('*' + 40 hex
     # digits, what PASSWORD('x') returns), applied at start-up; empty keeps the journaled one.
     initial_root_password: str = ""
@@ -165,4 +168,7 @@ def load_config(path: Path | None) -> Config:
         if key not in types or key in ("data_dir", "extra"):
             raise ValueError(f"{path}:{lineno}: unknown setting {key!r}")
         setattr(cfg, key, _coerce(key, value, py_types[str(types[key])]))
+    if cfg.python_cpu_affinity not in ("auto", "none"):
+        raise ValueError(f"config python_cpu_affinity: expected auto or none, "
+                         f"got {cfg.python_cpu_affinity!r}")
     return cfg

@@ -52,7 +52,7 @@ from server.protocol.connection import DorisConnection
 from server.session import DorisSession
 from server.variables import new_global_variables
 from server.system_variables import restore_globals
-from storage import StorageEngine, cpu_slots
+from storage import StorageEngine, cpu_slots, gil_affinity
 from storage.compaction_policy import CompactionConfig
 from storage.memtable import MemTableLimiter
 from storage.process_memory import ProcessMemory, physical_bytes, tune_allocator
@@ -66,6 +66,7 @@ log = logging.getLogger("minidoris")
 # Q2.1/Q4.1: 1.0 -> 1.4-1.6 cores, 20-35 % less wall time) for a few % of switching overhead.
 GIL_SWITCH_INTERVAL_S = 0.0002
 STATEMENT_THREADS = 64
+COMPACTION_SLOTS = 1  # compaction tasks running their Python at once (storage/cpu_slots.py)
 
 
 def executor_slots(configured: int) -> int:
@@ -233,7 +234,8 @@ class DorisServer(MysqlServer):
 async def serve(cfg: Config, host: str) -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     queries = executor_slots(cfg.pipeline_executor_size)
-    cpu_slots.configure(queries, queries)
+    cpu_slots.configure(queries, queries, COMPACTION_SLOTS)
+    gil_affinity.configure(cfg.python_cpu_affinity == "auto")
     services = open_services(cfg)
     gc_tuning.apply()  # after the catalog's replay: see server/gc_tuning.py
     # Statements run in the loop's default executor (asyncio.to_thread): enough threads that

@@ -9,9 +9,8 @@ at 9 a second; with two statements running at a time, 45-50 a second (scripts/be
 mixed_clients.py, docs/performance.md "Mixed clients"). Doris's BE likewise runs every query's
 pipeline tasks on `pipeline_executor_size` worker threads (default: the number of cores).
 
-Three lanes: QUERY slots (`pipeline_executor_size`: statements, result streams, compaction
-tasks) and as many LOAD slots for INSERT statements, as Doris's loads run in the BE's load
-channels and flush threads, not among the queries' pipeline tasks: in one queue, an INSERT of
+Four lanes: QUERY slots (`pipeline_executor_size`: statements, result streams), as many LOAD
+slots for INSERT statements, as Doris's loads run in the BE's load channels and flush threads, not among the queries' pipeline tasks: in one queue, an INSERT of
 a few milliseconds waited behind every query queued before it, and 16 writers inserted no
 faster than 16 readers queried; with half as many LOAD slots (until 2026-11-29) 16 writers
 beside 16 readers inserted 69-73 rows a second against 101-106 queries, with as many 107-115
@@ -20,6 +19,13 @@ commit (GROUP_COMMIT, as many slots as QUERY) only parse their rows and append t
 group's WAL and memtable (segments are written by the group's flush, a compaction-like task):
 with half the slots they waited for each other while the queries had CPU to spare (32
 clients, async_mode: 148 inserts/s and 309 queries/s with one slot, 281 and 180 with two).
+COMPACTION (one slot): compaction tasks, as Doris's BE runs them on their own threads, not
+among the queries' pipeline tasks. In the QUERY lane a compaction queued behind every waiting
+statement; once statements ran faster (storage/gil_affinity.py) a table loaded 200 times a
+second outgrew its compactions (500-2,000 rowsets a tablet, each merged by every read).
+
+Each statement taking its slot is counted by storage/gil_affinity.py, which, while statements
+queue, measures whether they run faster with the Python threads on one core.
 
     with slot(lane):     a statement (DorisSession.execute, a result stream's next chunk, a
                          compaction) runs holding one of the lane's slots; nested uses are
@@ -51,7 +57,9 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
-QUERY, LOAD, GROUP_COMMIT = "query", "load", "group_commit"
+from storage import gil_affinity
+
+QUERY, LOAD, GROUP_COMMIT, COMPACTION = "query", "load", "group_commit", "compaction"
 START_WAIT_S = 1.0
 RESUME_WAIT_S = 0.1
 SLICE_S = 0.1  # Doris's pipeline task time slice (100 ms)
@@ -65,8 +73,9 @@ class CpuSlots:
     (a lock's release, made holding it, cost 14% of the server's GIL time under the mix:
     the woken thread preempted the waker on a busy machine)."""
 
-    def __init__(self, slots: int):
+    def __init__(self, slots: int, statements: bool = True):
         self.slots = slots
+        self.statements = statements  # a lane of statements (queueing here is contention)
         self._lock = threading.Lock()
         self._free = slots
         self._starts: deque[int] = deque()  # each waiter's eventfd, written when granted
@@ -78,10 +87,16 @@ class CpuSlots:
         with self._lock:
             if self._free > 0 and not self._resumes and (resuming or not self._starts):
                 self._free -= 1
-                return True
-            fd = _wakeup_fd()
-            queue = self._resumes if resuming else self._starts
-            queue.append(fd)
+                immediate = True
+            else:
+                immediate = False
+                fd = _wakeup_fd()
+                queue = self._resumes if resuming else self._starts
+                queue.append(fd)
+        if self.statements and not resuming:  # a statement starts (queued: more than slots)
+            gil_affinity.current().started(queued=not immediate)
+        if immediate:
+            return True
         ready, _, _ = select.select([fd], [], [], RESUME_WAIT_S if resuming else START_WAIT_S)
         if not ready:
             with self._lock:
@@ -95,13 +110,26 @@ class CpuSlots:
     def _release(self) -> None:
         with self._lock:
             queue = self._resumes or self._starts
-            if not queue:
+            if not queue or self._free < 0:  # (< 0: the lane shrank, this slot goes)
                 self._free += 1
                 return
             fd = queue.popleft()
         # the slot passes to that waiter; os.write wakes it without the GIL held, so the
         # woken thread never finds the GIL taken by a waker it preempted
         os.write(fd, _ONE)
+
+    def resize(self, slots: int) -> None:
+        """`slots` from now on: new slots go to waiters at once, slots above the new count
+        are taken back as their holders release them."""
+        granted = []
+        with self._lock:
+            self._free += slots - self.slots
+            self.slots = slots
+            while self._free > 0 and (self._resumes or self._starts):
+                granted.append((self._resumes or self._starts).popleft())
+                self._free -= 1
+        for fd in granted:
+            os.write(fd, _ONE)
 
     def waiting(self) -> bool:
         return bool(self._starts or self._resumes)
@@ -131,18 +159,26 @@ def _wakeup_fd() -> int:
     return wakeup.fd
 
 
-_LANES: dict[str, CpuSlots | None] = {QUERY: None, LOAD: None, GROUP_COMMIT: None}
+_LANES: dict[str, CpuSlots | None] = {QUERY: None, LOAD: None, GROUP_COMMIT: None,
+                                      COMPACTION: None}
 _LOCAL = threading.local()  # depth, the CpuSlots held (or None), when it was taken
 
 
-def configure(queries: int, loads: int = 0) -> None:
-    """The process's slots (the server at start-up): `queries` for statements and compaction,
-    `loads` for INSERTs (0: they share the query slots), `queries` again for group commit
-    INSERTs; `queries` 0 turns them all off."""
+def configure(queries: int, loads: int = 0, compactions: int = 0) -> None:
+    """The process's slots (the server at start-up): `queries` for statements, `loads` for
+    INSERTs (0: they share the query slots), `queries` again for group commit INSERTs,
+    `compactions` for compaction tasks (0: they share the query slots); `queries` 0 turns them
+    all off."""
     _LANES[QUERY] = CpuSlots(queries) if queries > 0 else None
     _LANES[LOAD] = (CpuSlots(loads) if loads > 0 else _LANES[QUERY]) if queries > 0 else None
     _LANES[GROUP_COMMIT] = (CpuSlots(queries) if loads > 0 else _LANES[QUERY]) \
         if queries > 0 else None
+    _LANES[COMPACTION] = (CpuSlots(compactions, statements=False) if compactions > 0
+                          else _LANES[QUERY]) if queries > 0 else None
+    if loads > 0 and queries > 0:
+        lane = _LANES[LOAD]
+        gil_affinity.on_change(lambda pinned: lane.resize(max(1, loads // 2) if pinned
+                                                          else loads))
 
 
 @contextlib.contextmanager
@@ -161,6 +197,7 @@ def slot(lane: str = QUERY, resuming: bool = False) -> Iterator[None]:
     owner = _LANES[lane]
     local.depth, local.since = 1, time.monotonic()
     local.held = owner if owner._acquire(resuming) else None
+    gil_affinity.current().follow()
     try:
         yield
     finally:

@@ -129,3 +129,53 @@ def test_time_slice_requeues_a_long_statement_behind_waiters(slots, monkeypatch)
     for t in threads:
         t.join()
     assert order == ["short", "long"]
+
+
+def test_compaction_has_its_own_lane(slots):
+    cpu_slots.configure(1, 1, 1)
+    order = []
+    gate = threading.Event()
+
+    def statement():
+        with cpu_slots.slot(cpu_slots.QUERY):
+            order.append("query")
+            gate.wait(5)
+
+    t = threading.Thread(target=statement)
+    t.start()
+    while not order:
+        time.sleep(0.001)
+    began = time.monotonic()
+    with cpu_slots.slot(cpu_slots.COMPACTION):  # not queued behind the running statement
+        order.append("compaction")
+    assert time.monotonic() - began < 0.5
+    gate.set()
+    t.join()
+    assert order == ["query", "compaction"]
+
+
+def test_a_lane_resized_grants_new_slots_and_takes_surplus_ones_back(slots):
+    cpu_slots.configure(1, 2)
+    lane = cpu_slots._LANES[cpu_slots.LOAD]
+    lane.resize(1)
+    assert _running_at_once(cpu_slots.LOAD, 4, lambda: time.sleep(0.02)) == 1
+    lane.resize(2)
+    assert _running_at_once(cpu_slots.LOAD, 4, lambda: time.sleep(0.02)) == 2
+    # shrunk while both slots are held: the first release is taken back, not handed on
+    held, release = threading.Barrier(3), threading.Event()
+
+    def holder():
+        with cpu_slots.slot(cpu_slots.LOAD):
+            held.wait(5)
+            release.wait(5)
+
+    holders = [threading.Thread(target=holder) for _ in range(2)]
+    for t in holders:
+        t.start()
+    held.wait(5)
+    lane.resize(1)
+    release.set()
+    for t in holders:
+        t.join()
+    assert lane._free == 1 and lane.slots == 1
+    assert _running_at_once(cpu_slots.LOAD, 4, lambda: time.sleep(0.02)) == 1
