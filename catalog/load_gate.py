@@ -54,6 +54,10 @@ class LoadGate:
 
     def enter(self) -> GatePass:
         """A load begins (waits while a shape-changing DDL of the table runs or waits)."""
+        with self._cond:
+            if not self._ddl:  # the usual case: no wait, the CPU slot kept (no hand-off)
+                self._loads[self._epoch] += 1
+                return GatePass(self, self._epoch)
         with cpu_slots.blocking(), self._cond:  # waiting frees the CPU slot: cpu_slots.py
             while self._ddl:
                 self._cond.wait()

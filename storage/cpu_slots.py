@@ -25,7 +25,8 @@ statement; once statements ran faster (storage/gil_affinity.py) a table loaded 2
 second outgrew its compactions (500-2,000 rowsets a tablet, each merged by every read).
 
 Each statement taking its slot is counted by storage/gil_affinity.py, which, while statements
-queue, measures whether they run faster with the Python threads on one core.
+queue, measures whether they run faster with the Python threads on one core; while they are,
+the QUERY lane has half again as many slots (`configure`).
 
     with slot(lane):     a statement (DorisSession.execute, a result stream's next chunk, a
                          compaction) runs holding one of the lane's slots; nested uses are
@@ -175,10 +176,9 @@ def configure(queries: int, loads: int = 0, compactions: int = 0) -> None:
         if queries > 0 else None
     _LANES[COMPACTION] = (CpuSlots(compactions, statements=False) if compactions > 0
                           else _LANES[QUERY]) if queries > 0 else None
-    if loads > 0 and queries > 0:
-        lane = _LANES[LOAD]
-        gil_affinity.on_change(lambda pinned: lane.resize(max(1, loads // 2) if pinned
-                                                          else loads))
+    if queries > 0:
+        lane, more = _LANES[QUERY], max(1, queries // 2)
+        gil_affinity.on_change(lambda pinned: lane.resize(queries + more if pinned else queries))
 
 
 @contextlib.contextmanager

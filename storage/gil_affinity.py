@@ -23,9 +23,11 @@ themselves: TRIAL_S with the threads free, the process's context switches per CP
 ~2,000; above SWITCHES_PER_CPU_S the threads go to one core. The mode is kept HOLD_S, then
 measured again (free), each time twice as long while the trials agree (a trial costs the pinned
 load TRIAL_S at the free rate); once no statement has queued for QUIET_S, the threads are free.
-While pinned, the LOAD lane has half its slots (storage/cpu_slots.py): on one core each slot
-holder gets about an equal share of the GIL, and INSERTs of ~1 ms beside queries of several
-left the queries a third of the rate they had free.
+While pinned, the QUERY lane has half again as many slots (storage/cpu_slots.py): on one core
+slots no longer stand for cores but set how the GIL is shared between the lanes, and INSERTs
+of ~1 ms in two LOAD slots beside queries of several ms in two QUERY slots ran 233-284 INSERTs
+and 43-45 queries a second; with three QUERY slots 214-246 and 52-59 (one LOAD slot and three
+QUERY slots: 185-214 and 74-81).
 
     started(queued)   a statement (QUERY / LOAD / GROUP_COMMIT lane) takes its slot, after
                       queueing or not: moves the trial on when its time is up (a comparison

@@ -147,3 +147,33 @@ def test_job_journaled_without_its_shadow_index_still_runs(tmp_path):
     assert cat.alter_jobs[job.job_id].state == rollup_job.FINISHED
     assert _merged(_rollup_rows(cat)) == [(0, 3)]
     cat.close()
+
+
+def test_entering_an_open_gate_keeps_the_cpu_slot(monkeypatch):
+    """No DDL holds the gate: the load enters without handing its CPU slot on (a hand-off and
+    a queue for it again per INSERT, for nothing); with a DDL waiting it does hand it on."""
+    import contextlib
+    import threading
+
+    from catalog import load_gate
+    from catalog.load_gate import LoadGate
+
+    handed = []
+
+    @contextlib.contextmanager
+    def blocking():
+        handed.append(True)
+        yield
+
+    monkeypatch.setattr(load_gate.cpu_slots, "blocking", blocking)
+    gate = LoadGate()
+    gate.enter().leave()
+    assert handed == []
+    entered = threading.Event()
+    with gate.exclusive():
+        handed.clear()  # (the DDL's own wait hands its slot on too)
+        t = threading.Thread(target=lambda: (gate.enter().leave(), entered.set()))
+        t.start()
+        assert not entered.wait(0.1)  # waits for the DDL
+    t.join(5)
+    assert entered.is_set() and handed == [True]

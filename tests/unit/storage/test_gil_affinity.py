@@ -106,16 +106,16 @@ def test_off_or_one_core_never_pins(monkeypatch):
 
 
 @multicore
-def test_pinned_mode_halves_the_load_lane(affinity):
+def test_pinned_mode_gives_the_query_lane_half_again_as_many_slots(affinity):
     aff, clock, usage = affinity
     cpu_slots.configure(2, 2)
     try:
-        lane = cpu_slots._LANES[cpu_slots.LOAD]
+        queries, loads = cpu_slots._LANES[cpu_slots.QUERY], cpu_slots._LANES[cpu_slots.LOAD]
         _trial(aff, clock, usage, 30_000)
-        assert aff.pinned and lane.slots == 1
+        assert aff.pinned and queries.slots == 3 and loads.slots == 2
         clock.now += gil_affinity.QUIET_S
         aff.started(queued=False)
-        assert not aff.pinned and lane.slots == 2
+        assert not aff.pinned and queries.slots == 2 and loads.slots == 2
     finally:
         cpu_slots.configure(0)
 
