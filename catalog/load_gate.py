@@ -56,13 +56,16 @@ class LoadGate:
         """A load begins (waits while a shape-changing DDL of the table runs or waits)."""
         with self._cond:
             if not self._ddl:  # the usual case: no wait, the CPU slot kept (no hand-off)
-                self._loads[self._epoch] += 1
-                return GatePass(self, self._epoch)
+                return self._admit()
         with cpu_slots.blocking(), self._cond:  # waiting frees the CPU slot: cpu_slots.py
             while self._ddl:
                 self._cond.wait()
-            self._loads[self._epoch] += 1
-            return GatePass(self, self._epoch)
+            return self._admit()
+
+    def _admit(self) -> GatePass:
+        """A pass in the current epoch (call holding the condition's lock)."""
+        self._loads[self._epoch] += 1
+        return GatePass(self, self._epoch)
 
     def _leave(self, epoch: int) -> None:
         with self._cond:

@@ -10,9 +10,10 @@ mixed_clients.py, docs/performance.md "Mixed clients"). Doris's BE likewise runs
 pipeline tasks on `pipeline_executor_size` worker threads (default: the number of cores).
 
 Four lanes: QUERY slots (`pipeline_executor_size`: statements, result streams), as many LOAD
-slots for INSERT statements, as Doris's loads run in the BE's load channels and flush threads, not among the queries' pipeline tasks: in one queue, an INSERT of
-a few milliseconds waited behind every query queued before it, and 16 writers inserted no
-faster than 16 readers queried; with half as many LOAD slots (until 2026-11-29) 16 writers
+slots for INSERT statements, as Doris's loads run in the BE's load channels and flush
+threads, not among the queries' pipeline tasks: in one queue, an INSERT of a few milliseconds
+waited behind every query queued before it, and 16 writers inserted no faster than 16 readers
+queried; with half as many LOAD slots (until 2026-11-29) 16 writers
 beside 16 readers inserted 69-73 rows a second against 101-106 queries, with as many 107-115
 against 53-62 (scripts/bench/mixed_clients.py, docs/performance.md). INSERTs under group
 commit (GROUP_COMMIT, as many slots as QUERY) only parse their rows and append them to the
@@ -110,11 +111,10 @@ class CpuSlots:
 
     def _release(self) -> None:
         with self._lock:
-            queue = self._resumes or self._starts
-            if not queue or self._free < 0:  # (< 0: the lane shrank, this slot goes)
+            if not self.waiting() or self._free < 0:  # (< 0: the lane shrank, this slot goes)
                 self._free += 1
                 return
-            fd = queue.popleft()
+            fd = self._next_waiter()
         # the slot passes to that waiter; os.write wakes it without the GIL held, so the
         # woken thread never finds the GIL taken by a waker it preempted
         os.write(fd, _ONE)
@@ -126,11 +126,16 @@ class CpuSlots:
         with self._lock:
             self._free += slots - self.slots
             self.slots = slots
-            while self._free > 0 and (self._resumes or self._starts):
-                granted.append((self._resumes or self._starts).popleft())
+            while self._free > 0 and self.waiting():
+                granted.append(self._next_waiter())
                 self._free -= 1
         for fd in granted:
             os.write(fd, _ONE)
+
+    def _next_waiter(self) -> int:
+        """The eventfd of the waiter served next (call holding the lock, with waiters):
+        statements coming back from a wait before new ones."""
+        return (self._resumes or self._starts).popleft()
 
     def waiting(self) -> bool:
         return bool(self._starts or self._resumes)
@@ -176,9 +181,9 @@ def configure(queries: int, loads: int = 0, compactions: int = 0) -> None:
         if queries > 0 else None
     _LANES[COMPACTION] = (CpuSlots(compactions, statements=False) if compactions > 0
                           else _LANES[QUERY]) if queries > 0 else None
-    if queries > 0:
-        lane, more = _LANES[QUERY], max(1, queries // 2)
-        gil_affinity.on_change(lambda pinned: lane.resize(queries + more if pinned else queries))
+    lane, more = _LANES[QUERY], max(1, queries // 2)
+    gil_affinity.on_change(None if lane is None else
+                           lambda pinned: lane.resize(queries + more if pinned else queries))
 
 
 @contextlib.contextmanager

@@ -95,10 +95,9 @@ class GilAffinity:
         now = time.monotonic()
         if queued:
             self.last_contended = now
+            if self.phase == IDLE or now >= self._due:
+                self._step(now)
         elif self.phase != IDLE and now - self.last_contended >= QUIET_S:
-            self._step(now)
-            return
-        if queued and (self.phase == IDLE or now >= self._due):
             self._step(now)
 
     def _step(self, now: float) -> None:
@@ -149,20 +148,20 @@ class GilAffinity:
                 os.sched_setaffinity(tid, cores)
             except OSError:  # the thread ended meanwhile
                 pass
-        for listener in _LISTENERS:
-            listener(pinned)
+        if _on_change is not None:
+            _on_change(pinned)
 
 
 _AFFINITY = GilAffinity(enabled=False)
 _LOCAL = threading.local()
-_LISTENERS: list[Callable[[bool], None]] = []
+_on_change: Callable[[bool], None] | None = None
 
 
-def on_change(listener: Callable[[bool], None]) -> None:
-    """`listener(pinned)` at every change of mode (storage/cpu_slots.py resizes its LOAD lane);
-    the last one registered replaces the earlier ones (the process's lanes are configured
-    once, tests configure them again)."""
-    _LISTENERS[:] = [listener]
+def on_change(listener: Callable[[bool], None] | None) -> None:
+    """`listener(pinned)` at every change of mode from now on (storage/cpu_slots.py resizes
+    its QUERY lane; it sets None when it has no lanes)."""
+    global _on_change
+    _on_change = listener
 
 
 def configure(enabled: bool) -> GilAffinity:
