@@ -182,11 +182,19 @@ def fold_into(kept: pa.Table, state: KeptKeys, newer: pa.Table, keys: list[str],
     fold_at, added = at[found], ~found
     # the j-th added row (ascending) lands at its kept successor's position + j; kept rows
     # fill the other slots in order
-    placed = at[added] + np.arange(np.count_nonzero(added))
-    kept_slots = np.ones(len(codes) + len(placed), dtype=bool)
-    kept_slots[placed] = False
+    successors = at[added]
+    placed = successors + np.arange(len(successors))
+    if len(placed):
+        kept_slots = np.ones(len(codes) + len(placed), dtype=bool)
+        kept_slots[placed] = False
+        # where the kept rows folded into are in the result: after the added rows before them
+        fold_to = fold_at + np.searchsorted(successors, fold_at, side="right")
+    else:
+        fold_to = fold_at
 
-    def spliced(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    def spliced(old: np.ndarray, new: np.ndarray, copy: bool = False) -> np.ndarray:
+        if not len(placed):  # nothing added: the kept column as it is (read-only) or a copy
+            return old.copy() if copy else old
         out = np.empty(len(kept_slots), dtype=old.dtype)
         out[kept_slots] = old
         out[placed] = new[added]
@@ -196,10 +204,11 @@ def fold_into(kept: pa.Table, state: KeptKeys, newer: pa.Table, keys: list[str],
     for name, kept_column, new_column in zip(keys, kept_key_columns, new_keys):
         columns[name] = spliced(kept_column, new_column)
     for name, kept_column, new_column in zip(values, kept_values, new_values):
+        # a fresh array (the kept table's buffers are read-only), the folds made in it
+        out = spliced(kept_column, new_column, copy=bool(len(fold_at)))
         if len(fold_at):
-            kept_column = kept_column.copy()  # (the kept table's buffers are read-only)
-            _fold_at(kept_column, fold_at, new_column[found], aggregations[name])
-        columns[name] = spliced(kept_column, new_column)
+            _fold_at(out, fold_to, new_column[found], aggregations[name])
+        columns[name] = out
     merged = pa.Table.from_arrays([_arrow(columns[n], kept.schema.field(n).type) for n in names],
                                   schema=kept.schema)
     return merged, KeptKeys(spliced(codes, new_codes), ranges)

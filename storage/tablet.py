@@ -492,7 +492,9 @@ class Tablet:
             return dict(Counter(i for ids in self._snapshots.values() for i in ids))
 
     def _held_ids(self) -> set[int]:
-        return {i for ids in self._snapshots.values() for i in ids}
+        # Snapshots of the whole published list share its ids tuple: each distinct tuple once.
+        distinct = {id(ids): ids for ids in self._snapshots.values()}
+        return {i for ids in distinct.values() for i in ids}
 
     # -- reading -------------------------------------------------------------------------------
     def rowsets(self, version: int | None = None) -> list[RowsetMeta]:
@@ -676,7 +678,7 @@ class Tablet:
                                               stats))
             elif run:
                 later = [conj for v, conj in deletes if v > run[0].end_version]
-                rows = pa.concat_tables([self._segments(rs)[0].table for rs in run])
+                rows = pa.concat_tables(self._slice_tables(run))
                 parts.append(LoadFileReader(rows, schema).scan(columns, predicates, stats, later))
             run.clear()
 
@@ -701,6 +703,12 @@ class Tablet:
                 run.append(rs)
         flush_run()
         return parts
+
+    def _slice_tables(self, run: list[RowsetMeta]) -> list[pa.Table]:
+        """The rows of load file slices: the opened ones looked up under one lock."""
+        with self._lock:
+            found = [self._readers.get(rs.rowset_id) for rs in run]
+        return [(readers or self._segments(rs))[0].table for readers, rs in zip(found, run)]
 
     def _segments(self, rowset: RowsetMeta) -> list[SegmentReader]:
         with self._lock:

@@ -7,12 +7,14 @@ group ids, or `ufunc.reduceat` over runs of a sorted key, cost a few ns. Two gro
 - `_Direct`: the packed key code (`group_keys.KeyCodes.packed`) is itself the group id when its
   radix is at most a few times the row count: per-slot results, then the slots that occur, in
   the order of their first row (the order Acero gives, first appearance);
-- `_Runs`: the code never decreases (a tablet's rows in key order, as lineitem by l_orderkey):
-  one group per run, `reduceat` at the run starts.
+- `_Runs`: the code never decreases (a tablet's rows in key order, as lineitem by l_orderkey,
+  or an Aggregate tablet's merged rows grouped by its leading key): one group per run,
+  `reduceat` at the run starts. Taken before `_Direct` whenever the code is sorted: a run
+  boundary pass costs a fifth of `_Direct`'s bincount and first-row search (180k rows in 10
+  groups: ~0.1 against ~0.5 ms).
 
 `aggregate` returns None when a call or an argument type is not covered here (DISTINCT, lists,
-variances, strings' MIN/MAX, ...; float sums over runs, where reduceat would add pairwise); the
-caller then runs Acero. Results are typed and valued as the Acero path gives them (see
+variances, strings' MIN/MAX, ...); the caller then runs Acero. Results are typed and valued as the Acero path gives them (see
 aggregate.py): sums of int64 exact modulo 2^64 as Arrow's, float sums added row by row in input
 order as Arrow's hash_sum does, DECIMAL sums exact (two 32-bit halves when int64 could overflow).
 """
@@ -26,6 +28,7 @@ import pyarrow.compute as pc
 from executor.expressions import decimal_int64
 from executor.expressions.decimal_int64 import Unscaled
 from executor.operators.group_keys import integer_view
+from storage.arrays import contiguous
 
 _FLOAT_EXACT = 2**53
 
@@ -96,8 +99,11 @@ class _Runs:
     def sum_int(self, values: np.ndarray, bound: int) -> np.ndarray:
         return np.add.reduceat(values, self.starts) if len(values) else values
 
-    def sum_float(self, values: np.ndarray) -> None:
-        return None  # reduceat adds floats pairwise, not in row order as Acero does
+    def sum_float(self, values: np.ndarray) -> np.ndarray:
+        # reduceat would add floats pairwise; bincount adds each group's rows in row order, as
+        # Acero's hash_sum does.
+        k = len(self.starts)
+        return np.bincount(np.repeat(np.arange(k), self.counts), weights=values, minlength=k)
 
     def count(self, valid: np.ndarray) -> np.ndarray:
         return np.add.reduceat(valid.astype(np.int64), self.starts) if len(valid) else \
@@ -115,11 +121,25 @@ class _Runs:
 def groups_of(code: np.ndarray, radix: int):
     """The grouping for a packed key code, or None (Acero then hashes it)."""
     n = len(code)
+    if n and _sorted(code):
+        return _Runs(code)
     if radix <= max(4 * n, 1 << 16):
         return _Direct(code, radix)
-    if n and bool(np.all(code[1:] >= code[:-1])):
-        return _Runs(code)
     return None
+
+
+_PROBES = 64
+
+
+def _sorted(code: np.ndarray) -> bool:
+    """True when the code never decreases: a few adjacent pairs first (unsorted codes fail
+    there almost always), then all of them."""
+    n = len(code)
+    if n > 4 * _PROBES:
+        at = np.linspace(0, n - 2, _PROBES).astype(np.int64)
+        if bool(np.any(code[at + 1] < code[at])):
+            return False
+    return bool(np.all(code[1:] >= code[:-1]))
 
 
 # -- calls ---------------------------------------------------------------------------------------
@@ -128,8 +148,7 @@ def _numbers(arg):
     argument (DECIMAL in int64, integers, DATE, DATETIME), else None."""
     if isinstance(arg, Unscaled):
         return arg.values, arg.valid, arg.type, arg.bound
-    if isinstance(arg, pa.ChunkedArray):
-        arg = arg.combine_chunks()
+    arg = contiguous(arg)
     t = arg.type
     if pa.types.is_decimal128(t):
         u = decimal_int64.operand(arg)
@@ -137,7 +156,7 @@ def _numbers(arg):
     found = integer_view(arg)
     if found is None:
         return None
-    values = found[0].astype(np.int64)
+    values = found[0].astype(np.int64, copy=False)  # read only below
     bound = max(abs(int(values.max())), abs(int(values.min()))) if len(values) else 0
     return values, found[1], t, bound
 
@@ -145,8 +164,7 @@ def _numbers(arg):
 def _floats(arg) -> tuple[np.ndarray, np.ndarray | None] | None:
     if isinstance(arg, Unscaled) or not pa.types.is_floating(arg.type):
         return None
-    if isinstance(arg, pa.ChunkedArray):
-        arg = arg.combine_chunks()
+    arg = contiguous(arg)
     values = np.asarray(arg.cast(pa.float64(), safe=False).fill_null(0.0))
     return values, (np.asarray(pc.is_valid(arg)) if arg.null_count else None)
 
@@ -282,7 +300,7 @@ def aggregate(groups, calls: list, inp) -> dict | None:
         if isinstance(arg, pa.ChunkedArray):
             t = arg.type
             arg = Unscaled.of_column(arg.chunks, t, arg.combine_chunks) \
-                if pa.types.is_decimal128(t) and t.precision <= 18 else arg.combine_chunks()
+                if pa.types.is_decimal128(t) and t.precision <= 18 else contiguous(arg)
         result = _call(groups, call, arg, inp.num_rows)
         if result is None:
             return None

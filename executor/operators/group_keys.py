@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 
 from executor.expressions.errors import check_key_type
 from executor.expressions.decimal_int64 import Unscaled, from_unscaled, unscaled
+from storage.arrays import contiguous
 
 _PACK_LIMIT = 2**62
 
@@ -59,8 +60,7 @@ def _integers(arr) -> tuple[np.ndarray, np.ndarray | None, pa.DataType, int] | N
     """(integer view of the values, validity or None, type, string width) of a supported key."""
     if isinstance(arr, Unscaled):
         return arr.values, arr.valid, arr.type, 0
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = contiguous(arr)
     t = arr.type
     found = integer_view(arr)
     if found is not None:

@@ -124,19 +124,50 @@ def test_int64_decimal_arguments(keys):
     assert multiset(got) == multiset(expected)
 
 
-def test_sorted_keys_take_the_runs_path(monkeypatch):
-    rng = np.random.default_rng(3)
-    n = 4000
-    table = pa.table({"key": np.sort(rng.integers(0, 10**12, n)),
-                      "price": _decimals(rng, n, 9, 15, 2), "i": rng.integers(0, 9, n)})
-    calls = _calls(["price", "i"])
+def _aggregated_by_runs(monkeypatch, table: pa.Table, calls: list) -> pa.Table:
+    """run_aggregate over `key`, asserting that it grouped by runs."""
     seen = []
     real = aggregate_numpy.groups_of
     monkeypatch.setattr(aggregate_numpy, "groups_of",
                         lambda code, radix: seen.append(real(code, radix)) or seen[-1])
     got = run_aggregate(table, ["key"], calls)
     assert isinstance(seen[0], aggregate_numpy._Runs)
+    return got
+
+
+def test_sorted_keys_take_the_runs_path(monkeypatch):
+    rng = np.random.default_rng(3)
+    n = 4000
+    table = pa.table({"key": np.sort(rng.integers(0, 10**12, n)),
+                      "price": _decimals(rng, n, 9, 15, 2), "i": rng.integers(0, 9, n)})
+    calls = _calls(["price", "i"])
+    got = _aggregated_by_runs(monkeypatch, table, calls)
     assert multiset(got) == multiset(reference(table, ["key"], calls))
+
+
+@pytest.mark.parametrize("key_range", [10, 10**12])
+def test_sorted_keys_of_any_range_take_the_runs_path(monkeypatch, key_range):
+    """A sorted key of few values (an Aggregate tablet's merged rows grouped by its leading key)
+    takes the runs too, float sums included: added in row order, as Acero adds them."""
+    rng = np.random.default_rng(5)
+    n = 20_000
+    f = rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, n)
+    table = pa.table({"key": np.sort(rng.integers(0, key_range, n)), "i": rng.integers(0, 9, n),
+                      "f": pa.array(f, mask=rng.random(n) < 0.1)})
+    calls = [c for c in _calls(["i", "f"]) if c.func not in ("min", "max")]
+    got = _aggregated_by_runs(monkeypatch, table, calls)
+    expected = reference(table, ["key"], calls)
+    assert got.schema == expected.schema
+    assert multiset(got) == multiset(expected)  # float sums equal to the last bit
+    assert got.column("key").to_pylist() == sorted(set(table.column("key").to_pylist()))
+
+
+def test_unsorted_small_keys_stay_direct():
+    rng = np.random.default_rng(6)
+    code = rng.integers(0, 10, 5000)
+    code[:2000] = np.sort(code[:2000])  # a sorted prefix: the full check must still refuse
+    assert isinstance(aggregate_numpy.groups_of(code, 10), aggregate_numpy._Direct)
+    assert isinstance(aggregate_numpy.groups_of(np.sort(code), 10), aggregate_numpy._Runs)
 
 
 @pytest.mark.parametrize("keys", [["flag", "status"], ["k"], []])

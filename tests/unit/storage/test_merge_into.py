@@ -48,6 +48,20 @@ def test_fold_equals_sort_and_merge(seed):
     assert again.equals(_merge(pa.concat_tables([kept, newer, later])))
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_newer_rows_of_kept_keys_only(seed):
+    """Every newer key is kept already: no row is added (the key columns are shared, not
+    copied) and the folds change the result, never the kept table."""
+    rng = np.random.default_rng(seed)
+    kept = _merge(_rows(rng, 2000, 300))
+    before = kept.to_pydict()
+    state = kept_keys(kept, KEYS)
+    newer = kept.take(pa.array(rng.integers(0, kept.num_rows, 50)))
+    merged, _ = fold_into(kept, state, newer, KEYS, AGGS)
+    assert merged.equals(_merge(pa.concat_tables([kept, newer])))
+    assert kept.to_pydict() == before
+
+
 def test_no_newer_rows_is_the_kept_table():
     kept = _merge(_rows(np.random.default_rng(1), 100, 50))
     state = kept_keys(kept, KEYS)
