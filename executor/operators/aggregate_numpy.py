@@ -128,6 +128,25 @@ def groups_of(code: np.ndarray, radix: int):
     return None
 
 
+def runs_of_sorted_key(col) -> tuple[_Runs, pa.Array] | None:
+    """(its runs, the key of each run) for a lone integer, DATE or DATETIME grouping key
+    without NULLs whose values never decrease (an Aggregate tablet's merged rows grouped by
+    their leading key), else None: the runs are taken on the values themselves, without
+    packing a key code (its min, max and subtraction: three passes over the rows)."""
+    arr = col if isinstance(col, (pa.Array, pa.ChunkedArray)) else None
+    if arr is None or arr.null_count:
+        return None
+    t = arr.type
+    if pa.types.is_boolean(t):
+        return None
+    found = integer_view(contiguous(arr))
+    if found is None or not len(found[0]) or not _sorted(found[0]):
+        return None
+    runs = _Runs(found[0])
+    keys = pa.array(runs.keys)
+    return runs, keys if keys.type == t else keys.view(t)
+
+
 _PROBES = 64
 
 
