@@ -8,10 +8,12 @@ again is a page fault (a zero-filled page): measured in one process (a session r
 INSERTs and `SELECT g, count(*), sum(v) ... GROUP BY g` on 1.4M rows in 8 tablets), ~7,800 minor
 faults and 28.7 ms of CPU per INSERT + query. Keeping TOP_PAD bytes at the heap's top (glibc's
 M_TOP_PAD: the slack added when the heap grows and kept when it shrinks): ~1,300 faults and
-16.9 ms. Under 32 mixed clients for 60 s (scripts/bench/mixed_clients.py): 225.7 INSERTs and
-37.2 queries a second before, 256.8 and 52.9 with it (docs/performance.md, "Allocator").
-Raising the trim or mmap thresholds instead did not help (~7,600 faults); Arrow's own pool
-(mimalloc) was not where the faults were.
+16.9 ms (after the later changes of the same session: ~4,900 -> ~220-300 faults, 20.5 -> 10.8
+ms per pair in a worker thread). In the server under 32 mixed clients for 60 s
+(scripts/bench/mixed_clients.py) the gain is smaller, since other allocations fault too:
+1.18-1.21M -> 0.84-0.89M minor faults, 54.9-57.1 -> 58.9-60.5 queries a second
+(docs/performance.md, "Allocator, runs and copies"). Raising the trim or mmap thresholds
+instead did not help (~7,600 faults); Arrow's own pool (mimalloc) was not where they were.
 
     apply()   once at start-up, before the catalog is loaded: mallopt(M_TOP_PAD) where the C
               library is glibc; elsewhere (musl, macOS) nothing. The resident memory may stay up
