@@ -35,7 +35,7 @@ from catalog import insert_overwrite
 from catalog.rollup_job import resume_jobs
 from catalog.tablet_scheduler import TabletScheduler
 from catalog.recycle_scheduler import RecycleBinDaemon
-from server import gc_tuning, local_tvf, malloc_tuning
+from server import gc_tuning, local_tvf
 from server.auth import DorisIdentity
 from pipeline.load_manager import LoadManager
 from catalog.export_jobs import cancel_interrupted
@@ -233,7 +233,6 @@ class DorisServer(MysqlServer):
 
 async def serve(cfg: Config, host: str) -> None:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
-    malloc_tuning.apply()  # before the catalog's replay: see server/malloc_tuning.py
     queries = executor_slots(cfg.pipeline_executor_size)
     cpu_slots.configure(queries, queries, COMPACTION_SLOTS)
     gil_affinity.configure(cfg.python_cpu_affinity == "auto")

@@ -292,20 +292,22 @@ def _aggregate_once(inp: AggInput, group_names: list[str], calls: list) -> pa.Ta
         first = next(c for c in calls if _order_of(c))
         table = inp.table()
         inp = AggInput.of(table.take(sort_indices(table, first.order)))
-    numpy_calls = [c for c in calls if c.func != "grouping_id"]
-    if len(group_names) == 1:
-        found = aggregate_numpy.runs_of_sorted_key(inp.raw(group_names[0]))
-        out = aggregate_numpy.aggregate(found[0], numpy_calls, inp) if found else None
-        if out is not None:
-            return pa.table({group_names[0]: found[1]} | out)
-    codes = KeyCodes([inp.raw(n) for n in group_names])
-    groups = aggregate_numpy.groups_of(codes.packed, codes.radix) \
-        if group_names and codes.packed is not None else None
+    # A lone sorted key is grouped by runs on its own values (no key code to pack); whether
+    # numpy covers the calls does not depend on the grouping, so a refusal goes to Acero.
+    runs = aggregate_numpy.runs_of_sorted_key(inp.raw(group_names[0])) \
+        if len(group_names) == 1 else None
+    if runs:
+        codes, groups = None, runs[0]
+    else:
+        codes = KeyCodes([inp.raw(n) for n in group_names])
+        groups = aggregate_numpy.groups_of(codes.packed, codes.radix) \
+            if group_names and codes.packed is not None else None
     if groups is not None:
-        out = aggregate_numpy.aggregate(groups, numpy_calls, inp)
+        out = aggregate_numpy.aggregate(groups, [c for c in calls if c.func != "grouping_id"], inp)
         if out is not None:
-            keys = codes.decode([pa.array(groups.keys)])
+            keys = [runs[1]] if runs else codes.decode([pa.array(groups.keys)])
             return pa.table(dict(zip(group_names, keys)) | out)
+    codes = codes or KeyCodes([inp.raw(n) for n in group_names])
     specs = _Specs()
     finishers = []
     for i, call in enumerate(calls):

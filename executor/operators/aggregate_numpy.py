@@ -14,9 +14,10 @@ group ids, or `ufunc.reduceat` over runs of a sorted key, cost a few ns. Two gro
   groups: ~0.1 against ~0.5 ms).
 
 `aggregate` returns None when a call or an argument type is not covered here (DISTINCT, lists,
-variances, strings' MIN/MAX, ...); the caller then runs Acero. Results are typed and valued as the Acero path gives them (see
-aggregate.py): sums of int64 exact modulo 2^64 as Arrow's, float sums added row by row in input
-order as Arrow's hash_sum does, DECIMAL sums exact (two 32-bit halves when int64 could overflow).
+variances, strings' MIN/MAX, ...), whichever the grouping; the caller then runs Acero. Results
+are typed and valued as the Acero path gives them (see aggregate.py): sums of int64 exact
+modulo 2^64 as Arrow's, float sums added row by row in input order as Arrow's hash_sum does,
+DECIMAL sums exact (two 32-bit halves when int64 could overflow).
 """
 
 from __future__ import annotations

@@ -183,6 +183,16 @@ def test_sorted_lone_key_runs_on_its_values(monkeypatch, key_type):
     assert got.to_pylist() == sorted(expected.to_pylist(), key=lambda r: r["key"])
 
 
+def test_sorted_lone_key_with_calls_numpy_does_not_cover():
+    """MIN/MAX of floats over a lone sorted key: the runs path declines and Acero answers."""
+    rng = np.random.default_rng(9)
+    n = 3000
+    table = pa.table({"key": np.sort(rng.integers(0, 50, n)), "f": rng.normal(size=n)})
+    calls = [L.AggCall(f, "f", f"{f}_f") for f in ("min", "max", "sum")]
+    got = run_aggregate(table, ["key"], calls)
+    assert multiset(got) == multiset(reference(table, ["key"], calls))
+
+
 def test_unsorted_small_keys_stay_direct():
     rng = np.random.default_rng(6)
     code = rng.integers(0, 10, 5000)
